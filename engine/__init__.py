@@ -1,0 +1,4 @@
+"""Pure rules for the patience-race games: deal, legal moves, apply, views, outcome, replay.
+
+Imports only the standard library; no asyncio, no database (tests/engine/test_purity.py).
+"""

@@ -1,0 +1,144 @@
+"""Moves: small hashable values with a text form and a JSON form, both ways.
+
+Text grammar (docs/moves.md)::
+
+    move      = action | transfer
+    action    = "resign" | "redeal" | "turn" | "afresh"
+    transfer  = [card] ["x" count] source "->" target ["bottom"]
+
+Examples: ``8H heap:3 -> foundation:2``, ``7S x3 corner:1 -> corner:4 bottom`` (the seven and
+the two cards above it, order kept, put under corner 4), ``reserve:2 -> hand`` (a blind pick: no
+card is named because none is known), ``redeal``. In a transfer the card named is the deepest
+card moved, the one a player's hand would grab.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.cards import Card
+from engine.errors import InvalidMoveError
+from engine.piles import PileId
+
+ACTIONS = ("resign", "redeal", "turn", "afresh")
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    source: PileId | None = None
+    target: PileId | None = None
+    card: Card | None = None
+    count: int = 1
+    bottom: bool = False
+    action: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.action is not None:
+            if self.action not in ACTIONS:
+                raise InvalidMoveError(f"{self.action!r} is not an action ({', '.join(ACTIONS)})")
+            if self.source or self.target or self.card or self.count != 1 or self.bottom:
+                raise InvalidMoveError(f"the action {self.action!r} takes no card or piles")
+        elif self.source is None or self.target is None:
+            raise InvalidMoveError("a move names a source and a target pile, or an action")
+        elif self.count < 1:
+            raise InvalidMoveError("a move moves at least one card")
+
+    @classmethod
+    def act(cls, action: str) -> Move:
+        return cls(action=action)
+
+    @property
+    def is_resign(self) -> bool:
+        return self.action == "resign"
+
+    def __str__(self) -> str:
+        if self.action is not None:
+            return self.action
+        parts = []
+        if self.card is not None:
+            parts.append(str(self.card))
+        if self.count != 1:
+            parts.append(f"x{self.count}")
+        parts += [str(self.source), "->", str(self.target)]
+        if self.bottom:
+            parts.append("bottom")
+        return " ".join(parts)
+
+    def __repr__(self) -> str:
+        return f"Move.parse({str(self)!r})"
+
+    @classmethod
+    def parse(cls, text: str) -> Move:
+        words = text.split()
+        if len(words) == 1 and words[0].lower() in ACTIONS:
+            return cls.act(words[0].lower())
+        if "->" not in words:
+            raise InvalidMoveError(
+                f"{text!r} is not a move: write 'CARD SOURCE -> TARGET' (like '8H heap:3 -> "
+                f"foundation:2') or one of {', '.join(ACTIONS)}")
+        arrow = words.index("->")
+        before, after = words[:arrow], words[arrow + 1:]
+        bottom = bool(after) and after[-1].lower() == "bottom"
+        if bottom:
+            after = after[:-1]
+        if len(before) not in (1, 2, 3) or len(after) != 1:
+            raise InvalidMoveError(f"{text!r} is not a move: expected [CARD] [xN] SOURCE -> TARGET")
+        source = PileId.parse(before[-1])
+        card: Card | None = None
+        count = 1
+        for word in before[:-1]:
+            if word[0] in "xX" and word[1:].isdigit():
+                count = int(word[1:])
+            elif card is None:
+                card = Card.parse(word)
+            else:
+                raise InvalidMoveError(f"{text!r} is not a move: {word!r} is out of place")
+        return cls(source, PileId.parse(after[0]), card, count, bottom)
+
+    def to_json(self) -> dict[str, Any]:
+        if self.action is not None:
+            return {"action": self.action}
+        data: dict[str, Any] = {"from": str(self.source), "to": str(self.target)}
+        if self.card is not None:
+            data["card"] = str(self.card)
+        if self.count != 1:
+            data["count"] = self.count
+        if self.bottom:
+            data["bottom"] = True
+        return data
+
+    @classmethod
+    def from_json(cls, data: Any) -> Move:
+        if isinstance(data, str):
+            return cls.parse(data)
+        if not isinstance(data, dict):
+            raise InvalidMoveError("a move is a text like '8H heap:3 -> foundation:2' or an object")
+        unknown = set(data) - {"action", "from", "to", "card", "count", "bottom"}
+        if unknown:
+            raise InvalidMoveError(f"unknown move fields: {', '.join(sorted(unknown))}")
+        if "action" in data:
+            if set(data) != {"action"} or not isinstance(data["action"], str):
+                raise InvalidMoveError("an action move is just {\"action\": NAME}")
+            return cls.act(data["action"])
+        try:
+            source, target = data["from"], data["to"]
+            count = data.get("count", 1)
+            bottom = data.get("bottom", False)
+            card = data.get("card")
+        except KeyError as missing:
+            raise InvalidMoveError(f"a move needs the field {missing}") from None
+        if not (isinstance(source, str) and isinstance(target, str)
+                and (card is None or isinstance(card, str))
+                and isinstance(count, int) and not isinstance(count, bool)
+                and isinstance(bottom, bool)):
+            raise InvalidMoveError("move fields: from, to and card are texts, count a whole "
+                                   "number, bottom true or false")
+        return cls(PileId.parse(source), PileId.parse(target),
+                   None if card is None else Card.parse(card), count, bottom)
+
+
+RESIGN = Move.act("resign")
+REDEAL = Move.act("redeal")
+TURN = Move.act("turn")
+AFRESH = Move.act("afresh")

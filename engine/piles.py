@@ -1,0 +1,40 @@
+"""Pile ids: ``heap:3``, ``foundation:2``, ``waste``, ``stock``.
+
+A pile id is a kind (a lower-case word each rule set chooses: heap, corner, side, foundation,
+reserve...) and an optional 1-based index. Rule sets create their ids once, as constants, so
+comparing ids in the hot path is cheap.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from engine.errors import InvalidMoveError
+
+_PILE_TEXT = re.compile(r"^([a-z][a-z-]*)(?::(\d+))?$")
+
+
+@dataclass(frozen=True, slots=True)
+class PileId:
+    kind: str
+    index: int | None = None
+
+    def __str__(self) -> str:
+        return self.kind if self.index is None else f"{self.kind}:{self.index}"
+
+    def __repr__(self) -> str:
+        return f"PileId.parse({str(self)!r})"
+
+    @classmethod
+    def parse(cls, text: str) -> PileId:
+        match = _PILE_TEXT.match(text.strip().lower())
+        if match is None:
+            raise InvalidMoveError(f"{text!r} is not a pile (write it like heap:3, foundation:2)")
+        kind, index = match.groups()
+        return cls(kind, None if index is None else int(index))
+
+
+def numbered(kind: str, count: int) -> tuple[PileId, ...]:
+    """``kind:1`` .. ``kind:count``."""
+    return tuple(PileId(kind, i) for i in range(1, count + 1))

@@ -1,0 +1,172 @@
+"""What a player sees, what happened, how far they are: small values with text and JSON forms.
+
+The full state of a game (``PileState``, with hidden cards) never leaves the engine except through
+``Game.full_state`` for debugging and verification. ``View`` is built from it by one function,
+``PileState.seen``, so no rule set can leak a face-down card into a view by accident.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from engine.cards import Card
+from engine.moves import Move
+from engine.piles import PileId
+
+
+class Status(Enum):
+    IN_PROGRESS = "in_progress"
+    WON = "won"
+    LOST = "lost"
+    RESIGNED = "resigned"
+
+    def __str__(self) -> str:
+        return self.value.replace("_", " ")
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    status: Status
+    reason: str
+
+    @property
+    def is_over(self) -> bool:
+        return self.status is not Status.IN_PROGRESS
+
+    def __str__(self) -> str:
+        return f"{self.status}: {self.reason}" if self.reason else str(self.status)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": self.status.value, "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """Cards on foundations (or, in the placing games, cards in their place) out of the total."""
+
+    on_foundations: int
+    total: int
+    moves: int
+
+    def __str__(self) -> str:
+        return f"{self.on_foundations}/{self.total} cards home after {self.moves} moves"
+
+    def to_json(self) -> dict[str, int]:
+        return {"on_foundations": self.on_foundations, "total": self.total, "moves": self.moves}
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened on the table, as a person would say it ("8H dealt to heap:3").
+
+    ``cards`` lists the cards the event shows; they are face up by then (tests check this).
+    """
+
+    kind: str
+    text: str
+    cards: tuple[Card, ...] = ()
+
+    def __str__(self) -> str:
+        return self.text
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "text": self.text}
+
+
+@dataclass(frozen=True, slots=True)
+class PileState:
+    """A pile in the full state: its cards bottom to top, and which of them are face up."""
+
+    pile: PileId
+    cards: tuple[Card, ...]
+    face_up: tuple[bool, ...]
+
+    @classmethod
+    def open(cls, pile: PileId, cards: Sequence[Card]) -> PileState:
+        return cls(pile, tuple(cards), (True,) * len(cards))
+
+    @classmethod
+    def closed(cls, pile: PileId, cards: Sequence[Card]) -> PileState:
+        return cls(pile, tuple(cards), (False,) * len(cards))
+
+    def seen(self) -> PileView:
+        return PileView(self.pile, tuple(
+            card if up else None for card, up in zip(self.cards, self.face_up, strict=True)))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"pile": str(self.pile),
+                "cards": [{"card": str(card), "id": card.id, "face_up": up}
+                          for card, up in zip(self.cards, self.face_up, strict=True)]}
+
+
+@dataclass(frozen=True, slots=True)
+class PileView:
+    """A pile as a player sees it: bottom to top, ``None`` for each face-down card."""
+
+    pile: PileId
+    cards: tuple[Card | None, ...]
+
+    @property
+    def top(self) -> Card | None:
+        return self.cards[-1] if self.cards else None
+
+    def __str__(self) -> str:
+        shown = " ".join("##" if card is None else str(card) for card in self.cards)
+        return f"{self.pile}: {shown or '-'}"
+
+    def to_json(self) -> list[str | None]:
+        return [None if card is None else str(card) for card in self.cards]
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    rule_set: str
+    piles: tuple[PileView, ...]
+    legal_moves: tuple[Move, ...]
+    outcome: Outcome
+    progress: Progress
+    notes: tuple[str, ...]
+
+    def pile(self, pile: PileId) -> PileView:
+        for pile_view in self.piles:
+            if pile_view.pile == pile:
+                return pile_view
+        raise KeyError(str(pile))
+
+    def visible_cards(self) -> list[Card]:
+        return [card for pile in self.piles for card in pile.cards if card is not None]
+
+    def __str__(self) -> str:
+        lines = [str(pile) for pile in self.piles]
+        lines += list(self.notes)
+        lines.append(f"{self.progress}; {self.outcome}")
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rule_set": self.rule_set,
+            "piles": {str(pile.pile): pile.to_json() for pile in self.piles},
+            "legal_moves": [str(move) for move in self.legal_moves],
+            "outcome": self.outcome.to_json(),
+            "progress": self.progress.to_json(),
+            "notes": list(self.notes),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """Where a pile lies on the table, for clients that draw it: a grid cell, and how its cards
+    are spread ("none": squared, only the top shows; "down"/"right": fanned that way)."""
+
+    pile: PileId
+    row: int
+    col: int
+    spread: str = "none"
+    label: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"pile": str(self.pile), "row": self.row, "col": self.col,
+                "spread": self.spread, "label": self.label}
