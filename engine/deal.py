@@ -1,9 +1,9 @@
 """Portable seeded deals: the exact algorithm is specified in docs/deals.md.
 
-A deal is a pure function of (cards in ordered-pack order, 64-bit seed, algorithm version). Version 1
-draws 64-bit words from SplitMix64, turns them into bounded integers by rejection (no modulo
-bias), and shuffles with Fisher-Yates from the last position down. Python's ``random`` module is
-deliberately not used: its algorithm is an implementation detail of CPython.
+A deal is a pure function of (cards in ordered-pack order, 64-bit seed, algorithm version).
+Version 1 draws 64-bit words from SplitMix64, turns them into bounded integers by rejection (no
+modulo bias), and shuffles with Fisher-Yates from the last position down. Python's ``random``
+module is deliberately not used: its algorithm is an implementation detail of CPython.
 """
 
 from __future__ import annotations

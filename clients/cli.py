@@ -1,0 +1,204 @@
+"""The ``patience-race`` command line.
+
+    patience-race games                          the rule sets, with titles and sources
+    patience-race deal RULESET --seed N [--json] the opening as a player sees it (or everything)
+    patience-race play RULESET [--seed N]        play a whole game alone in the terminal
+    patience-race verify LOG.json                re-deal and replay a move log
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import sys
+from collections.abc import Callable, Sequence
+from typing import TextIO
+
+from clients.board import draw, draw_piles_whole
+from engine.deal import parse_seed
+from engine.errors import EngineError, IllegalMoveError
+from engine.game import Game
+from engine.moves import Move
+from engine.registry import RULE_SET_NAMES, all_rule_sets, find_rule_set
+from engine.replay import MoveLog, check_claim, replay
+
+PLAY_HELP = """\
+Type a move's number, or the move itself (like '8H heap:3 -> foundation:2', 'redeal').
+  board     draw the board again        look   every pile in full
+  moves     list the legal moves        save FILE   save the move log now
+  resign    give up this game           help   this text
+End of input (Ctrl-D) leaves the game unfinished."""
+
+
+def use_colour(stream: TextIO) -> bool:
+    return stream.isatty() and "NO_COLOR" not in os.environ
+
+
+def seed_argument(text: str) -> int:
+    """A deal number, or any text (hashed as docs/deals.md says)."""
+    return parse_seed(text)
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    for game in all_rule_sets():
+        print(f"{game.name:22} {game.title}")
+        print(f"{'':22} {game.source}; {game.packs} pack{'s' if game.packs > 1 else ''}")
+    return 0
+
+
+def cmd_deal(args: argparse.Namespace) -> int:
+    game = find_rule_set(args.rule_set)(args.seed)
+    if args.json:
+        print(json.dumps(game.full_state(), indent=2))
+        return 0
+    print(f"{game.title}, deal {game.seed}")
+    for event in game.opening_events:
+        if args.verbose:
+            print(f"  {event}")
+    print(draw(game.view(), game.layout, use_colour(sys.stdout)))
+    return 0
+
+
+class Session:
+    """One game at the terminal: read a line, act on it, say what happened."""
+
+    def __init__(self, game: Game, read: Callable[[str], str], write: Callable[[str], None],
+                 colour: bool) -> None:
+        self.game, self.read, self.write, self.colour = game, read, write, colour
+        self.commands: dict[str, Callable[[str], None]] = {
+            "help": lambda _: self.write(PLAY_HELP),
+            "board": lambda _: self.show_board(),
+            "look": lambda _: self.write(draw_piles_whole(self.game.view(), self.colour)),
+            "moves": lambda _: self.show_moves(),
+            "save": self.save,
+        }
+
+    def show_board(self) -> None:
+        self.write(draw(self.game.view(), self.game.layout, self.colour))
+
+    def show_moves(self) -> None:
+        for number, move in enumerate(self.game.legal_moves(), start=1):
+            self.write(f"  {number:>3}. {move}")
+
+    def save(self, path: str) -> None:
+        if not path:
+            self.write("save needs a file name: save game.json")
+            return
+        MoveLog.of(self.game).save(path)
+        self.write(f"move log saved to {path}")
+
+    def run(self) -> bool:
+        """Play until the game ends (True) or the input does (False)."""
+        self.write(f"{self.game.title}, deal {self.game.seed}. Type 'help' for help.")
+        for event in self.game.opening_events:
+            self.write(f"  {event}")
+        self.show_board()
+        while not self.game.outcome().is_over:
+            self.show_moves()
+            try:
+                line = self.read("move> ").strip()
+            except EOFError:
+                self.write("")
+                return False
+            if not line:
+                continue
+            word, _, rest = line.partition(" ")
+            if word.lower() in self.commands:
+                self.commands[word.lower()](rest.strip())
+                continue
+            self.attempt(line)
+        self.write(f"Game over: {self.game.outcome()}. {self.game.progress()}.")
+        return True
+
+    def attempt(self, line: str) -> None:
+        legal = self.game.legal_moves()
+        try:
+            move = legal[int(line) - 1] if line.isdigit() and 0 < int(line) <= len(legal) \
+                else Move.parse(line)
+            events = self.game.play(move)
+        except IllegalMoveError as refused:
+            self.write(f"Refused: {refused.reason}")
+            return
+        except EngineError as error:
+            self.write(f"Not understood: {error}")
+            return
+        self.write(f"> {move}")
+        for event in events:
+            self.write(f"  {event}")
+        self.show_board()
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    seed = args.seed if args.seed is not None else secrets.randbits(64)
+    game = find_rule_set(args.rule_set)(seed)
+    session = Session(game, input, print, use_colour(sys.stdout))
+    finished = session.run()
+    path = args.log
+    if path is None and finished and sys.stdin.isatty():
+        try:
+            path = input("Save the move log to (empty to skip): ").strip() or None
+        except EOFError:
+            path = None
+    if path:
+        MoveLog.of(game).save(path)
+        print(f"move log saved to {path}")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    try:
+        log = MoveLog.load(args.log)
+        game = replay(log)
+    except EngineError as error:
+        print(f"{args.log}: {error}", file=sys.stderr)
+        return 1
+    outcome = game.outcome()
+    print(f"{args.log}: {game.name}, deal {game.seed} (algorithm {game.algorithm}), "
+          f"{len(log.moves)} moves replayed")
+    print(f"outcome: {outcome}; {game.progress()}")
+    mismatch = check_claim(log, outcome)
+    if mismatch:
+        print(f"{args.log}: {mismatch}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="patience-race", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    games = commands.add_parser("games", help="list the rule sets")
+    games.set_defaults(run=cmd_games)
+
+    deal = commands.add_parser("deal", help="show a deal's opening")
+    deal.add_argument("rule_set", choices=RULE_SET_NAMES, metavar="RULESET")
+    deal.add_argument("--seed", type=seed_argument, required=True,
+                      help="deal number 0..2^64-1, or any text (hashed)")
+    deal.add_argument("--json", action="store_true",
+                      help="print the full state, hidden cards included")
+    deal.add_argument("--verbose", "-v", action="store_true", help="list the opening events")
+    deal.set_defaults(run=cmd_deal)
+
+    play = commands.add_parser("play", help="play a game alone in the terminal")
+    play.add_argument("rule_set", choices=RULE_SET_NAMES, metavar="RULESET")
+    play.add_argument("--seed", type=seed_argument, help="deal number or text; random if absent")
+    play.add_argument("--log", help="save the move log to this file at the end")
+    play.set_defaults(run=cmd_play)
+
+    verify = commands.add_parser("verify", help="re-deal and replay a move log")
+    verify.add_argument("log", metavar="LOG.json")
+    verify.set_defaults(run=cmd_verify)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    result: int = args.run(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

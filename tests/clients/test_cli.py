@@ -1,0 +1,125 @@
+"""The command line as a person uses it: games, deal, play (scripted input), verify."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from clients.cli import Session, main
+from engine.game import Game
+from engine.players import GreedyPlayer, play_out
+from engine.registry import RULE_SET_NAMES, find_rule_set
+from engine.replay import MoveLog
+
+SEED = 20261122
+
+
+def finished_game(name: str) -> Game:
+    return play_out(find_rule_set(name)(SEED), GreedyPlayer(random.Random(3)))
+
+
+def test_games_lists_every_rule_set_with_its_source(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["games"]) == 0
+    out = capsys.readouterr().out
+    for name in RULE_SET_NAMES:
+        game = find_rule_set(name)
+        assert name in out and game.title in out and game.source in out
+
+
+@pytest.mark.parametrize("name", RULE_SET_NAMES)
+def test_deal_draws_the_opening_without_hidden_cards(name: str,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["deal", name, "--seed", str(SEED)]) == 0
+    out = capsys.readouterr().out
+    game = find_rule_set(name)(SEED)
+    assert f"deal {SEED}" in out
+    for slot in game.layout:
+        assert (slot.label or str(slot.pile)) in out
+    if any(pile.pile.kind == "stock" for pile in game.view().piles):
+        assert "##" in out
+
+
+def test_deal_json_is_the_full_state_with_hidden_cards(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["deal", "octagon", "--seed", "daily:2026-11-22:octagon", "--json"]) == 0
+    state = json.loads(capsys.readouterr().out)
+    assert state["seed"] == "17103868817714377104"
+    cards = [card for pile in state["piles"] for card in pile["cards"]]
+    assert sorted(card["id"] for card in cards) == list(range(104))
+    assert any(not card["face_up"] for card in cards)
+
+
+@pytest.mark.parametrize("name", RULE_SET_NAMES)
+def test_play_a_whole_game_by_typed_moves(name: str) -> None:
+    moves = [str(move) for move in finished_game(name).history]
+    lines = ["help", "fly away", "AS nowhere:9 -> foundation:1", "moves", "look", "board",
+             *moves]
+    output: list[str] = []
+    session = Session(find_rule_set(name)(SEED), lambda prompt: lines.pop(0), output.append,
+                      colour=False)
+    assert session.run()
+    text = "\n".join(output)
+    assert "Not understood" in text
+    assert "Refused:" in text
+    assert "Game over:" in text
+    assert session.game.history == finished_game(name).history
+
+
+def test_play_by_number_and_end_of_input_leaves_the_game_unfinished() -> None:
+    lines = ["1", "1"]
+    output: list[str] = []
+
+    def read(prompt: str) -> str:
+        if not lines:
+            raise EOFError
+        return lines.pop(0)
+
+    session = Session(find_rule_set("puss-in-the-corner")(SEED), read, output.append, False)
+    assert not session.run()
+    assert len(session.game.history) == 2
+
+
+def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "clients.cli", *args], input=stdin,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_play_then_verify_through_the_real_command(tmp_path: Path) -> None:
+    moves = [str(move) for move in finished_game("hidden-cards").history]
+    log = tmp_path / "game.json"
+    played = run_cli("play", "hidden-cards", "--seed", str(SEED), "--log", str(log),
+                     stdin="\n".join(moves) + "\n")
+    assert played.returncode == 0, played.stderr
+    assert "Game over:" in played.stdout and log.exists()
+    verified = run_cli("verify", str(log))
+    assert verified.returncode == 0, verified.stderr
+    assert "outcome:" in verified.stdout
+
+
+def test_verify_refuses_a_forged_log(tmp_path: Path) -> None:
+    game = finished_game("octagon")
+    data = MoveLog.of(game).to_json()
+    data["moves"].insert(0, "KS waste -> foundation:1")
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(data))
+    result = run_cli("verify", str(forged))
+    assert result.returncode == 1
+    assert "move 1 (KS waste -> foundation:1) is illegal" in result.stderr
+
+
+def test_verify_refuses_a_false_claim_and_junk(tmp_path: Path) -> None:
+    game = finished_game("all-fours")
+    data = MoveLog.of(game).to_json()
+    data["outcome"] = "won" if data["outcome"] != "won" else "lost"
+    claim = tmp_path / "claim.json"
+    claim.write_text(json.dumps(data))
+    result = run_cli("verify", str(claim))
+    assert result.returncode == 1 and "the log claims" in result.stderr
+    junk = tmp_path / "junk.json"
+    junk.write_text("{not json")
+    result = run_cli("verify", str(junk))
+    assert result.returncode == 1 and "cannot read" in result.stderr
