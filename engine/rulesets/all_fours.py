@@ -29,6 +29,7 @@ from engine.rulesets.placing import (
     placed_event,
     placed_line,
     placing,
+    wrong_card,
 )
 from engine.view import Event, PileState, Slot
 
@@ -103,11 +104,8 @@ class AllFours(Game):
         card = self.heaps[self.current][-1]
         if source != heap:
             return f"the card to place is {card}, just turned on {heap}"
-        if move.card is None:
-            return f"name the card you place: {placing(card, heap)}"
-        if move.card != card:
-            return f"the card turned on {heap} is {card}, not {move.card}"
-        return misplacement(card, move, source) or f"{move} is not a legal move now"
+        return (wrong_card(card, move, f"the card turned on {heap}", placing(card, heap))
+                or misplacement(card, move, heap))
 
     def _table(self) -> list[PileState]:
         if self.finished:
@@ -124,6 +122,8 @@ class AllFours(Game):
             step = f"place {self.heaps[self.current][-1]}, just turned on {heap}"
         elif self.finished:
             step = "the face-down cards left were turned where they lie"
+        elif self.is_won():  # AF-12
+            step = "every card is placed under its heap"
         else:
             step = f"standstill: {heap} has no face-down card; you may begin afresh once"
         return [step, "after beginning afresh" if self.afresh_used else "first pass",

@@ -28,6 +28,7 @@ from engine.rulesets.placing import (
     placed_event,
     placed_line,
     placing,
+    wrong_card,
 )
 from engine.view import Event, PileState, Slot
 
@@ -45,6 +46,11 @@ TAKE = tuple(Move(pile, HAND) for pile in RESERVE)
 
 def _king_move(card: Card, source: PileId) -> Move:
     return Move(source, KINGS, card)
+
+
+def _where(pile: PileId) -> str:
+    """Where the card to move lies, for notes and refusals: ``the top card of heap:1``."""
+    return "the reserve card in the hand" if pile == HAND else f"the top card of {pile}"
 
 
 class HiddenCards(Game):
@@ -87,14 +93,11 @@ class HiddenCards(Game):
     # -- the interface -----------------------------------------------------------------------
 
     def _moves(self) -> list[Move]:
-        if self.hand:
-            return [self._placing(self.hand[0], HAND)]
         if self.owed:  # HC-8; none left: HC-13
             return [TAKE[index] for index, pile in enumerate(self.reserve) if pile]
-        heap = self.heaps[self.current]
-        if len(heap) == self.placed[self.current]:  # HC-12: no unplaced card to take
+        if self._shows_no_unplaced_card():  # HC-12
             return []
-        return [self._placing(heap[-1], VALUE_HEAPS[self.current])]
+        return [self._placing(*self._card_to_move())]
 
     def _apply(self, move: Move) -> list[Event]:
         reserve = RESERVE_INDEX.get(move.source)
@@ -123,48 +126,46 @@ class HiddenCards(Game):
         for pile in (source, target):
             if pile not in KNOWN_PILES:
                 return f"there is no pile {pile} in Hidden Cards ({PILE_NAMES})"
-        if self.hand:
-            if source != HAND:
-                return f"first place {self.hand[0]}, the reserve card in the hand"
-            return self._misplacement(self.hand[0], move, source)
         if self.owed:
-            return self._take_refusal(move, source)
-        heap = VALUE_HEAPS[self.current]
+            return self._take_refusal(source)
+        card, pile = self._card_to_move()
+        if source != pile:
+            return self._source_refusal(source, card, pile)
+        return (wrong_card(card, move, _where(pile), self._placing(card, pile))
+                or self._misplacement(card, move, pile))
+
+    def _take_refusal(self, source: PileId) -> str:
+        """Why a move is refused while a reserve card is owed for a king (HC-8)."""
+        index = RESERVE_INDEX.get(source)
+        if index is None:
+            return (f"{self.kings[-1]} went to the king row: take a reserve card first "
+                    f"(like {self.legal_moves()[0]})")
+        if not self.reserve[index]:
+            return f"there is no card on {source}"
+        return f"take one reserve card into the hand, blind, naming no card: write {TAKE[index]}"
+
+    def _source_refusal(self, source: PileId, card: Card, pile: PileId) -> str:
+        """Why nothing may move from ``source`` now that ``card`` on ``pile`` is the card to
+        move (HC-4, HC-6, HC-8, HC-9)."""
+        if pile == HAND:
+            return f"first place {card}, the reserve card in the hand"
         if source in RESERVE_INDEX:
             return (f"a reserve card is taken only after a king; the next card to move is the "
-                    f"top card of {heap}")
+                    f"top card of {pile}")
         if source == HAND:
             return "there is no card in the hand"
         if source == KINGS:
             return "a king laid in the king row stays there"
-        if source != heap:
-            fed = "the first heap" if self.home == 0 else "the heap just fed"
-            return f"the next card to move is the top card of {heap}, {fed}"
-        card = self.heaps[self.current][-1]
-        if move.card is None:
-            return f"name the card you move: {self._placing(card, heap)}"
-        if move.card != card:
-            return f"the top card of {heap} is {card}, not {move.card}"
-        return self._misplacement(card, move, source)
-
-    def _take_refusal(self, move: Move, source: PileId) -> str:
-        """Why ``move`` is refused while a reserve card is owed for a king (HC-8)."""
-        index = RESERVE_INDEX.get(source)
-        if index is None:
-            return (f"{self.kings[-1]} went to the king row: take a reserve card first "
-                    f"(like reserve:1 -> hand)")
-        if not self.reserve[index]:
-            return f"there is no card on {source}"
-        if move.target != HAND:
-            return f"a reserve card is taken into the hand: write {TAKE[index]}"
-        return f"a reserve card is taken blind, naming no card: write {TAKE[index]}"
+        fed = "the first heap" if self.home == 0 else "the heap just fed"
+        return f"the next card to move is the top card of {pile}, {fed}"
 
     def _misplacement(self, card: Card, move: Move, source: PileId) -> str:
-        """Why ``move`` does not put ``card`` where it belongs (HC-5, HC-7)."""
+        """Why ``move``, which names ``card`` on ``source``, does not put it where it belongs
+        (HC-5, HC-7)."""
         if card.rank != KING:
             if move.target == KINGS:
                 return f"only kings go to the king row; {card} goes under {HEAPS[card.rank - 1]}"
-            return misplacement(card, move, source) or f"{move} is not a legal move now"
+            return misplacement(card, move, source)
         if move.target != KINGS:
             return f"a king goes to the king row: write {_king_move(card, source)}"
         return f"a king is laid on the king row, by itself: write {_king_move(card, source)}"
@@ -183,17 +184,14 @@ class HiddenCards(Game):
         return self.home
 
     def _notes(self) -> list[str]:
-        if self.hand:
-            step = f"place {self.hand[0]}, taken from the reserve"
-        elif self.owed:
-            step = "a king went to the king row: take a reserve card (blind)"
+        if self.owed:
+            step = ("a king went to the king row: take a reserve card (blind)" if any(self.reserve)
+                    else "a king came up and the reserve is empty")
+        elif self._shows_no_unplaced_card():
+            step = f"{VALUE_HEAPS[self.current]} shows no unplaced card"
         else:
-            heap = self.heaps[self.current]
-            source = VALUE_HEAPS[self.current]
-            if len(heap) == self.placed[self.current]:
-                step = f"{source} shows no unplaced card"
-            else:
-                step = f"next: {heap[-1]}, the top card of {source}"
+            card, pile = self._card_to_move()
+            step = f"next: {card}, {_where(pile)}"
         return [step, placed_line(self.placed)]
 
     def _lost_reason(self) -> str:
@@ -207,8 +205,19 @@ class HiddenCards(Game):
 
     # -- helpers ---------------------------------------------------------------------------
 
+    def _card_to_move(self) -> tuple[Card, PileId]:
+        """The card to place next and the pile it lies on: the reserve card in the hand (HC-9),
+        else the top card of the heap to take from (HC-4, HC-6). Asked only while no reserve
+        card is owed and that heap shows an unplaced card."""
+        if self.hand:
+            return self.hand[0], HAND
+        return self.heaps[self.current][-1], VALUE_HEAPS[self.current]
+
+    def _shows_no_unplaced_card(self) -> bool:
+        """HC-12: no card in the hand and the heap to take from holds only cards placed there."""
+        return not self.hand and len(self.heaps[self.current]) == self.placed[self.current]
+
     @staticmethod
     def _placing(card: Card, source: PileId) -> Move:
         """The one move for ``card``: a king to the king row, any other card under its heap."""
         return _king_move(card, source) if card.rank == KING else placing(card, source)
-

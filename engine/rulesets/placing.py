@@ -49,17 +49,25 @@ def placed_event(card: Card) -> Event:
     return _PLACED[card]
 
 
-def misplacement(card: Card, move: Move, source: PileId) -> str | None:
-    """Why ``move`` (of ``card`` from ``source``) does not slip it under the heap of its value;
-    None if it does."""
+def wrong_card(card: Card, move: Move, where: str, expected: Move) -> str | None:
+    """Why ``move`` names no card or another card when the card to move is ``card``, which
+    lies ``where`` (``the top card of heap:1``) and goes by ``expected``; None if it names it."""
+    if move.card is None:
+        return f"name the card you move: {expected}"
+    if move.card != card:
+        return f"{where} is {card}, not {move.card}"
+    return None
+
+
+def misplacement(card: Card, move: Move, source: PileId) -> str:
+    """Why ``move``, which names ``card`` on ``source`` but is not the placing of it, does not
+    slip it under the heap of its value."""
     home = HEAPS[card.rank - 1]
     if move.count != 1:
         return "cards are placed one at a time"
     if move.target != home:
         return f"{card} goes under {home}, the heap of its value"
-    if not move.bottom:
-        return f"{card} is slipped under {home}, not laid on top: write {placing(card, source)}"
-    return None
+    return f"{card} is slipped under {home}, not laid on top: write {placing(card, source)}"
 
 
 def placed_line(placed: Sequence[int]) -> str:

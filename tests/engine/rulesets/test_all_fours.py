@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from engine.cards import RANK_NAMES, Card
@@ -13,6 +15,8 @@ from engine.rulesets.all_fours import AllFours
 from engine.view import Status
 
 SEED = 5
+HEAPS = range(1, 14)
+CARD_TEXT = re.compile(r"\b(?:10|[2-9AJQK])[SHDC]\b")
 
 
 def cards(text: str) -> list[Card]:
@@ -90,6 +94,27 @@ def test_af03_face_down_cards_never_shown() -> None:
     hidden_top = game.heaps[1][-1]
     reason = refusal(game, f"{hidden_top} heap:2 -> heap:{hidden_top.rank} bottom")
     assert reason == "the card to place is 4S, just turned on heap:1"
+
+
+
+def test_af03_no_refusal_names_a_face_down_card() -> None:
+    """Moves from every heap, naming each face-down card or none, in the first pass, at the
+    standstill and after beginning afresh: a reason names no face-down card but the one the
+    player named himself."""
+    game = AllFours(SEED)
+    while not game.outcome().is_over:
+        down = {number: game.heaps[number - 1][game.placed[number - 1]:] for number in HEAPS}
+        if game.turned:
+            down[game.current + 1] = down[game.current + 1][:-1]
+        hidden = {str(card) for cards in down.values() for card in cards}
+        for number, cards in down.items():
+            for card in cards:
+                for named in (str(card), ""):
+                    text = f"{named} heap:{number} -> heap:{card.rank} bottom"
+                    told = set(CARD_TEXT.findall(refusal(game, text.strip())))
+                    assert not told & hidden - {named}, text
+        game.play(game.legal_moves()[0])
+    assert game.afresh_used and game.finished
 
 
 # -- moves during play --------------------------------------------------------------------
@@ -201,6 +226,7 @@ def test_af12_won_at_the_first_standstill_when_every_card_is_placed() -> None:
     game.play(Move.parse("AS heap:1 -> heap:1 bottom"))
     assert game.outcome().status is Status.WON
     assert game.legal_moves() == [] and not game.afresh_used
+    assert game.view().notes[0] == "every card is placed under its heap"
 
 
 def test_af12_the_player_may_resign_at_any_time() -> None:

@@ -108,8 +108,11 @@ def test_hc03_heaps_in_view_reserve_hidden_until_taken() -> None:
     kinged = position(heaps={3: "2C 3D 4H KH"}, current=3, reserve=("9C", "8D", "7S", "6H"))
     kinged.play(Move.parse("KH heap:3 -> kings"))
     assert all(move.card is None for move in kinged.legal_moves() if not move.is_resign)
-    reason = refusal(kinged, "8D reserve:2 -> hand")
-    assert "blind" in reason and "8D" not in reason
+    for number in range(1, 5):
+        for named in ("9C", "8D", "7S", "6H"):
+            assert refusal(kinged, f"{named} reserve:{number} -> hand") == (
+                f"take one reserve card into the hand, blind, naming no card: write "
+                f"reserve:{number} -> hand")
     events = kinged.play(Move.parse("reserve:2 -> hand"))
     assert pile(kinged, "hand") == ["8D"] and events[0].cards == (Card.parse("8D"),)
     assert pile(kinged, "reserve:1") == ["##"]
@@ -131,7 +134,9 @@ def test_hc05_a_card_goes_under_the_heap_of_its_value_only() -> None:
         "6H goes under heap:6, the heap of its value")
     assert "not laid on top" in refusal(game, "6H heap:1 -> heap:6")
     assert refusal(game, "6C heap:1 -> heap:6 bottom") == "the top card of heap:1 is 6H, not 6C"
-    assert "name the card" in refusal(game, "heap:1 -> heap:6 bottom")
+    assert refusal(game, "heap:1 -> heap:6 bottom") == (
+        "name the card you move: 6H heap:1 -> heap:6 bottom")
+    assert refusal(game, "6H x2 heap:1 -> heap:6 bottom") == "cards are placed one at a time"
     events = game.play(Move.parse("6H heap:1 -> heap:6 bottom"))
     assert [str(event) for event in events] == ["6H placed under heap:6"]
     assert pile(game, "heap:6") == ["6H", "10D", "7C", "3H", "KS"]
@@ -174,10 +179,21 @@ def test_hc08_after_a_king_a_reserve_card_is_taken_blind() -> None:
         "KH went to the king row: take a reserve card first (like reserve:1 -> hand)")
     assert refusal(game, "reserve:2 -> hand") == "there is no card on reserve:2"
     assert refusal(game, "reserve:3 -> heap:7 bottom") == (
-        "a reserve card is taken into the hand: write reserve:3 -> hand")
+        "take one reserve card into the hand, blind, naming no card: write reserve:3 -> hand")
     events = game.play(Move.parse("reserve:3 -> hand"))
     assert [str(event) for event in events] == ["7S taken from reserve:3 into the hand"]
     assert game.reserve[2] == [] and game.hand == cards("7S")
+
+
+def test_hc08_a_reserve_card_is_taken_whole_and_unnamed_and_the_hint_is_a_legal_take() -> None:
+    game = position(heaps={3: "2C 3D 4H KH"}, current=3, reserve=("", "9C", "7S", "6H"))
+    game.play(Move.parse("KH heap:3 -> kings"))
+    blind = "take one reserve card into the hand, blind, naming no card: write reserve:3 -> hand"
+    for text in ("7S reserve:3 -> hand", "9C reserve:3 -> hand", "x2 reserve:3 -> hand",
+                 "reserve:3 -> hand bottom", "reserve:3 -> heap:7 bottom"):
+        assert refusal(game, text) == blind
+    assert refusal(game, "4H heap:3 -> heap:4 bottom") == (
+        "KH went to the king row: take a reserve card first (like reserve:2 -> hand)")
 
 
 def test_hc08_no_reserve_card_without_a_king() -> None:
@@ -196,6 +212,18 @@ def test_hc09_the_hand_card_is_placed_and_play_goes_on_from_its_heap() -> None:
     game.play(Move.parse("5D hand -> heap:5 bottom"))
     assert game.hand == [] and pile(game, "heap:5")[0] == "5D"
     assert moves(game) == ["8H heap:5 -> heap:8 bottom"]
+
+
+def test_hc09_the_hand_card_must_be_named_and_named_right() -> None:
+    game = position(hand="5D", kings="KH")
+    assert refusal(game, "6D hand -> heap:5 bottom") == (
+        "the reserve card in the hand is 5D, not 6D")
+    assert refusal(game, "9S hand -> heap:9 bottom") == (
+        "the reserve card in the hand is 5D, not 9S")
+    assert refusal(game, "hand -> heap:5 bottom") == (
+        "name the card you move: 5D hand -> heap:5 bottom")
+    assert refusal(game, "5D x2 hand -> heap:5 bottom") == "cards are placed one at a time"
+    assert game.view().notes[0] == "next: 5D, the reserve card in the hand"
 
 
 def test_hc09_a_king_from_the_reserve_goes_up_and_another_card_is_taken() -> None:
@@ -262,6 +290,7 @@ def test_hc13_a_king_with_the_reserve_empty_ends_the_game() -> None:
     game.play(Move.parse("KH heap:3 -> kings"))
     assert game.legal_moves() == []
     assert game.outcome().reason == "a king came up and the reserve is empty"
+    assert game.view().notes[0] == "a king came up and the reserve is empty"
     assert "the game is over" in refusal(game, "reserve:1 -> hand")
 
 
