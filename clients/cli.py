@@ -4,12 +4,16 @@
     patience-race deal RULESET --seed N [--json] the opening as a player sees it (or everything)
     patience-race play RULESET [--seed N]        play a whole game alone in the terminal
     patience-race verify LOG.json                re-deal and replay a move log
+    patience-race serve [--host H] [--port P] [--database-url URL]   run the race server
+    patience-race db upgrade [--database-url URL]                    apply the migrations
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import logging
 import os
 import secrets
 import sys
@@ -23,6 +27,7 @@ from engine.game import Game
 from engine.moves import Move
 from engine.registry import RULE_SET_NAMES, all_rule_sets, find_rule_set
 from engine.replay import MoveLog, check_claim, replay
+from server.settings import Settings
 
 PLAY_HELP = """\
 Type a move's number, or the move itself (like '8H heap:3 -> foundation:2', 'redeal').
@@ -165,6 +170,31 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def server_settings(args: argparse.Namespace) -> Settings:
+    overrides = {key: value for key, value in (("host", getattr(args, "host", None)),
+                                               ("port", getattr(args, "port", None)),
+                                               ("database_url", args.database_url))
+                 if value is not None}
+    return Settings(**overrides)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from server.main import run_server
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    asyncio.run(run_server(server_settings(args)))
+    return 0
+
+
+def cmd_db_upgrade(args: argparse.Namespace) -> int:
+    from server.store import upgrade_database
+
+    settings = server_settings(args)
+    asyncio.run(upgrade_database(settings.database_url))
+    print(f"database at {settings.safe_database_url} is at the latest migration")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="patience-race", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -191,6 +221,19 @@ def build_parser() -> argparse.ArgumentParser:
     verify = commands.add_parser("verify", help="re-deal and replay a move log")
     verify.add_argument("log", metavar="LOG.json")
     verify.set_defaults(run=cmd_verify)
+
+    serve = commands.add_parser("serve", help="run the race server")
+    serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port (default 8765)")
+    serve.add_argument("--database-url", help="SQLAlchemy URL; default: a SQLite file here, "
+                       "or PATIENCE_RACE_DATABASE_URL")
+    serve.set_defaults(run=cmd_serve)
+
+    db = commands.add_parser("db", help="database maintenance")
+    db_commands = db.add_subparsers(dest="db_command", required=True, metavar="DB_COMMAND")
+    upgrade = db_commands.add_parser("upgrade", help="apply the migrations")
+    upgrade.add_argument("--database-url", help="SQLAlchemy URL (as for serve)")
+    upgrade.set_defaults(run=cmd_db_upgrade)
     return parser
 
 

@@ -1,0 +1,511 @@
+"""The asyncio shell: WebSocket frames in, races and database rows out.
+
+Everything that decides anything lives elsewhere: the rules in ``engine``, the race in
+``server.race``, the wire format in ``server.protocol``, the storage in ``server.store``. This
+module parses frames, enforces the transport limits (frame size, rate), keeps the rooms and the
+connections, wakes races at their deadlines, queues writes, and turns refusals into error
+messages. Plain HTTP on the same port is in ``server.http``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import ValidationError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from websockets.asyncio.server import ServerConnection, broadcast
+from websockets.exceptions import ConnectionClosed
+
+from engine.deal import DEAL_ALGORITHM, SEED_MAX
+from engine.errors import EngineError
+from engine.moves import Move
+from engine.registry import RULE_SET_NAMES
+from server import store
+from server.boards import leaderboard
+from server.db import RaceRow
+from server.protocol import (
+    CLIENT_MESSAGE,
+    ActionObject,
+    ClientMessage,
+    CreateRoom,
+    ErrorMessage,
+    GetLeaderboard,
+    GetRace,
+    Hello,
+    JoinRoom,
+    LeaveRoom,
+    MakeMove,
+    Message,
+    Ok,
+    PlayDaily,
+    RaceFinished,
+    RaceRecord,
+    RaceStarted,
+    Ready,
+    Resign,
+    Resume,
+    Resynced,
+    ShuttingDown,
+    Spectate,
+    StartRace,
+    Welcome,
+)
+from server.race import Outgoing, Race, RaceError
+from server.settings import Settings
+from server.writer import Writer
+
+log = logging.getLogger("patience_race.server")
+
+CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
+CODE_LENGTH = 8
+FLOOD_CLOSE_CODE = 1008  # policy violation
+
+
+class Refusal(Exception):
+    """A request refused by the shell itself (identity, unknown room...)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+@dataclass
+class TokenBucket:
+    """Per-connection rate limit: ``rate`` messages a second, bursts up to ``burst``."""
+
+    rate: float
+    burst: float
+    tokens: float = 0.0
+    stamp: float = 0.0
+    refused_in_a_row: int = 0
+
+    def allow(self, now: float) -> bool:
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            self.refused_in_a_row = 0
+            return True
+        self.refused_in_a_row += 1
+        return False
+
+
+@dataclass(eq=False)
+class Client:
+    ws: ServerConnection
+    bucket: TokenBucket
+    player_id: str | None = None
+    name: str | None = None
+    room: Room | None = None
+
+
+@dataclass(eq=False)
+class Room:
+    race: Race
+    members: set[Client] = field(default_factory=set)
+    timer: asyncio.TimerHandle | None = None
+    saved: dict[str, int] = field(default_factory=dict)
+    """How many of each racer's moves are queued for storage."""
+    held_back: list[Outgoing] = field(default_factory=list)
+    storing: bool = False
+
+
+def restore_race(row: RaceRow, settings: Settings, now: float) -> Race:
+    """A stored race in progress, rebuilt (the race replays each racer's stored moves)."""
+    return Race.resumed(
+        started_at=None if row.started_at is None else row.started_at.timestamp(),
+        racers=[(entry.player_id, entry.player.name,
+                 [(move.text, move.at_ms) for move in entry.move_log]) for entry in row.entries],
+        now=now, race_id=row.id, code=row.code, rule_set=row.rule_set, seed=row.seed,
+        algorithm=row.algorithm, deal_kind=row.deal_kind, host_id=row.host_id,
+        host_name=row.host.name, seats_max=row.seats_max, time_limit_s=row.time_limit_s,
+        countdown_s=settings.countdown_s, grace_s=settings.reconnect_grace_s,
+        daily_day=row.daily_day)
+
+
+class Service:
+    def __init__(self, settings: Settings, sessions: async_sessionmaker[AsyncSession],
+                 clock: Callable[[], float] = time.time) -> None:
+        self.settings, self.sessions, self.clock = settings, sessions, clock
+        self.rooms: dict[str, Room] = {}
+        self.clients: set[Client] = set()
+        self.writer = Writer(lambda rows: store.record_moves(sessions, rows))
+        self.closing = False
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self.writer.start()
+        now = self.clock()
+        for row in await store.unfinished_races(self.sessions):
+            race = restore_race(row, self.settings, now)
+            room = Room(race, saved={pid: len(r.move_times) for pid, r in race.racers.items()})
+            self.rooms[race.code] = room
+            self._deliver(room, race.catch_up(now))
+            log.info("race %s (%s) restored from the database", race.code, race.rule_set)
+
+    async def shutdown(self) -> None:
+        """Tell everyone, store everything queued, close the connections."""
+        self.closing = True
+        for room in self.rooms.values():
+            if room.timer is not None:
+                room.timer.cancel()
+        await self.writer.close()
+        notice = ShuttingDown(message="the server is restarting; every accepted move is saved: "
+                              "reconnect and resume")
+        for client in list(self.clients):
+            self._send(client, notice)
+            await client.ws.close(1001, "server shutting down")
+
+    # -- connections ----------------------------------------------------------------------------
+
+    async def handle(self, ws: ServerConnection) -> None:
+        client = Client(ws, TokenBucket(self.settings.rate_per_s, self.settings.rate_burst,
+                                        tokens=self.settings.rate_burst, stamp=self.clock()))
+        self.clients.add(client)
+        try:
+            async for frame in ws:
+                if not await self._receive(client, frame):
+                    break
+        except ConnectionClosed:
+            pass
+        finally:
+            self.clients.discard(client)
+            if client.room is not None and client.player_id is not None:
+                room = client.room
+                room.members.discard(client)
+                if not any(c.player_id == client.player_id for c in room.members):
+                    self._deliver(room, room.race.disconnect(client.player_id, self.clock()))
+
+    async def _receive(self, client: Client, frame: str | bytes) -> bool:
+        """Handle one frame; False when the connection is to be closed (a flood)."""
+        if not client.bucket.allow(self.clock()):
+            if client.bucket.refused_in_a_row > self.settings.flood_close_after:
+                await client.ws.close(FLOOD_CLOSE_CODE, "too many messages")
+                return False
+            self._error(client, None, "rate_limited",
+                              f"slow down: at most {self.settings.rate_per_s:g} messages a "
+                              "second")
+            return True
+        if len(frame) > self.settings.max_frame_bytes:
+            self._error(client, None, "too_large",
+                              f"a message may be at most {self.settings.max_frame_bytes} bytes")
+            return True
+        request_id: str | None = None
+        try:
+            data = json.loads(frame)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            self._error(client, None, "bad_json", "that frame is not JSON")
+            return True
+        if isinstance(data, dict) and isinstance(data.get("id"), str):
+            request_id = data["id"][:64]
+        try:
+            message = CLIENT_MESSAGE.validate_python(data)
+        except ValidationError as invalid:
+            self._invalid(client, request_id, data, invalid)
+            return True
+        try:
+            await self._dispatch(client, message)
+        except (Refusal, RaceError) as refused:
+            self._error(client, request_id, refused.code, refused.message)
+        return True
+
+    def _invalid(self, client: Client, request_id: str | None, data: Any,
+                       invalid: ValidationError) -> None:
+        kinds = CLIENT_MESSAGE.json_schema()["discriminator"]["mapping"]
+        if not isinstance(data, dict) or data.get("type") not in kinds:
+            self._error(client, request_id, "unknown_type",
+                              f"type must be one of: {', '.join(kinds)}")
+            return
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in error['loc'][1:]) or 'message'}: {error['msg']}"
+            for error in invalid.errors()[:3])
+        self._error(client, request_id, "invalid_message", problems)
+
+    async def _dispatch(self, client: Client, message: ClientMessage) -> None:
+        if isinstance(message, Hello):
+            await self._hello(client, message)
+            return
+        if client.player_id is None:
+            raise Refusal("not_identified", "say hello first, with a name or your token")
+        now = self.clock()
+        match message:
+            case CreateRoom():
+                await self._create_room(client, message, now)
+            case JoinRoom():
+                room = self._room(message.code)
+                self._enter(client, room)
+                self._deliver(room, room.race.join(client.player_id, client.name or "", now))
+                self._reply_room(client, room, message.id)
+            case Spectate():
+                room = self._room(message.code)
+                self._enter(client, room)
+                self._deliver(room, room.race.spectate(client.player_id))
+                self._reply_room(client, room, message.id)
+            case LeaveRoom():
+                room = self._current(client)
+                self._deliver(room, room.race.leave(client.player_id, now))
+                room.members.discard(client)
+                client.room = None
+                self._send(client, Ok(id=message.id))
+            case Ready():
+                room = self._current(client)
+                self._deliver(room, room.race.ready(client.player_id, message.ready, now))
+                self._send(client, Ok(id=message.id))
+            case StartRace():
+                room = self._current(client)
+                self._deliver(room, room.race.start(client.player_id, now))
+                self._send(client, Ok(id=message.id))
+            case MakeMove():
+                await self._move(client, self._parse_move(message), message.id, now)
+            case Resign():
+                await self._move(client, Move.act("resign"), message.id, now)
+            case Resume():
+                await self._resume(client, message, now)
+            case PlayDaily():
+                await self._daily(client, message, now)
+            case GetLeaderboard():
+                board = await leaderboard(self.sessions, message, client.player_id,
+                                          datetime.fromtimestamp(now, UTC))
+                self._send(client, board)
+            case GetRace():
+                record = await store.race_record(self.sessions, message.race_id,
+                                                 datetime.fromtimestamp(now, UTC))
+                if record is None:
+                    raise Refusal("not_found", f"no finished race {message.race_id!r}")
+                self._send(client, RaceRecord(id=message.id, record=record))
+
+    # -- identity -------------------------------------------------------------------------------
+
+    async def _hello(self, client: Client, message: Hello) -> None:
+        if message.token is not None:
+            player = await store.player_by_token(self.sessions, message.token)
+            if player is None:
+                raise Refusal("bad_token", "that token belongs to no player")
+            token = None
+        elif message.name is not None:
+            player, token = await store.create_player(self.sessions, message.name.strip())
+        else:
+            raise Refusal("invalid_message", "hello needs a name (new player) or a token")
+        client.player_id, client.name = player.id, player.name
+        self._send(client, Welcome(id=message.id, player_id=player.id, name=player.name,
+                                         token=token))
+
+    # -- rooms ----------------------------------------------------------------------------------
+
+    def _room(self, code: str) -> Room:
+        room = self.rooms.get(code.upper())
+        if room is None:
+            raise Refusal("unknown_room", f"there is no room {code!r}")
+        return room
+
+    def _current(self, client: Client) -> Room:
+        if client.room is None:
+            raise Refusal("not_in_room", "you are in no room")
+        return client.room
+
+    def _enter(self, client: Client, room: Room) -> None:
+        if client.room is not None and client.room is not room:
+            raise Refusal("in_another_room", "leave your room first")
+        client.room = room
+        room.members.add(client)
+
+    def _new_code(self) -> str:
+        while True:
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            if code not in self.rooms:
+                return code
+
+    async def _create_room(self, client: Client, message: CreateRoom, now: float) -> None:
+        assert client.player_id is not None
+        if message.rule_set not in RULE_SET_NAMES:
+            raise Refusal("unknown_rule_set", f"choose one of {', '.join(RULE_SET_NAMES)}")
+        if client.room is not None:
+            raise Refusal("in_another_room", "leave your room first")
+        deal = message.deal
+        if deal.kind == "number":
+            if deal.number is None or int(deal.number) > SEED_MAX:
+                raise Refusal("invalid_message", "a chosen deal needs a number 0..2^64-1")
+            seed = int(deal.number)
+        elif deal.kind == "daily":
+            raise Refusal("invalid_message", "the daily deal is played alone: send 'daily'")
+        else:
+            seed = secrets.randbits(64)
+        race = Race(race_id=secrets.token_hex(8), code=self._new_code(), rule_set=message.rule_set,
+                    seed=seed, algorithm=DEAL_ALGORITHM, deal_kind=deal.kind,
+                    host_id=client.player_id, host_name=client.name or "",
+                    seats_max=message.seats, time_limit_s=message.time_limit_s,
+                    countdown_s=self.settings.countdown_s, grace_s=self.settings.reconnect_grace_s)
+        await self._open(client, race, now, message.id)
+
+    async def _open(self, client: Client, race: Race, now: float, request_id: str | None) -> None:
+        room = Room(race)
+        await self.writer.run(lambda: store.create_race(
+            self.sessions, race_id=race.race_id, code=race.code, rule_set=race.rule_set,
+            deal_kind=race.deal_kind, seed=race.seed, algorithm=race.algorithm,
+            host_id=race.host_id, seats_max=race.seats_max, time_limit_s=race.time_limit_s,
+            daily_day=race.daily_day))
+        self.rooms[race.code] = room
+        self._enter(client, room)
+        self._reply_room(client, room, request_id)
+
+    async def _daily(self, client: Client, message: PlayDaily, now: float) -> None:
+        assert client.player_id is not None
+        if message.rule_set not in RULE_SET_NAMES:
+            raise Refusal("unknown_rule_set", f"choose one of {', '.join(RULE_SET_NAMES)}")
+        if client.room is not None:
+            raise Refusal("in_another_room", "leave your room first")
+        day = datetime.fromtimestamp(now, UTC).date()
+        if await store.has_played_daily(self.sessions, client.player_id, message.rule_set, day):
+            raise Refusal("already_played", f"you have played today's {message.rule_set} deal")
+        seed = await store.daily_seed(self.sessions, message.rule_set, day)
+        race = Race(race_id=secrets.token_hex(8), code=self._new_code(),
+                    rule_set=message.rule_set, seed=seed, algorithm=DEAL_ALGORITHM,
+                    deal_kind="daily", host_id=client.player_id, host_name=client.name or "",
+                    seats_max=1, time_limit_s=None, countdown_s=0,
+                    grace_s=self.settings.reconnect_grace_s, daily_day=day)
+        await self._open(client, race, now, message.id)
+        room = self._current(client)
+        self._deliver(room, race.start(client.player_id, now))
+
+    # -- racing ---------------------------------------------------------------------------------
+
+    def _parse_move(self, message: MakeMove) -> Move:
+        try:
+            if isinstance(message.move, str):
+                return Move.parse(message.move)
+            if isinstance(message.move, ActionObject):
+                return Move.act(message.move.action)
+            return Move.from_json(message.move.model_dump(by_alias=True, exclude_none=True))
+        except EngineError as error:
+            raise Refusal("invalid_move", str(error)) from None
+
+    async def _move(self, client: Client, move: Move, request_id: str | None,
+                    now: float) -> None:
+        """Validate, store, then acknowledge: an acknowledged move is never lost."""
+        assert client.player_id is not None
+        room = self._current(client)
+        out = room.race.move(client.player_id, move, now, request_id)
+        rows = self._unsaved_moves(room)
+        await self.writer.store_moves(rows)
+        self._deliver(room, out)
+
+    async def _resume(self, client: Client, message: Resume, now: float) -> None:
+        assert client.player_id is not None
+        room = self._room(message.code)
+        race = room.race
+        if client.player_id not in race.racers:
+            raise Refusal("not_in_room", "you have no seat in that room")
+        self._enter(client, room)
+        out = race.reconnect(client.player_id, now)
+        full = message.last_seq == 0 or message.last_seq > race.seq
+        missed = [race.room_state(record=False)] if full else race.events_since(message.last_seq)
+        self._send(client, Resynced(
+            id=message.id, full=full, missed=[event.model_dump(mode="json") for event in missed]))
+        self._send_own_view(client, room, message.id)
+        self._deliver(room, out)
+
+    def _reply_room(self, client: Client, room: Room, request_id: str | None) -> None:
+        """The direct reply to create, join and spectate: the room now, and your own board if
+        you are racing in it."""
+        self._send(client, room.race.room_state(request_id, record=False))
+        self._send_own_view(client, room, None)
+
+    def _send_own_view(self, client: Client, room: Room, request_id: str | None) -> None:
+        assert client.player_id is not None
+        view = room.race.own_view(client.player_id, request_id)
+        if view is not None:
+            self._send(client, view)
+
+    # -- delivery and timers --------------------------------------------------------------------
+
+    def _deliver(self, room: Room, out: Iterable[Outgoing]) -> None:
+        """Send what the race said, after queueing any moves it accepted for storage. A race's
+        final result is held back until it is stored, so an announced result is always in the
+        database."""
+        race = room.race
+        ready: list[Outgoing] = []
+        for outgoing in out:
+            if isinstance(outgoing.message, RaceStarted):
+                self._record_start(race, outgoing.message)
+            if isinstance(outgoing.message, RaceFinished) or room.held_back:
+                room.held_back.append(outgoing)
+            else:
+                ready.append(outgoing)
+        rows = self._unsaved_moves(room)
+        if rows:
+            self.writer.store_moves(rows)
+        self._fan_out(room, ready)
+        if ready is not out and room.held_back and not room.storing:
+            room.storing = True
+            asyncio.get_running_loop().create_task(self._store_result(room))
+        self._arm(room)
+
+    def _record_start(self, race: Race, started: RaceStarted) -> None:
+        at = datetime.fromtimestamp(started.started_at_ms / 1000, UTC)
+        racers = list(race.racers)
+        self.writer.run(lambda: store.record_start(self.sessions, race.race_id, at, racers))
+
+    def _unsaved_moves(self, room: Room) -> list[store.AcceptedMove]:
+        """Rows for the moves the race accepted since the last call (resignations the race
+        makes itself, for time-outs and abandoned seats, included)."""
+        race = room.race
+        rows: list[store.AcceptedMove] = []
+        for racer in race.racers.values():
+            if racer.game is None or race.started_at is None:
+                continue
+            saved = room.saved.get(racer.player_id, 0)
+            for index in range(saved, len(racer.game.history)):
+                rows.append({"race_id": race.race_id, "player_id": racer.player_id,
+                             "index": index, "text": str(racer.game.history[index]),
+                             "at_ms": round((racer.move_times[index] - race.started_at) * 1000)})
+            room.saved[racer.player_id] = len(racer.game.history)
+        return rows
+
+    def _fan_out(self, room: Room, out: list[Outgoing]) -> None:
+        for outgoing in out:
+            frame = outgoing.message.model_dump_json(by_alias=True)
+            broadcast([member.ws for member in room.members
+                       if outgoing.to is None or member.player_id == outgoing.to], frame)
+
+    async def _store_result(self, room: Room) -> None:
+        race = room.race
+        assert race.ended_at is not None
+        ended = datetime.fromtimestamp(race.ended_at, UTC)
+        ranking = race.ranking()
+        await self.writer.run(lambda: store.record_results(self.sessions, race.race_id, ended,
+                                                           ranking))
+        held, room.held_back, room.storing = room.held_back, [], False
+        self._fan_out(room, held)
+
+    def _arm(self, room: Room) -> None:
+        if room.timer is not None:
+            room.timer.cancel()
+            room.timer = None
+        deadline = room.race.next_deadline()
+        if deadline is None or self.closing:
+            return
+        loop = asyncio.get_running_loop()
+        room.timer = loop.call_later(max(0.0, deadline - self.clock()), self._wake, room)
+
+    def _wake(self, room: Room) -> None:
+        room.timer = None
+        self._deliver(room, room.race.tick(self.clock()))
+
+    # -- sending --------------------------------------------------------------------------------
+
+    def _send(self, client: Client, message: Message) -> None:
+        """Queue a frame on the connection at once (``broadcast`` writes synchronously), so
+        frames leave in exactly the order the server decided them."""
+        broadcast([client.ws], message.model_dump_json(by_alias=True))
+
+    def _error(self, client: Client, request_id: str | None, code: str, text: str) -> None:
+        self._send(client, ErrorMessage(id=request_id, code=code, message=text))

@@ -1,0 +1,44 @@
+"""Leaderboards as protocol messages: one function serves the WebSocket and the HTTP API."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from server import store
+from server.protocol import GetLeaderboard, Leaderboard, LeaderboardEntry
+
+
+def _entry(line: store.ResultLine | store.WinsLine) -> LeaderboardEntry:
+    if isinstance(line, store.WinsLine):
+        return LeaderboardEntry(rank=line.rank, player_id=line.player_id, name=line.name,
+                                wins=line.wins, at=line.last_win_at.isoformat())
+    return LeaderboardEntry(
+        rank=line.rank, player_id=line.player_id, name=line.name, race_id=line.race_id,
+        status=line.status, time_ms=line.time_ms, on_foundations=line.on_foundations,
+        deal=None if line.seed is None else str(line.seed), at=line.finished_at.isoformat())
+
+
+async def leaderboard(sessions: store.Sessions, request: GetLeaderboard, player_id: str | None,
+                      now: datetime) -> Leaderboard:
+    """The board the request asks for; ``player_id`` (with ``around_me``) centres it on them."""
+    around = player_id if request.around_me else None
+    day: date | None = None
+    board: store.Board[store.ResultLine] | store.Board[store.WinsLine]
+    if request.board == "fastest":
+        board = await store.fastest_wins(sessions, request.rule_set, request.period,
+                                         request.limit, now, around=around)
+    elif request.board == "most_wins":
+        board = await store.most_wins(sessions, request.rule_set, request.limit, around=around)
+    elif request.board == "deal":
+        board = await store.deal_board(sessions, request.rule_set, int(request.deal or 0),
+                                       request.limit, around=around)
+    else:
+        day = date.fromisoformat(request.day) if request.day else store.utc_day(now)
+        board = await store.daily_board(sessions, request.rule_set, day, request.limit, now,
+                                        around=around)
+    return Leaderboard(
+        id=request.id, rule_set=request.rule_set, board=request.board, period=request.period,
+        day=None if day is None else day.isoformat(),
+        deal=request.deal if request.board == "deal" else None,
+        entries=[_entry(line) for line in board.lines],
+        me=None if board.me is None else _entry(board.me))

@@ -1,0 +1,224 @@
+"""The database: what is stored, as SQLAlchemy models, and how to connect.
+
+Only facts are stored: who played, the seed and deal algorithm version of every race, every
+accepted move with its server time, and the results. A position is rebuilt by replaying the
+moves (``engine.replay``), never stored.
+
+``entries`` (one row per racer per race) repeats the race's rule set, seed, daily day and end
+time, so that every leaderboard is a query on that one table along one of its indexes.
+
+The caller makes one engine and one session factory (``make_engine``, ``make_sessionmaker``) at
+start-up; nothing connects at import time. The schema itself is created by the Alembic
+migrations in ``migrations/``, whose constraint names come from ``NAMING_CONVENTION``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from typing import Any
+
+from sqlalchemy import (
+    Date,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    ForeignKeyConstraint,
+    Index,
+    MetaData,
+    String,
+    event,
+)
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.types import TypeDecorator
+
+from engine.deal import SEED_MAX
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timezone-aware timestamp that comes back aware from every database.
+
+    SQLite has no time zone type: SQLAlchemy stores the text without an offset and reads back
+    naive datetimes. This type stores UTC, marks what it reads as UTC, and refuses a naive
+    datetime, so a local time cannot be stored by mistake. Stored as UTC text of one fixed
+    format, SQLite timestamps also compare correctly as text.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError(f"a naive datetime cannot be stored: {value!r}")
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: Any | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        assert isinstance(value, datetime)
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class Seed(TypeDecorator[int]):
+    """A 64-bit unsigned deal number, stored as 20 zero-padded decimal digits.
+
+    BIGINT is signed (seeds from 2**63 up would not fit), NUMERIC is not exact on SQLite, and
+    text is exact everywhere; the zero padding makes text order the numbers' order and leaves
+    one spelling per seed, so equality and indexes work.
+    """
+
+    impl = String(20)
+    cache_ok = True
+
+    def process_bind_param(self, value: int | None, dialect: Dialect) -> str | None:
+        if value is None:
+            return None
+        if not 0 <= value <= SEED_MAX:
+            raise ValueError(f"a seed is a 64-bit deal number 0..{SEED_MAX}, not {value}")
+        return f"{value:020d}"
+
+    def process_result_value(self, value: Any | None, dialect: Dialect) -> int | None:
+        return None if value is None else int(value)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class PlayerRow(Base):
+    """A player. The secret token is given to them once and only its SHA-256 is kept."""
+
+    __tablename__ = "players"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(32))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class RaceRow(Base):
+    """A race: its deal (rule set, seed, algorithm) and when it was created, started, ended."""
+
+    __tablename__ = "races"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    code: Mapped[str] = mapped_column(String(16))
+    rule_set: Mapped[str] = mapped_column(String(40))
+    deal_kind: Mapped[str] = mapped_column(String(8))
+    """``secret``, ``number`` or ``daily``."""
+    seed: Mapped[int] = mapped_column(Seed())
+    algorithm: Mapped[int]
+    commitment: Mapped[str] = mapped_column(String(64))
+    """SHA-256 (hex) of the seed's decimal text, published at the start."""
+    daily_day: Mapped[date | None] = mapped_column(Date())
+    seats_max: Mapped[int]
+    time_limit_s: Mapped[int | None]
+    host_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), index=True)
+
+    host: Mapped[PlayerRow] = relationship(lazy="raise")
+    entries: Mapped[list[EntryRow]] = relationship(
+        back_populates="race", lazy="raise", order_by="EntryRow.player_id")
+
+
+class EntryRow(Base):
+    """One racer in one race: ``racing`` from the start, then the result.
+
+    ``rule_set``, ``seed``, ``daily_day`` and ``ended_at`` repeat the race's, for the
+    leaderboards. ``time_ms`` and ``reached_at_ms`` count from the race's start;
+    ``finished_at`` is the start plus ``time_ms``.
+    """
+
+    __tablename__ = "entries"
+    __table_args__ = (
+        Index("ix_entries_fastest", "rule_set", "status", "time_ms"),
+        Index("ix_entries_wins", "rule_set", "status", "player_id"),
+        Index("ix_entries_deal", "rule_set", "seed"),
+        Index("ix_entries_daily", "rule_set", "daily_day"),
+    )
+
+    race_id: Mapped[str] = mapped_column(ForeignKey("races.id"), primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    status: Mapped[str] = mapped_column(String(16))
+    """``racing``, then ``won``, ``lost``, ``resigned``, ``timed_out`` or ``abandoned``."""
+    rank: Mapped[int | None]
+    time_ms: Mapped[int | None]
+    on_foundations: Mapped[int]
+    reached_at_ms: Mapped[int | None]
+    moves: Mapped[int]
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), index=True)
+    rule_set: Mapped[str] = mapped_column(String(40))
+    seed: Mapped[int] = mapped_column(Seed())
+    daily_day: Mapped[date | None] = mapped_column(Date())
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+    race: Mapped[RaceRow] = relationship(back_populates="entries", lazy="raise")
+    player: Mapped[PlayerRow] = relationship(lazy="raise")
+    move_log: Mapped[list[MoveRow]] = relationship(lazy="raise", order_by="MoveRow.index")
+
+
+class MoveRow(Base):
+    """An accepted move. The primary key makes a retried write of the same move a no-op."""
+
+    __tablename__ = "moves"
+    __table_args__ = (
+        ForeignKeyConstraint(["race_id", "player_id"], ["entries.race_id", "entries.player_id"]),
+    )
+
+    race_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    index: Mapped[int] = mapped_column(primary_key=True)
+    """0-based, per player."""
+    text: Mapped[str] = mapped_column(String(80))
+    """The move's text form (docs/moves.md)."""
+    at_ms: Mapped[int]
+    """Server time since the race's start."""
+
+
+class DailyDealRow(Base):
+    """The secret seed of one rule set's daily deal for one UTC day, drawn at random the first
+    time anyone asks for it; revealed only once the day is over."""
+
+    __tablename__ = "daily_deals"
+
+    rule_set: Mapped[str] = mapped_column(String(40), primary_key=True)
+    day: Mapped[date] = mapped_column(Date(), primary_key=True)
+    seed: Mapped[int] = mapped_column(Seed())
+
+
+def make_engine(url: str) -> AsyncEngine:
+    """An engine for an async URL (``Settings.database_url``). On SQLite, every connection
+    enforces foreign keys (off by default there) and uses write-ahead logging, so readers do not
+    wait for the writer."""
+    engine = create_async_engine(url)
+    if engine.dialect.name == "sqlite":
+        event.listen(engine.sync_engine, "connect", _configure_sqlite)
+    return engine
+
+
+def _configure_sqlite(connection: Any, record: Any) -> None:
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA foreign_keys = ON")
+    cursor.execute("PRAGMA journal_mode = WAL")
+    cursor.close()
+
+
+def make_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    return async_sessionmaker(engine, expire_on_commit=False)

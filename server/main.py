@@ -1,0 +1,60 @@
+"""Start and stop the race server: migrations, database engine, service, WebSocket listener.
+
+``run_server`` is what ``patience-race serve`` calls; tests call it too, with port 0, and read
+the bound address from the ``started`` callback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections.abc import Callable
+
+from websockets.asyncio.server import serve
+
+from server import store
+from server.app import Service
+from server.db import make_engine, make_sessionmaker
+from server.http import HttpApi
+from server.settings import Settings
+
+log = logging.getLogger("patience_race.server")
+
+TRANSPORT_MAX_BYTES = 1 << 20
+"""Frames above the protocol's own limit (settings.max_frame_bytes) get a structured error;
+only frames above this much larger transport limit make websockets close the connection (1009)."""
+
+
+def _finish(stop: asyncio.Future[None]) -> None:
+    if not stop.done():
+        stop.set_result(None)
+
+
+async def run_server(settings: Settings, stop: asyncio.Future[None] | None = None,
+                     started: Callable[[str, int], None] | None = None) -> None:
+    """Serve until ``stop`` is done (or SIGTERM/SIGINT), then shut down gracefully."""
+    await store.upgrade_database(settings.database_url)
+    engine = make_engine(settings.database_url)
+    sessions = make_sessionmaker(engine)
+    service = Service(settings, sessions)
+    await service.start()
+    loop = asyncio.get_running_loop()
+    if stop is None:
+        stop = loop.create_future()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, _finish, stop)
+    try:
+        async with serve(service.handle, settings.host, settings.port,
+                         process_request=HttpApi(service), compression=None,
+                         max_size=TRANSPORT_MAX_BYTES) as server:
+            host, port = next(iter(server.sockets)).getsockname()[:2]
+            log.info("patience-race serving on ws://%s:%d/ws (database %s)", host, port,
+                     engine.url.render_as_string(hide_password=True))
+            if started is not None:
+                started(host, port)
+            await stop
+            log.info("shutting down: saving and telling the clients")
+            await service.shutdown()
+    finally:
+        await engine.dispose()

@@ -1,0 +1,449 @@
+"""A race as a pure state machine: seats, ready, countdown, clock, moves, progress, ranking.
+
+No I/O and no clock of its own: every call takes ``now`` (Unix seconds) and returns the messages
+to send, as ``Outgoing(to, message)`` where ``to`` is a player id or ``None`` for everyone in the
+room. ``next_deadline()`` says when the shell must call ``tick`` (countdown end, time limit,
+reconnect grace). Room events get consecutive ``seq`` numbers and are kept, so a player who
+reconnects gets exactly what they missed. The shell (server/app.py) owns sockets, timers and the
+database; it turns ``RaceError`` into an error message.
+
+Phases: LOBBY -> COUNTDOWN -> RACING -> FINISHED. A racer finishes when they win, resign, have
+no legal move and no redeal left, run out of time, or stay away past the grace period; the race
+finishes when every racer has.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import date
+from enum import Enum
+from typing import Any, Literal
+
+from engine.errors import IllegalMoveError
+from engine.game import Game
+from engine.moves import RESIGN, Move
+from engine.registry import find_rule_set
+from engine.view import PileView, View
+from server.protocol import (
+    Countdown,
+    Message,
+    MoveAccepted,
+    PileModel,
+    ProgressEvent,
+    RaceFinished,
+    RaceStarted,
+    RankEntry,
+    RoomState,
+    SeatInfo,
+    ViewModel,
+    YourView,
+)
+
+COUNTDOWN_S = 3.0
+GRACE_S = 60.0
+
+
+class Phase(Enum):
+    LOBBY = "lobby"
+    COUNTDOWN = "countdown"
+    RACING = "racing"
+    FINISHED = "finished"
+
+
+class RaceError(Exception):
+    """A request the race refuses; ``code`` is the protocol's error code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    to: str | None
+    message: Message
+
+
+def commitment(seed: int) -> str:
+    """The published commitment to a seed: SHA-256 of its decimal text, in hex."""
+    return hashlib.sha256(str(seed).encode("ascii")).hexdigest()
+
+
+def ms(seconds: float) -> int:
+    return round(seconds * 1000)
+
+
+def pile_model(pile: PileView) -> PileModel:
+    return PileModel(pile=str(pile.pile), cards=pile.to_json())
+
+
+def view_model(view: View) -> ViewModel:
+    return ViewModel(
+        rule_set=view.rule_set, piles=[pile_model(pile) for pile in view.piles],
+        legal_moves=[str(move) for move in view.legal_moves], status=view.outcome.status.value,
+        reason=view.outcome.reason, on_foundations=view.progress.on_foundations,
+        total=view.progress.total, moves=view.progress.moves, notes=list(view.notes))
+
+
+@dataclass
+class Racer:
+    player_id: str
+    name: str
+    ready: bool = False
+    connected: bool = True
+    away_since: float | None = None
+    game: Game | None = None
+    status: str = "waiting"
+    finished_at: float | None = None
+    reached: int = 0
+    reached_at: float | None = None
+    move_times: list[float] = field(default_factory=list)
+
+    @property
+    def finished(self) -> bool:
+        return self.finished_at is not None
+
+    def seat_info(self) -> SeatInfo:
+        progress = self.game.progress() if self.game else None
+        return SeatInfo(
+            player_id=self.player_id, name=self.name, ready=self.ready, connected=self.connected,
+            on_foundations=progress.on_foundations if progress else 0,
+            total=progress.total if progress else 0, moves=progress.moves if progress else 0,
+            status=self.status)
+
+
+DealKind = Literal["secret", "number", "daily"]
+
+
+class Race:
+    def __init__(self, *, race_id: str, code: str, rule_set: str, seed: int, algorithm: int,
+                 deal_kind: DealKind, host_id: str, host_name: str, seats_max: int,
+                 time_limit_s: int | None, countdown_s: float = COUNTDOWN_S,
+                 grace_s: float = GRACE_S, daily_day: date | None = None) -> None:
+        self.game_type = find_rule_set(rule_set)
+        self.race_id, self.code, self.rule_set = race_id, code, rule_set
+        self.seed, self.algorithm, self.deal_kind = seed, algorithm, deal_kind
+        self.host_id, self.seats_max, self.time_limit_s = host_id, seats_max, time_limit_s
+        self.countdown_s, self.grace_s = countdown_s, grace_s
+        self.daily_day = daily_day
+        self.phase = Phase.LOBBY
+        self.racers: dict[str, Racer] = {host_id: Racer(host_id, host_name)}
+        self.spectators: set[str] = set()
+        self.starts_at: float | None = None
+        self.started_at: float | None = None
+        self.ended_at: float | None = None
+        self.events: list[Message] = []
+        self.commitment = commitment(seed)
+
+    @classmethod
+    def resumed(cls, *, started_at: float | None,
+                racers: list[tuple[str, str, list[tuple[str, int]]]], now: float,
+                **settings: Any) -> Race:
+        """A race rebuilt after a restart from what was stored: each racer's moves replayed
+        with their times. Everyone counts as away since ``now`` (the grace period applies); a
+        race that never started reopens its lobby with the host alone. Call ``catch_up`` next."""
+        race = cls(**settings)
+        for racer in race.racers.values():
+            racer.connected, racer.away_since = False, now
+        if started_at is None:
+            return race
+        race.phase = Phase.RACING
+        race.starts_at = race.started_at = started_at
+        race.racers = {}
+        for player_id, name, moves in racers:
+            racer = race.racers[player_id] = Racer(player_id, name, connected=False,
+                                                   away_since=now, status="racing")
+            game = racer.game = race.game_type(race.seed, race.algorithm)
+            for text, at_ms in moves:
+                when = started_at + at_ms / 1000
+                game.push(Move.parse(text))
+                racer.move_times.append(when)
+                if game.foundation_count() > racer.reached:
+                    racer.reached, racer.reached_at = game.foundation_count(), when
+            outcome = game.outcome()
+            if outcome.is_over:
+                racer.status = outcome.status.value
+                racer.finished_at = racer.move_times[-1] if racer.move_times else started_at
+        return race
+
+    def catch_up(self, now: float) -> list[Outgoing]:
+        """After ``resumed``: end the race if everyone had finished, and apply what time did."""
+        if self.phase is Phase.RACING and all(r.finished for r in self.racers.values()):
+            return self._end(max(r.finished_at or now for r in self.racers.values()))
+        return self.tick(now)
+
+    # -- room events --------------------------------------------------------------------------
+
+    @property
+    def seq(self) -> int:
+        return len(self.events)
+
+    @property
+    def _next_seq(self) -> int:
+        return self.seq + 1
+
+    def _broadcast(self, message: Message) -> Outgoing:
+        """Record a room event (made with ``seq=self._next_seq``) and address it to everyone."""
+        self.events.append(message)
+        return Outgoing(None, message)
+
+    def room_state(self, request_id: str | None = None, record: bool = True) -> RoomState:
+        state = RoomState(
+            id=request_id, seq=self.seq + (1 if record else 0), code=self.code,
+            rule_set=self.rule_set, deal_kind=self.deal_kind, phase=self.phase.value,
+            host=self.host_id, seats_max=self.seats_max, time_limit_s=self.time_limit_s,
+            seats=[racer.seat_info() for racer in self.racers.values()],
+            spectators=len(self.spectators),
+            commitment=self.commitment if self.phase is not Phase.LOBBY else None,
+            starts_at_ms=None if self.starts_at is None else ms(self.starts_at),
+            started_at_ms=None if self.started_at is None else ms(self.started_at))
+        if record:
+            self.events.append(state.model_copy(update={"id": None}))
+        return state
+
+    def _room_changed(self) -> Outgoing:
+        return Outgoing(None, self.room_state())
+
+    def _racer(self, player_id: str) -> Racer:
+        racer = self.racers.get(player_id)
+        if racer is None:
+            raise RaceError("not_in_room", "you have no seat in this room")
+        return racer
+
+    # -- lobby --------------------------------------------------------------------------------
+
+    def join(self, player_id: str, name: str, now: float) -> list[Outgoing]:
+        if player_id in self.racers:
+            return self.reconnect(player_id, now)
+        if self.phase is not Phase.LOBBY:
+            raise RaceError("already_started", "this race has started; you may spectate it")
+        if len(self.racers) >= self.seats_max:
+            raise RaceError("room_full", f"all {self.seats_max} seats are taken")
+        self.racers[player_id] = Racer(player_id, name)
+        self.spectators.discard(player_id)
+        return [self._room_changed()]
+
+    def spectate(self, player_id: str) -> list[Outgoing]:
+        self.spectators.add(player_id)
+        return [self._room_changed()]
+
+    def leave(self, player_id: str, now: float) -> list[Outgoing]:
+        if player_id in self.spectators:
+            self.spectators.discard(player_id)
+            return [self._room_changed()]
+        racer = self._racer(player_id)
+        if self.phase is Phase.LOBBY or self.phase is Phase.COUNTDOWN:
+            del self.racers[player_id]
+            if self.phase is Phase.COUNTDOWN and len(self.racers) < 1:
+                self.phase, self.starts_at = Phase.LOBBY, None
+            if player_id == self.host_id and self.racers:
+                self.host_id = next(iter(self.racers))
+            return [self._room_changed()]
+        if self.phase is Phase.RACING and not racer.finished:
+            return self._finish(racer, "resigned", now, resign=True)
+        return []
+
+    def ready(self, player_id: str, ready: bool, now: float) -> list[Outgoing]:
+        racer = self._racer(player_id)
+        if self.phase is not Phase.LOBBY:
+            raise RaceError("already_started", "the countdown has begun")
+        racer.ready = ready
+        out = [self._room_changed()]
+        if len(self.racers) >= 2 and all(r.ready for r in self.racers.values()):
+            out += self._begin_countdown(now)
+        return out
+
+    def start(self, player_id: str, now: float) -> list[Outgoing]:
+        self._racer(player_id)
+        if player_id != self.host_id:
+            raise RaceError("not_host", "only the host may start the race early")
+        if self.phase is not Phase.LOBBY:
+            raise RaceError("already_started", "the countdown has begun")
+        return self._begin_countdown(now)
+
+    def _begin_countdown(self, now: float) -> list[Outgoing]:
+        self.phase = Phase.COUNTDOWN
+        self.starts_at = now + self.countdown_s
+        out = [self._broadcast(Countdown(seq=self._next_seq, starts_at_ms=ms(self.starts_at),
+                                         seconds=self.countdown_s))]
+        if self.countdown_s <= 0:
+            out += self.tick(now)
+        return out
+
+    # -- racing -------------------------------------------------------------------------------
+
+    def _start_racing(self, now: float) -> list[Outgoing]:
+        assert self.starts_at is not None
+        self.phase = Phase.RACING
+        self.started_at = self.starts_at
+        out = [self._broadcast(RaceStarted(
+            seq=self._next_seq, started_at_ms=ms(self.started_at), commitment=self.commitment,
+            deal_number=str(self.seed) if self.deal_kind == "number" else None,
+            algorithm=self.algorithm))]
+        for racer in self.racers.values():
+            racer.game = self.game_type(self.seed, self.algorithm)
+            racer.status = "racing"
+            out.append(Outgoing(racer.player_id, YourView(view=view_model(racer.game.view()))))
+        out.append(self._room_changed())
+        for racer in self.racers.values():
+            out += self._check_finished(racer, self.started_at)
+        return out
+
+    def move(self, player_id: str, move: Move, now: float,
+             request_id: str | None = None) -> list[Outgoing]:
+        racer = self._racer(player_id)
+        if self.phase is not Phase.RACING:
+            raise RaceError("not_racing", "the race has not started" if self.phase in (
+                Phase.LOBBY, Phase.COUNTDOWN) else "the race is over")
+        if racer.finished:
+            raise RaceError("finished", f"you have finished ({racer.status})")
+        assert racer.game is not None and self.started_at is not None
+        if self._out_of_time(now):
+            return self.tick(now)
+        game = racer.game
+        before = game.view().piles
+        try:
+            events = game.play(move)
+        except IllegalMoveError as refused:
+            raise RaceError("illegal_move", refused.reason) from None
+        racer.move_times.append(now)
+        view = game.view()
+        changed = [pile_model(after) for old, after in zip(before, view.piles, strict=True)
+                   if old != after]
+        progress = view.progress
+        if progress.on_foundations > racer.reached:
+            racer.reached, racer.reached_at = progress.on_foundations, now
+        out = [Outgoing(player_id, MoveAccepted(
+            id=request_id, move=str(move), events=[str(event) for event in events],
+            changed=changed, legal_moves=[str(m) for m in view.legal_moves],
+            status=view.outcome.status.value, on_foundations=progress.on_foundations,
+            moves=progress.moves, notes=list(view.notes)))]
+        out.append(self._progress(racer))
+        out += self._check_finished(racer, now)
+        return out
+
+    def resign(self, player_id: str, now: float, request_id: str | None = None) -> list[Outgoing]:
+        return self.move(player_id, RESIGN, now, request_id)
+
+    def _progress(self, racer: Racer) -> Outgoing:
+        assert racer.game is not None
+        progress = racer.game.progress()
+        return self._broadcast(ProgressEvent(
+            seq=self._next_seq, player_id=racer.player_id, on_foundations=progress.on_foundations,
+            total=progress.total, moves=progress.moves, status=racer.status))
+
+    def _check_finished(self, racer: Racer, now: float) -> list[Outgoing]:
+        assert racer.game is not None
+        outcome = racer.game.outcome()
+        if not outcome.is_over or racer.finished:
+            return []
+        return self._finish(racer, outcome.status.value, now)
+
+    def _finish(self, racer: Racer, status: str, now: float,
+                resign: bool = False) -> list[Outgoing]:
+        if resign and racer.game is not None and not racer.game.outcome().is_over:
+            racer.game.play(RESIGN)
+            racer.move_times.append(now)
+        racer.status = status
+        racer.finished_at = now
+        out = [self._progress(racer)]
+        if all(r.finished for r in self.racers.values()):
+            out += self._end(now)
+        return out
+
+    def _end(self, now: float) -> list[Outgoing]:
+        self.phase = Phase.FINISHED
+        self.ended_at = now
+        return [self._broadcast(RaceFinished(
+                    seq=self._next_seq, race_id=self.race_id,
+                    seed=str(self.seed) if self.reveals_seed else None,
+                    algorithm=self.algorithm, ranking=self.ranking())),
+                self._room_changed()]
+
+    @property
+    def reveals_seed(self) -> bool:
+        """A daily deal's seed stays secret until its day is over (the API reveals it then)."""
+        return self.deal_kind != "daily"
+
+    def ranking(self) -> list[RankEntry]:
+        """Winners by time; then by cards home, then by who reached that count first."""
+        assert self.started_at is not None
+        start = self.started_at
+
+        def key(racer: Racer) -> tuple[int, float, int, float]:
+            if racer.status == "won":
+                return (0, (racer.finished_at or 0) - start, 0, 0.0)
+            reached_at = racer.reached_at - start if racer.reached_at is not None else 0.0
+            return (1, 0.0, -racer.reached, reached_at)
+
+        ordered = sorted(self.racers.values(), key=key)
+        return [RankEntry(
+            rank=place, player_id=racer.player_id, name=racer.name, status=racer.status,
+            time_ms=None if racer.finished_at is None else ms(racer.finished_at - start),
+            on_foundations=racer.reached,
+            reached_at_ms=None if racer.reached_at is None else ms(racer.reached_at - start),
+            moves=len(racer.move_times)) for place, racer in enumerate(ordered, start=1)]
+
+    # -- time ---------------------------------------------------------------------------------
+
+    def _out_of_time(self, now: float) -> bool:
+        return (self.time_limit_s is not None and self.started_at is not None
+                and now >= self.started_at + self.time_limit_s)
+
+    def next_deadline(self) -> float | None:
+        deadlines = []
+        if self.phase is Phase.COUNTDOWN and self.starts_at is not None:
+            deadlines.append(self.starts_at)
+        if (self.phase is Phase.RACING and self.time_limit_s is not None
+                and self.started_at is not None):
+            deadlines.append(self.started_at + self.time_limit_s)
+        if self.phase is not Phase.FINISHED:
+            deadlines += [racer.away_since + self.grace_s for racer in self.racers.values()
+                          if racer.away_since is not None and not racer.finished]
+        return min(deadlines, default=None)
+
+    def tick(self, now: float) -> list[Outgoing]:
+        out: list[Outgoing] = []
+        if self.phase is Phase.COUNTDOWN and self.starts_at is not None and now >= self.starts_at:
+            out += self._start_racing(now)
+        for racer in list(self.racers.values()):
+            if racer.away_since is None or now < racer.away_since + self.grace_s:
+                continue
+            if self.phase is Phase.LOBBY or self.phase is Phase.COUNTDOWN:
+                out += self.leave(racer.player_id, now)
+            elif self.phase is Phase.RACING and not racer.finished:
+                out += self._finish(racer, "abandoned", racer.away_since + self.grace_s,
+                                    resign=True)
+        if self.phase is Phase.RACING and self._out_of_time(now):
+            assert self.started_at is not None and self.time_limit_s is not None
+            limit = self.started_at + self.time_limit_s
+            for racer in self.racers.values():
+                if not racer.finished and self.phase is Phase.RACING:
+                    out += self._finish(racer, "timed_out", limit)
+        return out
+
+    # -- connections --------------------------------------------------------------------------
+
+    def disconnect(self, player_id: str, now: float) -> list[Outgoing]:
+        self.spectators.discard(player_id)
+        racer = self.racers.get(player_id)
+        if racer is None or not racer.connected:
+            return []
+        racer.connected, racer.away_since = False, now
+        return [self._room_changed()]
+
+    def reconnect(self, player_id: str, now: float) -> list[Outgoing]:
+        racer = self._racer(player_id)
+        racer.connected, racer.away_since = True, None
+        return [self._room_changed()]
+
+    def own_view(self, player_id: str, request_id: str | None = None) -> YourView | None:
+        racer = self.racers.get(player_id)
+        if racer is None or racer.game is None:
+            return None
+        return YourView(id=request_id, view=view_model(racer.game.view()))
+
+    def events_since(self, seq: int) -> list[Message]:
+        return self.events[seq:]

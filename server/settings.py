@@ -1,0 +1,59 @@
+"""The server's settings: one pydantic-settings object, read from ``PATIENCE_RACE_*`` variables.
+
+Made once by the caller (``Settings()``) and passed to whatever needs it; nothing reads the
+environment at import time.
+"""
+
+from __future__ import annotations
+
+from pydantic import field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ASYNC_DRIVERS = {
+    "postgresql": "postgresql+asyncpg",
+    "postgres": "postgresql+asyncpg",
+    "sqlite": "sqlite+aiosqlite",
+}
+"""Plain URL schemes and the asyncio driver the server uses for each."""
+
+
+def async_url(url: str) -> str:
+    """``postgresql://...`` becomes ``postgresql+asyncpg://...`` and ``sqlite:///...`` becomes
+    ``sqlite+aiosqlite:///...``; a URL that already names a driver is left alone."""
+    scheme, separator, rest = url.partition("://")
+    if not separator or scheme not in ASYNC_DRIVERS:
+        return url
+    return f"{ASYNC_DRIVERS[scheme]}://{rest}"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="PATIENCE_RACE_")
+
+    database_url: str = "sqlite+aiosqlite:///patience-race.sqlite3"
+    """A SQLAlchemy URL; a plain ``postgresql://`` or ``sqlite:///`` one gets its async driver."""
+    host: str = "127.0.0.1"
+    port: int = 8765
+    max_frame_bytes: int = 16384
+    reconnect_grace_s: float = 60.0
+    countdown_s: float = 3.0
+    rate_per_s: float = 50.0
+    """Messages a connection may send per second, on average (a token bucket)."""
+    rate_burst: float = 100.0
+    """How many it may send at once."""
+    flood_close_after: int = 200
+    """Refused messages in a row after which the connection is closed (1008)."""
+
+    @property
+    def safe_database_url(self) -> str:
+        """The database URL with any password hidden, for logs and messages."""
+        scheme, separator, rest = self.database_url.partition("://")
+        credentials, at, location = rest.rpartition("@")
+        if not at or ":" not in credentials:
+            return self.database_url
+        user = credentials.split(":", 1)[0]
+        return f"{scheme}{separator}{user}:***@{location}"
+
+    @field_validator("database_url")
+    @classmethod
+    def _with_async_driver(cls, url: str) -> str:
+        return async_url(url)

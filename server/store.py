@@ -1,0 +1,453 @@
+"""Storing players, races, moves and results, and reading them back: plain async functions.
+
+Each function takes the session factory first and runs in one transaction of its own. The
+writes the server may retry after an error are idempotent: entries and moves are inserted with
+"insert or ignore" on their primary key (``ON CONFLICT DO NOTHING`` on PostgreSQL and SQLite
+alike), and results are set, not added.
+
+Leaderboards come in two shapes. The time boards (``fastest_wins``, ``deal_board``,
+``daily_board``) have one ``ResultLine`` per racer per race; ``most_wins`` has one ``WinsLine``
+per player. Lines that tie share a rank (1, 2, 2, 4) and are listed in a fixed order: who got
+there first, then by ids. Every board takes ``around``, a player id: then the lines are the
+``limit`` lines around that player's best line, which is also returned as ``me``.
+
+Times: ``now`` and every timestamp are timezone-aware; "today" and a daily deal's day are UTC
+days, and the "week" board counts from Monday 00:00 UTC.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from pathlib import Path
+from typing import Any, Generic, Literal, TypedDict, TypeVar
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import (
+    ColumnElement,
+    Insert,
+    Row,
+    Subquery,
+    case,
+    func,
+    inspect,
+    literal,
+    select,
+    tuple_,
+)
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.orm import selectinload
+
+from engine.moves import Move
+from engine.replay import MoveLog, replay_trusted
+from server.db import Base, DailyDealRow, EntryRow, MoveRow, PlayerRow, RaceRow
+from server.protocol import RankEntry
+from server.race import DealKind, commitment
+
+Sessions = async_sessionmaker[AsyncSession]
+Period = Literal["today", "week", "all"]
+
+ALEMBIC_INI = Path(__file__).resolve().parent.parent / "alembic.ini"
+
+
+def new_id() -> str:
+    """A random URL-safe id of 16 characters (96 bits), for players and races."""
+    return secrets.token_urlsafe(12)
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+async def upgrade_database(url: str) -> None:
+    """``alembic upgrade head`` on ``url``. Alembic's async environment runs its own event loop,
+    so it runs in a worker thread, which keeps this usable from a running loop."""
+    config = Config(str(ALEMBIC_INI))
+    config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))  # ini-style escaping
+    await asyncio.to_thread(command.upgrade, config, "head")
+
+
+# -- players ----------------------------------------------------------------------------------
+
+
+async def create_player(sessions: Sessions, name: str) -> tuple[PlayerRow, str]:
+    """A new player and their secret token, which is returned once and stored only hashed."""
+    token = secrets.token_urlsafe(32)
+    player = PlayerRow(id=new_id(), name=name, token_hash=token_hash(token),
+                       created_at=datetime.now(UTC))
+    async with sessions.begin() as session:
+        session.add(player)
+    return player, token
+
+
+async def player_by_token(sessions: Sessions, token: str) -> PlayerRow | None:
+    async with sessions.begin() as session:
+        return await session.scalar(
+            select(PlayerRow).where(PlayerRow.token_hash == token_hash(token)))
+
+
+# -- races ------------------------------------------------------------------------------------
+
+
+async def create_race(sessions: Sessions, *, race_id: str, code: str, rule_set: str,
+                      deal_kind: DealKind, seed: int, algorithm: int, host_id: str,
+                      seats_max: int, time_limit_s: int | None,
+                      daily_day: date | None = None) -> RaceRow:
+    """A race in its lobby. The commitment is computed here from the seed, as the race does."""
+    if (deal_kind == "daily") != (daily_day is not None):
+        raise ValueError("a daily deal, and only a daily deal, has a daily day")
+    race = RaceRow(id=race_id, code=code, rule_set=rule_set, deal_kind=deal_kind, seed=seed,
+                   algorithm=algorithm, commitment=commitment(seed), daily_day=daily_day,
+                   seats_max=seats_max, time_limit_s=time_limit_s, host_id=host_id,
+                   created_at=datetime.now(UTC))
+    async with sessions.begin() as session:
+        session.add(race)
+    return race
+
+
+async def record_start(sessions: Sessions, race_id: str, started_at: datetime,
+                       player_ids: Sequence[str]) -> None:
+    """The race started with these racers: each gets an entry, ``racing``. Safe to retry."""
+    async with sessions.begin() as session:
+        race = await session.get_one(RaceRow, race_id)
+        race.started_at = started_at
+        await _insert_new(session, EntryRow, [
+            {"race_id": race_id, "player_id": player_id, "status": "racing",
+             "on_foundations": 0, "moves": 0, "rule_set": race.rule_set, "seed": race.seed,
+             "daily_day": race.daily_day}
+            for player_id in player_ids])
+
+
+class AcceptedMove(TypedDict):
+    """A row of ``record_moves``: ``index`` is 0-based per player, ``text`` the move's text
+    form, ``at_ms`` the server time since the race's start."""
+
+    race_id: str
+    player_id: str
+    index: int
+    text: str
+    at_ms: int
+
+
+async def record_moves(sessions: Sessions, moves: Sequence[AcceptedMove]) -> None:
+    """Store accepted moves, all in one transaction; moves already stored are skipped, so a
+    batch can be retried whole after an error."""
+    async with sessions.begin() as session:
+        await _insert_new(session, MoveRow, [dict(move) for move in moves])
+
+
+async def record_results(sessions: Sessions, race_id: str, ended_at: datetime,
+                         ranking: Sequence[RankEntry]) -> None:
+    """The race is over: set each racer's result from the race's ranking. Safe to retry."""
+    async with sessions.begin() as session:
+        race = await session.get_one(RaceRow, race_id, options=[selectinload(RaceRow.entries)])
+        started_at = race.started_at
+        if started_at is None:
+            raise ValueError(f"race {race_id} has no recorded start")
+        entries = {entry.player_id: entry for entry in race.entries}
+        for result in ranking:
+            entry = entries.get(result.player_id)
+            if entry is None:
+                raise ValueError(f"{result.player_id} did not start race {race_id}")
+            entry.status, entry.rank, entry.moves = result.status, result.rank, result.moves
+            entry.time_ms, entry.reached_at_ms = result.time_ms, result.reached_at_ms
+            entry.on_foundations = result.on_foundations
+            entry.finished_at = (None if result.time_ms is None
+                                 else started_at + timedelta(milliseconds=result.time_ms))
+            entry.ended_at = ended_at
+        race.ended_at = ended_at
+
+
+async def _insert_new(session: AsyncSession, model: type[Base],
+                      rows: list[dict[str, Any]]) -> None:
+    """Insert the rows whose primary key is not taken yet. The SQL is the same on PostgreSQL and
+    SQLite (``ON CONFLICT (key) DO NOTHING``), but each dialect has its own insert construct."""
+    if not rows:
+        return
+    key = inspect(model).primary_key
+    dialect = (await session.connection()).dialect.name
+    statement: Insert
+    if dialect == "postgresql":
+        statement = postgresql.insert(model).on_conflict_do_nothing(index_elements=key)
+    elif dialect == "sqlite":
+        statement = sqlite.insert(model).on_conflict_do_nothing(index_elements=key)
+    else:
+        raise NotImplementedError(f"insert-or-ignore is not written for {dialect}")
+    await session.execute(statement, rows)
+
+
+async def has_played_daily(sessions: Sessions, player_id: str, rule_set: str, day: date) -> bool:
+    """Whether the player has started that day's daily deal (finished or not)."""
+    async with sessions.begin() as session:
+        found = await session.scalar(select(EntryRow.race_id).where(
+            EntryRow.rule_set == rule_set, EntryRow.daily_day == day,
+            EntryRow.player_id == player_id).limit(1))
+    return found is not None
+
+
+async def daily_seed(sessions: Sessions, rule_set: str, day: date) -> int:
+    """The day's secret seed for the rule set: drawn once, the first time it is asked for (two
+    servers asking at once agree, as the insert keeps whichever came first)."""
+    async with sessions.begin() as session:
+        await _insert_new(session, DailyDealRow, [
+            {"rule_set": rule_set, "day": day, "seed": secrets.randbits(64)}])
+        row = await session.get_one(DailyDealRow, (rule_set, day))
+        return row.seed
+
+
+async def unfinished_races(sessions: Sessions) -> list[RaceRow]:
+    """Races with no end yet, oldest first, each with its host, its entries (with their
+    players) and each entry's moves in order: what it takes to rebuild the races in progress
+    after a restart, by replaying every racer's moves."""
+    async with sessions.begin() as session:
+        races = await session.scalars(
+            select(RaceRow).where(RaceRow.ended_at.is_(None)).order_by(RaceRow.created_at)
+            .options(selectinload(RaceRow.host),
+                     selectinload(RaceRow.entries).selectinload(EntryRow.player),
+                     selectinload(RaceRow.entries).selectinload(EntryRow.move_log)))
+        return list(races)
+
+
+async def race_record(sessions: Sessions, race_id: str, now: datetime) -> dict[str, Any] | None:
+    """A race as plain JSON-ready data: its deal, players, results and every racer's move log
+    (docs/move-log.md, with ``time_ms`` per move).
+
+    The seed and the logs (whose moves name the cards) are given only once they are revealed:
+    after the race's end, and for a daily deal after the end of its day, so nobody can look up
+    today's daily before playing it. ``None`` for an unknown race.
+    """
+    async with sessions.begin() as session:
+        race = await session.get(RaceRow, race_id, options=[
+            selectinload(RaceRow.entries).selectinload(EntryRow.player),
+            selectinload(RaceRow.entries).selectinload(EntryRow.move_log)])
+    if race is None:
+        return None
+    revealed = race.ended_at is not None and (race.daily_day is None
+                                              or race.daily_day < utc_day(now))
+    entries = sorted(race.entries, key=lambda entry: (entry.rank is None, entry.rank or 0,
+                                                      entry.player.name))
+    return {
+        "race_id": race.id,
+        "rule_set": race.rule_set,
+        "deal_kind": race.deal_kind,
+        "daily_day": None if race.daily_day is None else race.daily_day.isoformat(),
+        "algorithm": race.algorithm,
+        "commitment": race.commitment,
+        "seed": str(race.seed) if revealed else None,
+        "created_at": race.created_at.isoformat(),
+        "started_at": None if race.started_at is None else race.started_at.isoformat(),
+        "ended_at": None if race.ended_at is None else race.ended_at.isoformat(),
+        "players": [{"player_id": entry.player_id, "name": entry.player.name}
+                    for entry in entries],
+        "results": [{"rank": entry.rank, "player_id": entry.player_id, "status": entry.status,
+                     "time_ms": entry.time_ms, "on_foundations": entry.on_foundations,
+                     "reached_at_ms": entry.reached_at_ms, "moves": entry.moves}
+                    for entry in entries if entry.rank is not None],
+        "logs": {entry.player_id: _move_log(race, entry) for entry in entries}
+        if revealed else None,
+    }
+
+
+def _move_log(race: RaceRow, entry: EntryRow) -> dict[str, Any]:
+    """The racer's move log, with the outcome their moves reach (found by replaying them)."""
+    moves = tuple(Move.parse(move.text) for move in entry.move_log)
+    game = replay_trusted(MoveLog(race.rule_set, race.seed, race.algorithm, moves))
+    return MoveLog.of(game, [move.at_ms for move in entry.move_log]).to_json()
+
+
+def utc_day(now: datetime) -> date:
+    if now.tzinfo is None:
+        raise ValueError(f"a naive datetime has no UTC day: {now!r}")
+    return now.astimezone(UTC).date()
+
+
+# -- leaderboards -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ResultLine:
+    """A line of a time board: one racer's result in one race."""
+
+    rank: int
+    player_id: str
+    name: str
+    race_id: str
+    status: str
+    time_ms: int | None
+    on_foundations: int
+    reached_at_ms: int | None
+    seed: int | None
+    """None for a daily deal whose day is not over."""
+    finished_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class WinsLine:
+    rank: int
+    player_id: str
+    name: str
+    wins: int
+    last_win_at: datetime
+
+
+L = TypeVar("L", ResultLine, WinsLine)
+
+
+@dataclass(frozen=True, slots=True)
+class Board(Generic[L]):
+    lines: list[L]
+    me: L | None = None
+    """With ``around``: that player's best line, if they have one on this board."""
+
+
+async def fastest_wins(sessions: Sessions, rule_set: str, period: Period, limit: int,
+                       now: datetime, *, around: str | None = None) -> Board[ResultLine]:
+    """Every win of the rule set, fastest first (a player may hold several lines)."""
+    conditions = [EntryRow.rule_set == rule_set, EntryRow.status == "won"]
+    since = period_start(period, now)
+    if since is not None:
+        conditions.append(EntryRow.finished_at >= since)
+    lines = select(EntryRow).where(*conditions).subquery()
+    order = (lines.c.time_ms, lines.c.finished_at, lines.c.race_id, lines.c.player_id)
+    return await _board(sessions, _Query(lines, order, ties=1), limit, around,
+                        _result_line(utc_day(now)))
+
+
+async def most_wins(sessions: Sessions, rule_set: str, limit: int, *,
+                    around: str | None = None) -> Board[WinsLine]:
+    """Players by their number of wins; of two with as many, the one who got there first."""
+    lines = (select(EntryRow.player_id, func.count().label("wins"),
+                    func.max(EntryRow.finished_at).label("last_win_at"))
+             .where(EntryRow.rule_set == rule_set, EntryRow.status == "won")
+             .group_by(EntryRow.player_id).subquery())
+    order = (-lines.c.wins, lines.c.last_win_at, lines.c.player_id)
+    return await _board(sessions, _Query(lines, order, ties=1), limit, around, _wins_line)
+
+
+async def deal_board(sessions: Sessions, rule_set: str, seed: int, limit: int, *,
+                     around: str | None = None) -> Board[ResultLine]:
+    """Everyone who finished a race on this deal, ranked as a race ranks its racers."""
+    lines = (select(EntryRow)
+             .where(EntryRow.rule_set == rule_set, EntryRow.seed == seed,
+                    EntryRow.rank.is_not(None))
+             .subquery())
+    return await _board(sessions, _race_order(lines), limit, around, _result_line(None))
+
+
+async def daily_board(sessions: Sessions, rule_set: str, day: date, limit: int, now: datetime,
+                      *, around: str | None = None) -> Board[ResultLine]:
+    """Everyone who finished that day's daily deal, ranked as a race ranks its racers. The
+    seed is in the lines only once the day is over."""
+    lines = (select(EntryRow)
+             .where(EntryRow.rule_set == rule_set, EntryRow.daily_day == day,
+                    EntryRow.rank.is_not(None))
+             .subquery())
+    return await _board(sessions, _race_order(lines), limit, around, _result_line(utc_day(now)))
+
+
+def period_start(period: Period, now: datetime) -> datetime | None:
+    """When a period's board begins: 00:00 UTC today, Monday 00:00 UTC, or never."""
+    today = datetime.combine(utc_day(now), time(tzinfo=UTC))
+    if period == "today":
+        return today
+    if period == "week":
+        return today - timedelta(days=today.weekday())
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Query:
+    """A board as a query: ``lines`` has one row per line and a ``player_id`` column;
+    ``order`` is ascending, best first, and total; its first ``ties`` terms decide the rank."""
+
+    lines: Subquery
+    order: tuple[ColumnElement[Any], ...]
+    ties: int
+
+
+def _race_order(lines: Subquery) -> _Query:
+    """The order of ``Race.ranking``: winners by time; then by cards home (most first), then by
+    when that count was reached; ties broken by who finished first."""
+    c = lines.c
+    won = c.status == "won"
+    order = (case((won, 0), else_=1), case((won, c.time_ms), else_=0), -c.on_foundations,
+             func.coalesce(c.reached_at_ms, 0), c.finished_at, c.race_id, c.player_id)
+    return _Query(lines, order, ties=4)
+
+
+async def _board(sessions: Sessions, query: _Query, limit: int, around: str | None,
+                 make_line: Callable[[Row[Any], int], L]) -> Board[L]:
+    """The top ``limit`` lines, or with ``around`` the ``limit`` lines centred on that player's
+    best line. A line's rank is one more than the number of lines strictly better: for a
+    window that does not start at the top, one count finds the first line's rank and the
+    window's position gives the rest."""
+    if limit < 1:
+        raise ValueError(f"a board shows at least one line, not {limit}")
+    keys = [term.label(f"key{number}") for number, term in enumerate(query.order)]
+    lines = query.lines
+    async with sessions.begin() as session:
+        mine: tuple[Any, ...] | None = None
+        start = 0
+        if around is not None:
+            best = (await session.execute(
+                select(*keys).where(lines.c.player_id == around).order_by(*query.order)
+                .limit(1))).first()
+            if best is not None:
+                mine = tuple(best)
+                position = await _count_before(session, query, mine, len(query.order))
+                start = max(0, position - (limit - 1) // 2)
+        rows = (await session.execute(
+            select(lines, PlayerRow.name, *keys)
+            .join(PlayerRow, PlayerRow.id == lines.c.player_id)
+            .order_by(*query.order).offset(start).limit(limit))).all()
+        full_keys = [tuple(row)[-len(keys):] for row in rows]
+        tie_keys = [key[:query.ties] for key in full_keys]
+        first_rank = 1
+        if start > 0 and rows:
+            first_rank += await _count_before(session, query, tie_keys[0], query.ties)
+    ranks: list[int] = []
+    for number, key in enumerate(tie_keys):
+        if number == 0:
+            ranks.append(first_rank)
+        elif key == tie_keys[number - 1]:
+            ranks.append(ranks[-1])
+        else:
+            ranks.append(start + number + 1)
+    made = [make_line(row, rank) for row, rank in zip(rows, ranks, strict=True)]
+    me = next((line for line, key in zip(made, full_keys, strict=True) if key == mine), None)
+    return Board(made, me)
+
+
+async def _count_before(session: AsyncSession, query: _Query, key: tuple[Any, ...],
+                        terms: int) -> int:
+    """How many lines sort strictly before ``key`` on the first ``terms`` terms of the order."""
+    order = query.order[:terms]
+    bound = tuple_(*(literal(value, term.type) for term, value in zip(order, key, strict=True)))
+    count = await session.scalar(
+        select(func.count()).select_from(query.lines).where(tuple_(*order) < bound))
+    return count or 0
+
+
+def _result_line(today: date | None) -> Callable[[Row[Any], int], ResultLine]:
+    """Makes time board lines; given ``today``, a daily deal's seed waits for its day's end."""
+
+    def make(row: Row[Any], rank: int) -> ResultLine:
+        hidden = today is not None and row.daily_day is not None and row.daily_day >= today
+        return ResultLine(
+            rank=rank, player_id=row.player_id, name=row.name, race_id=row.race_id,
+            status=row.status, time_ms=row.time_ms, on_foundations=row.on_foundations,
+            reached_at_ms=row.reached_at_ms, seed=None if hidden else row.seed,
+            finished_at=row.finished_at)
+
+    return make
+
+
+def _wins_line(row: Row[Any], rank: int) -> WinsLine:
+    return WinsLine(rank=rank, player_id=row.player_id, name=row.name, wins=row.wins,
+                    last_win_at=row.last_win_at)

@@ -1,0 +1,105 @@
+"""Database fixtures for the server tests: real databases, SQLite and PostgreSQL.
+
+``database_kind`` is parametrized over both. The PostgreSQL case needs the variable
+PATIENCE_RACE_TEST_POSTGRES_URL, a server where that user may create databases (CI sets
+``postgresql+asyncpg://postgres@127.0.0.1/test``); without it those tests are skipped. Every
+database is a throwaway one: a file in a temporary directory, or a uniquely named PostgreSQL
+database, dropped at the end.
+
+- ``database_url``: one database per kind for the session, migrated with ``alembic upgrade
+  head``; ``sessions`` empties it before each test, so tests do not see each other's rows.
+- ``sessions``: the session factory the store functions take.
+- ``empty_database_url``: a fresh database with no tables, for migration tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from sqlalchemy import make_url, text
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.pool import NullPool
+
+from server.db import Base, make_engine, make_sessionmaker
+from server.settings import async_url
+from server.store import upgrade_database
+
+POSTGRES_URL_VARIABLE = "PATIENCE_RACE_TEST_POSTGRES_URL"
+
+
+@pytest.fixture(scope="session", params=["sqlite", "postgresql"])
+def database_kind(request: pytest.FixtureRequest) -> str:
+    kind: str = request.param
+    if kind == "postgresql" and not os.environ.get(POSTGRES_URL_VARIABLE):
+        pytest.skip(f"PostgreSQL tests run only when {POSTGRES_URL_VARIABLE} is set, e.g. to "
+                    "postgresql+asyncpg://postgres@127.0.0.1/test")
+    return kind
+
+
+async def create_database(kind: str, directory: Path) -> str:
+    """The URL of a new, empty database of that kind."""
+    if kind == "sqlite":
+        return f"sqlite+aiosqlite:///{directory / f'test-{secrets.token_hex(4)}.sqlite3'}"
+    server = make_url(async_url(os.environ[POSTGRES_URL_VARIABLE]))
+    name = f"patience_race_test_{secrets.token_hex(6)}"
+    await _postgres_admin(server.render_as_string(hide_password=False),
+                          f'CREATE DATABASE "{name}"')
+    return server.set(database=name).render_as_string(hide_password=False)
+
+
+async def drop_database(url: str) -> None:
+    """Drop a PostgreSQL database made by ``create_database`` (SQLite files go with their
+    temporary directory)."""
+    database = make_url(url)
+    if database.get_backend_name() == "postgresql":
+        server = make_url(async_url(os.environ[POSTGRES_URL_VARIABLE]))
+        await _postgres_admin(server.render_as_string(hide_password=False),
+                              f'DROP DATABASE IF EXISTS "{database.database}" WITH (FORCE)')
+
+
+async def _postgres_admin(server_url: str, statement: str) -> None:
+    """Run a statement that cannot run in a transaction (CREATE/DROP DATABASE)."""
+    engine = create_async_engine(server_url, isolation_level="AUTOCOMMIT", poolclass=NullPool)
+    try:
+        async with engine.connect() as connection:
+            await connection.execute(text(statement))
+    finally:
+        await engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def database_url(database_kind: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    # Session fixtures are set up before, and torn down after, every test's event loop.
+    url = asyncio.run(create_database(database_kind, tmp_path_factory.mktemp("database")))
+    try:
+        asyncio.run(upgrade_database(url))
+        yield url
+    finally:
+        asyncio.run(drop_database(url))
+
+
+@pytest_asyncio.fixture
+async def sessions(database_url: str) -> AsyncIterator[async_sessionmaker[AsyncSession]]:
+    engine = make_engine(database_url)
+    try:
+        async with engine.begin() as connection:
+            for table in reversed(Base.metadata.sorted_tables):
+                await connection.execute(table.delete())
+        yield make_sessionmaker(engine)
+    finally:
+        await engine.dispose()
+
+
+@pytest_asyncio.fixture
+async def empty_database_url(database_kind: str, tmp_path: Path) -> AsyncIterator[str]:
+    url = await create_database(database_kind, tmp_path)
+    try:
+        yield url
+    finally:
+        await drop_database(url)

@@ -1,0 +1,222 @@
+"""The race state machine on its own: fed events and times, checked on what it says."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+import pytest
+
+from engine.moves import Move
+from engine.players import GreedyPlayer, RandomPlayer
+from server.protocol import (
+    Countdown,
+    MoveAccepted,
+    ProgressEvent,
+    RaceFinished,
+    RaceStarted,
+    RoomState,
+    YourView,
+)
+from server.race import Outgoing, Phase, Race, RaceError
+
+T0 = 1_000_000.0
+SEED = 20261122
+
+
+def new_race(rule_set: str = "hidden-cards", **options: object) -> Race:
+    settings: dict[str, object] = dict(
+        race_id="r1", code="ABCD1234", rule_set=rule_set, seed=SEED, algorithm=1,
+        deal_kind="secret", host_id="p1", host_name="Ann", seats_max=3, time_limit_s=None)
+    settings.update(options)
+    return Race(**settings)  # type: ignore[arg-type]
+
+
+def started(race: Race, *others: str) -> list[Outgoing]:
+    for index, player in enumerate(others):
+        race.join(player, f"name{index}", T0)
+    out = race.start("p1", T0)
+    return out + race.tick(T0 + race.countdown_s)
+
+
+def messages(out: list[Outgoing], kind: type) -> list:
+    return [o.message for o in out if isinstance(o.message, kind)]
+
+
+def test_lobby_fills_then_refuses_and_everyone_ready_starts_the_countdown() -> None:
+    race = new_race()
+    race.join("p2", "Bob", T0)
+    race.join("p3", "Cy", T0)
+    with pytest.raises(RaceError) as full:
+        race.join("p4", "Di", T0)
+    assert full.value.code == "room_full"
+    race.ready("p1", True, T0)
+    race.ready("p2", True, T0)
+    assert race.phase is Phase.LOBBY
+    out = race.ready("p3", True, T0 + 1)
+    assert race.phase is Phase.COUNTDOWN
+    (countdown,) = messages(out, Countdown)
+    assert countdown.starts_at_ms == round((T0 + 1 + race.countdown_s) * 1000)
+    assert race.next_deadline() == T0 + 1 + race.countdown_s
+    assert race.tick(T0 + 2) == []
+    out = race.tick(T0 + 1 + race.countdown_s)
+    assert race.phase is Phase.RACING
+    with pytest.raises(RaceError) as late:
+        race.join("p5", "Ed", T0 + 5)
+    assert late.value.code == "already_started"
+
+
+def test_everyone_gets_the_same_opening_at_the_same_moment_and_a_seed_commitment() -> None:
+    race = new_race()
+    out = started(race, "p2", "p3")
+    (start,) = messages(out, RaceStarted)
+    assert start.commitment == hashlib.sha256(str(SEED).encode()).hexdigest()
+    assert start.deal_number is None
+    views = [o for o in out if isinstance(o.message, YourView)]
+    assert sorted(o.to for o in views) == ["p1", "p2", "p3"]
+    assert len({o.message.view.model_dump_json() for o in views}) == 1
+
+
+def test_room_events_are_numbered_without_gaps() -> None:
+    race = new_race()
+    started(race, "p2")
+    assert [event.seq for event in race.events] == list(range(1, race.seq + 1))
+    assert race.events_since(race.seq - 1) == race.events[-1:]
+
+
+def test_only_the_host_starts_early() -> None:
+    race = new_race()
+    race.join("p2", "Bob", T0)
+    with pytest.raises(RaceError) as refused:
+        race.start("p2", T0)
+    assert refused.value.code == "not_host"
+
+
+def test_moves_before_the_start_and_after_finishing_are_refused() -> None:
+    race = new_race()
+    race.join("p2", "Bob", T0)
+    move = Move.parse("resign")
+    with pytest.raises(RaceError) as early:
+        race.move("p1", move, T0)
+    assert early.value.code == "not_racing"
+    started(race)
+    race.resign("p1", T0 + 10)
+    with pytest.raises(RaceError) as late:
+        race.move("p1", move, T0 + 11)
+    assert late.value.code == "finished"
+    with pytest.raises(RaceError) as stranger:
+        race.move("p9", move, T0 + 11)
+    assert stranger.value.code == "not_in_room"
+
+
+def test_an_illegal_move_is_refused_with_the_engine_reason_and_changes_nothing() -> None:
+    race = new_race()
+    race.join("p2", "Bob", T0)
+    started(race)
+    seq = race.seq
+    with pytest.raises(RaceError) as refused:
+        race.move("p1", Move.parse("AS heap:7 -> kings"), T0 + 4)
+    assert refused.value.code == "illegal_move" and refused.value.message
+    assert race.seq == seq and race.racers["p1"].game.history == []
+
+
+def test_an_accepted_move_is_acknowledged_to_the_mover_and_progress_to_the_room() -> None:
+    race = new_race()
+    race.join("p2", "Bob", T0)
+    started(race)
+    game = race.racers["p1"].game
+    move = game.legal_moves()[0]
+    out = race.move("p1", move, T0 + 5, request_id="m1")
+    (ack,) = [o for o in out if isinstance(o.message, MoveAccepted)]
+    assert ack.to == "p1" and ack.message.id == "m1" and ack.message.move == str(move)
+    assert ack.message.changed, "the piles that changed are sent"
+    (progress,) = [o for o in out if isinstance(o.message, ProgressEvent)]
+    assert progress.to is None and progress.message.player_id == "p1"
+    assert "cards" not in progress.message.model_dump_json()
+    assert progress.message.moves == 1
+
+
+def play_to_end(race: Race, player_id: str, player: RandomPlayer, start: float) -> float:
+    now = start
+    game = race.racers[player_id].game
+    while not race.racers[player_id].finished:
+        now += 0.5
+        race.move(player_id, player.choose(game), now)
+    return now
+
+
+def test_a_whole_race_of_three_ranks_winners_by_time_then_cards_home() -> None:
+    seed = next(s for s in range(1, 500) if _wins("all-fours", s))
+    race = new_race("all-fours", seed=seed)
+    started(race, "p2", "p3")
+    start = T0 + race.countdown_s
+    play_to_end(race, "p2", GreedyPlayer(random.Random(1)), start + 100)
+    play_to_end(race, "p1", GreedyPlayer(random.Random(1)), start)
+    race.resign("p3", start + 1)
+    assert race.phase is Phase.FINISHED
+    finished = race.events[-2]
+    assert isinstance(finished, RaceFinished) and finished.seed == str(seed)
+    assert [entry.player_id for entry in finished.ranking] == ["p1", "p2", "p3"]
+    assert [entry.status for entry in finished.ranking] == ["won", "won", "resigned"]
+    assert finished.ranking[0].time_ms < finished.ranking[1].time_ms
+    assert isinstance(race.events[-1], RoomState) and race.events[-1].phase == "finished"
+
+
+def _wins(rule_set: str, seed: int) -> bool:
+    from engine.players import play_out
+    from engine.registry import find_rule_set
+    from engine.view import Status
+    game = play_out(find_rule_set(rule_set)(seed), GreedyPlayer(random.Random(1)))
+    return game.outcome().status is Status.WON
+
+
+def test_time_limit_finishes_everyone_and_ties_break_on_who_got_there_first() -> None:
+    race = new_race("octagon", time_limit_s=60)
+    started(race, "p2")
+    start = T0 + race.countdown_s
+    assert race.next_deadline() == start + 60
+    for player_id, when in (("p2", start + 1), ("p1", start + 2)):
+        game = race.racers[player_id].game
+        for move in _same_moves(game, 6):
+            race.move(player_id, move, when)
+    out = race.tick(start + 60)
+    assert race.phase is Phase.FINISHED
+    (finished,) = messages(out, RaceFinished)
+    assert [entry.status for entry in finished.ranking] == ["timed_out", "timed_out"]
+    assert [entry.player_id for entry in finished.ranking] == ["p2", "p1"]
+
+
+def _same_moves(game, count: int) -> list[Move]:
+    trial = game.copy()
+    moves = []
+    player = GreedyPlayer(random.Random(5))
+    while len(moves) < count and not trial.outcome().is_over:
+        move = player.choose(trial)
+        trial.play(move)
+        moves.append(move)
+    return moves
+
+
+def test_a_dropped_racer_keeps_the_seat_for_the_grace_period_then_is_out() -> None:
+    race = new_race(grace_s=60)
+    race.join("p2", "Bob", T0)
+    started(race)
+    start = T0 + race.countdown_s
+    race.disconnect("p2", start + 1)
+    assert race.next_deadline() == start + 61
+    race.reconnect("p2", start + 30)
+    assert race.racers["p2"].connected and race.next_deadline() is None
+    race.disconnect("p2", start + 40)
+    race.tick(start + 99)
+    assert not race.racers["p2"].finished
+    race.tick(start + 100)
+    assert race.racers["p2"].finished and race.racers["p2"].status == "abandoned"
+
+
+def test_a_daily_deal_does_not_reveal_its_seed_at_the_end() -> None:
+    race = new_race(deal_kind="daily", seats_max=1, countdown_s=0)
+    out = race.start("p1", T0)
+    assert race.phase is Phase.RACING and messages(out, RaceStarted)
+    race.resign("p1", T0 + 3)
+    (finished,) = [e for e in race.events if isinstance(e, RaceFinished)]
+    assert finished.seed is None

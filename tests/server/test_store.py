@@ -1,0 +1,593 @@
+"""The store against real databases: SQLite always, PostgreSQL when configured (conftest.py).
+
+Leaderboards are checked on rows written the way the server writes them: create_race,
+record_start, record_results.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta, timezone
+
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import Connection, func, inspect, select
+from sqlalchemy.exc import IntegrityError, StatementError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.pool import NullPool
+
+from engine.deal import SEED_MAX
+from engine.players import GreedyPlayer, Player, RandomPlayer
+from engine.replay import MoveLog, replay
+from server.db import Base, EntryRow, MoveRow, PlayerRow, RaceRow
+from server.protocol import RankEntry
+from server.race import Phase, Race, commitment
+from server.settings import Settings, async_url
+from server.store import (
+    ALEMBIC_INI,
+    AcceptedMove,
+    Board,
+    ResultLine,
+    create_player,
+    create_race,
+    daily_board,
+    deal_board,
+    fastest_wins,
+    has_played_daily,
+    most_wins,
+    new_id,
+    period_start,
+    player_by_token,
+    race_record,
+    record_moves,
+    record_results,
+    record_start,
+    unfinished_races,
+    upgrade_database,
+)
+
+Sessions = async_sessionmaker[AsyncSession]
+
+NOW = datetime(2026, 11, 18, 12, 0, tzinfo=UTC)
+"""A Wednesday, noon UTC."""
+RULES = "hidden-cards"
+
+
+# -- settings ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("url", "expected"), [
+    ("postgresql://u:p@host/db", "postgresql+asyncpg://u:p@host/db"),
+    ("postgres://u@host:5433/db", "postgresql+asyncpg://u@host:5433/db"),
+    ("sqlite:///race.sqlite3", "sqlite+aiosqlite:///race.sqlite3"),
+    ("sqlite+aiosqlite:///race.sqlite3", "sqlite+aiosqlite:///race.sqlite3"),
+    ("postgresql+asyncpg://host/db", "postgresql+asyncpg://host/db"),
+])
+def test_async_url_gives_plain_urls_their_async_driver(url: str, expected: str) -> None:
+    assert async_url(url) == expected
+
+
+def test_settings_come_from_patience_race_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    defaults = Settings()
+    assert defaults.database_url == "sqlite+aiosqlite:///patience-race.sqlite3"
+    assert (defaults.host, defaults.port, defaults.max_frame_bytes) == ("127.0.0.1", 8765, 16384)
+    assert (defaults.reconnect_grace_s, defaults.countdown_s) == (60.0, 3.0)
+    monkeypatch.setenv("PATIENCE_RACE_DATABASE_URL", "postgresql://race@db.example/race")
+    monkeypatch.setenv("PATIENCE_RACE_PORT", "9000")
+    settings = Settings()
+    assert settings.database_url == "postgresql+asyncpg://race@db.example/race"
+    assert settings.port == 9000
+
+
+# -- migrations -------------------------------------------------------------------------------
+
+
+def _schema_differences(connection: Connection) -> list[object]:
+    return list(compare_metadata(MigrationContext.configure(connection), Base.metadata))
+
+
+def _names(connection: Connection) -> set[str]:
+    inspector = inspect(connection)
+    names = set()
+    for table in inspector.get_table_names():
+        names.add(inspector.get_pk_constraint(table)["name"] or f"unnamed pk of {table}")
+        names |= {index["name"] or "" for index in inspector.get_indexes(table)}
+        names |= {key["name"] or "" for key in inspector.get_foreign_keys(table)}
+    return names
+
+
+@pytest.mark.asyncio
+async def test_upgrade_head_on_an_empty_database_gives_exactly_the_models(
+        empty_database_url: str) -> None:
+    await upgrade_database(empty_database_url)
+    await upgrade_database(empty_database_url)  # already at head: nothing to do
+    engine = create_async_engine(empty_database_url, poolclass=NullPool)
+    try:
+        async with engine.connect() as connection:
+            assert await connection.run_sync(_schema_differences) == []
+            names = await connection.run_sync(_names)
+    finally:
+        await engine.dispose()
+    assert names >= {
+        "pk_players", "pk_races", "pk_entries", "pk_moves", "ix_players_token_hash",
+        "ix_races_ended_at", "ix_entries_fastest", "ix_entries_finished_at", "ix_entries_wins",
+        "ix_entries_deal", "ix_entries_daily", "fk_races_host_id_players",
+        "fk_entries_race_id_races", "fk_entries_player_id_players", "fk_moves_race_id_entries"}
+
+
+@pytest.mark.asyncio
+async def test_downgrade_base_removes_every_table(empty_database_url: str) -> None:
+    config = Config(str(ALEMBIC_INI))
+    config.set_main_option("sqlalchemy.url", empty_database_url.replace("%", "%%"))
+    await asyncio.to_thread(command.upgrade, config, "head")
+    await asyncio.to_thread(command.downgrade, config, "base")
+    engine = create_async_engine(empty_database_url, poolclass=NullPool)
+    try:
+        async with engine.connect() as connection:
+            tables = await connection.run_sync(lambda sync: inspect(sync).get_table_names())
+    finally:
+        await engine.dispose()
+    assert tables == ["alembic_version"]
+
+
+# -- players ----------------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_a_player_comes_back_by_token_which_is_stored_only_hashed(
+        sessions: Sessions) -> None:
+    player, token = await create_player(sessions, "Ann")
+    assert re.fullmatch(r"[A-Za-z0-9_-]{16,32}", player.id)
+    assert len(token) >= 43
+    found = await player_by_token(sessions, token)
+    assert found is not None and (found.id, found.name) == (player.id, "Ann")
+    assert found.created_at.tzinfo is not None
+    assert await player_by_token(sessions, token + "x") is None
+    async with sessions.begin() as session:
+        row = (await session.execute(select(PlayerRow.__table__))).one()
+    assert token not in [str(value) for value in row]
+    assert row.token_hash == hashlib.sha256(token.encode()).hexdigest()
+
+
+# -- races and moves --------------------------------------------------------------------------
+
+
+async def new_players(sessions: Sessions, *names: str) -> list[str]:
+    return [(await create_player(sessions, name))[0].id for name in names]
+
+
+async def new_race(sessions: Sessions, host_id: str, *, seed: int = 7, rule_set: str = RULES,
+                   daily_day: date | None = None) -> str:
+    race_id = new_id()
+    await create_race(sessions, race_id=race_id, code="ABCD1234", rule_set=rule_set,
+                      deal_kind="number" if daily_day is None else "daily", seed=seed,
+                      algorithm=1, host_id=host_id, seats_max=4, time_limit_s=None,
+                      daily_day=daily_day)
+    return race_id
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("seed", [0, 2**63 - 1, 2**63, SEED_MAX])
+async def test_a_race_keeps_its_64_bit_unsigned_seed_exactly(sessions: Sessions,
+                                                              seed: int) -> None:
+    (ann,) = await new_players(sessions, "Ann")
+    race_id = await new_race(sessions, ann, seed=seed)
+    async with sessions.begin() as session:
+        race = await session.get_one(RaceRow, race_id)
+        stored_length = await session.scalar(select(func.length(RaceRow.seed)))
+    assert race.seed == seed
+    assert race.commitment == commitment(seed)
+    assert stored_length == 20
+
+
+@pytest.mark.asyncio
+async def test_a_race_refuses_a_seed_beyond_64_bits_a_naive_time_and_a_daily_without_day(
+        sessions: Sessions) -> None:
+    (ann,) = await new_players(sessions, "Ann")
+    with pytest.raises(StatementError, match="64-bit"):
+        await new_race(sessions, ann, seed=SEED_MAX + 1)
+    race_id = await new_race(sessions, ann)
+    with pytest.raises(StatementError, match="naive"):
+        await record_start(sessions, race_id, datetime(2026, 11, 18, 12), [ann])
+    with pytest.raises(ValueError, match="daily"):
+        await create_race(sessions, race_id=new_id(), code="DAILY1", rule_set=RULES,
+                          deal_kind="daily", seed=1, algorithm=1, host_id=ann, seats_max=1,
+                          time_limit_s=None)
+
+
+@pytest.mark.asyncio
+async def test_start_and_moves_are_stored_once_however_often_they_are_retried(
+        sessions: Sessions) -> None:
+    ann, bob = await new_players(sessions, "Ann", "Bob")
+    race_id = await new_race(sessions, ann, seed=SEED_MAX)
+    await record_start(sessions, race_id, NOW, [ann, bob])
+    await record_start(sessions, race_id, NOW, [ann, bob])
+
+    def moves(player: str, indexes: range) -> list[AcceptedMove]:
+        return [AcceptedMove(race_id=race_id, player_id=player, index=index,
+                             text=f"move {index}", at_ms=1000 * index) for index in indexes]
+
+    await record_moves(sessions, moves(ann, range(5)) + moves(bob, range(2)))
+    await record_moves(sessions, moves(ann, range(3, 8)) + moves(bob, range(2)))
+    await record_moves(sessions, moves(ann, range(3, 8)))
+    await record_moves(sessions, [])
+    async with sessions.begin() as session:
+        entries = (await session.scalars(select(EntryRow).order_by(EntryRow.player_id))).all()
+        stored = (await session.execute(
+            select(MoveRow.player_id, MoveRow.index, MoveRow.text)
+            .order_by(MoveRow.player_id, MoveRow.index))).all()
+    assert sorted(entry.player_id for entry in entries) == sorted([ann, bob])
+    assert all(entry.status == "racing" and entry.seed == SEED_MAX and entry.rule_set == RULES
+               for entry in entries)
+    assert [(player, index) for player, index, _ in stored] == sorted(
+        [(ann, index) for index in range(8)] + [(bob, 0), (bob, 1)])
+
+
+@pytest.mark.asyncio
+async def test_a_move_of_someone_not_in_the_race_is_refused(sessions: Sessions) -> None:
+    ann, bob = await new_players(sessions, "Ann", "Bob")
+    race_id = await new_race(sessions, ann)
+    await record_start(sessions, race_id, NOW, [ann])
+    with pytest.raises(IntegrityError):
+        await record_moves(sessions, [AcceptedMove(race_id=race_id, player_id=bob, index=0,
+                                                   text="resign", at_ms=5)])
+
+
+@pytest.mark.asyncio
+async def test_results_set_rank_times_and_the_end(sessions: Sessions) -> None:
+    ann, bob = await new_players(sessions, "Ann", "Bob")
+    race_id = await new_race(sessions, ann)
+    await record_start(sessions, race_id, NOW, [ann, bob])
+    ended = NOW + timedelta(seconds=95)
+    ranking = [rank_entry(1, ann, "won", 90_000, 52, 90_000),
+               rank_entry(2, bob, "resigned", 95_000, 20, 40_000)]
+    await record_results(sessions, race_id, ended, ranking)
+    await record_results(sessions, race_id, ended, ranking)
+    async with sessions.begin() as session:
+        race = await session.get_one(RaceRow, race_id)
+        entries = {entry.player_id: entry for entry in await session.scalars(select(EntryRow))}
+    assert race.started_at == NOW and race.ended_at == ended
+    assert (entries[ann].rank, entries[ann].status, entries[ann].time_ms) == (1, "won", 90_000)
+    assert entries[ann].finished_at == NOW + timedelta(seconds=90)
+    assert (entries[bob].rank, entries[bob].on_foundations, entries[bob].reached_at_ms) == (
+        2, 20, 40_000)
+    assert entries[bob].ended_at == ended
+
+
+@pytest.mark.asyncio
+async def test_results_for_someone_who_did_not_start_are_refused(sessions: Sessions) -> None:
+    ann, bob = await new_players(sessions, "Ann", "Bob")
+    race_id = await new_race(sessions, ann)
+    await record_start(sessions, race_id, NOW, [ann])
+    with pytest.raises(ValueError, match="did not start"):
+        await record_results(sessions, race_id, NOW, [rank_entry(1, bob, "won", 1000, 52)])
+
+
+# -- a whole race, played by the race state machine -------------------------------------------
+
+
+def unix(moment: datetime) -> float:
+    return moment.timestamp()
+
+
+def utc(seconds: float) -> datetime:
+    return datetime.fromtimestamp(seconds, UTC)
+
+
+async def play_and_store(sessions: Sessions, race: Race, bots: dict[str, Player],
+                         now: float) -> None:
+    """Run the race to its end as the server would, storing what the server stores."""
+    for player in bots:
+        if player != race.host_id:
+            race.join(player, player, now)
+    race.start(race.host_id, now)
+    race.tick(now + race.countdown_s)
+    assert race.started_at is not None
+    await record_start(sessions, race.race_id, utc(race.started_at), list(race.racers))
+    now = race.started_at
+    while race.phase is not Phase.FINISHED:
+        for player, bot in bots.items():
+            racer = race.racers[player]
+            if not racer.finished and racer.game is not None:
+                now += 0.4
+                race.move(player, bot.choose(racer.game), now)
+    rows = [AcceptedMove(race_id=race.race_id, player_id=racer.player_id, index=index,
+                         text=str(move), at_ms=round((at - race.started_at) * 1000))
+            for racer in race.racers.values() if racer.game is not None
+            for index, (move, at) in enumerate(zip(racer.game.history, racer.move_times,
+                                                   strict=True))]
+    half = len(rows) // 2
+    await record_moves(sessions, rows[:half])
+    await record_moves(sessions, rows)
+    assert race.ended_at is not None
+    await record_results(sessions, race.race_id, utc(race.ended_at), race.ranking())
+
+
+@pytest.mark.asyncio
+async def test_a_race_record_has_results_and_move_logs_that_replay(sessions: Sessions) -> None:
+    ann, bob = await new_players(sessions, "Ann", "Bob")
+    race_id = await new_race(sessions, ann, seed=20261122)
+    race = Race(race_id=race_id, code="ABCD1234", rule_set=RULES, seed=20261122, algorithm=1,
+                deal_kind="number", host_id=ann, host_name="Ann", seats_max=4,
+                time_limit_s=None)
+    bots = {ann: GreedyPlayer(random.Random(1), patience=40),
+            bob: RandomPlayer(random.Random(2), patience=40)}
+    await play_and_store(sessions, race, bots, unix(NOW))
+
+    record = await race_record(sessions, race_id, NOW + timedelta(days=1))
+    assert record is not None
+    ranking = race.ranking()
+    assert record["seed"] == "20261122" and record["algorithm"] == 1
+    assert record["commitment"] == commitment(20261122)
+    assert [player["name"] for player in record["players"]] == [
+        {ann: "Ann", bob: "Bob"}[entry.player_id] for entry in ranking]
+    assert record["results"] == [
+        {"rank": entry.rank, "player_id": entry.player_id, "status": entry.status,
+         "time_ms": entry.time_ms, "on_foundations": entry.on_foundations,
+         "reached_at_ms": entry.reached_at_ms, "moves": entry.moves} for entry in ranking]
+    for player in (ann, bob):
+        racer = race.racers[player]
+        assert racer.game is not None
+        log = MoveLog.from_json(record["logs"][player])
+        assert list(log.moves) == racer.game.history
+        assert log.times_ms == tuple(round((at - (race.started_at or 0)) * 1000)
+                                     for at in racer.move_times)
+        assert replay(log).outcome().status is log.claimed_status
+        assert log.claimed_status is racer.game.outcome().status
+    assert await race_record(sessions, "no-such-race", NOW) is None
+
+
+@pytest.mark.asyncio
+async def test_a_daily_race_record_hides_seed_and_moves_until_the_day_is_over(
+        sessions: Sessions) -> None:
+    (ann,) = await new_players(sessions, "Ann")
+    day = NOW.date()
+    race_id = await new_race(sessions, ann, seed=99, daily_day=day)
+    race = Race(race_id=race_id, code="DAILY1", rule_set=RULES, seed=99, algorithm=1,
+                deal_kind="daily", host_id=ann, host_name="Ann", seats_max=1,
+                time_limit_s=None, countdown_s=0)
+    await play_and_store(sessions, race, {ann: GreedyPlayer(random.Random(3), patience=40)},
+                         unix(NOW))
+    during = await race_record(sessions, race_id, NOW + timedelta(hours=1))
+    after = await race_record(sessions, race_id, datetime.combine(
+        day + timedelta(days=1), datetime.min.time(), UTC))
+    assert during is not None and after is not None
+    assert during["seed"] is None and during["logs"] is None
+    assert during["results"] == after["results"] != []
+    assert after["seed"] == "99" and set(after["logs"]) == {ann}
+
+
+@pytest.mark.asyncio
+async def test_unfinished_races_come_back_with_entries_and_moves_in_order(
+        sessions: Sessions) -> None:
+    ann, bob = await new_players(sessions, "Ann", "Bob")
+    lobby = await new_race(sessions, ann)
+    racing = await new_race(sessions, bob, seed=SEED_MAX)
+    over = await new_race(sessions, ann)
+    await record_start(sessions, racing, NOW, [ann, bob])
+    await record_moves(sessions, [
+        AcceptedMove(race_id=racing, player_id=player, index=index, text=f"{player} {index}",
+                     at_ms=100 * index + len(player))
+        for index in (2, 0, 1) for player in (ann, bob)])
+    await record_start(sessions, over, NOW, [ann])
+    await record_results(sessions, over, NOW + timedelta(minutes=1),
+                         [rank_entry(1, ann, "resigned", 60_000, 3)])
+
+    races = await unfinished_races(sessions)
+    assert [race.id for race in races] == [lobby, racing]
+    assert races[0].host.name == "Ann" and races[0].entries == []
+    resumed = races[1]
+    assert (resumed.seed, resumed.started_at, resumed.host.name) == (SEED_MAX, NOW, "Bob")
+    assert {entry.player.name for entry in resumed.entries} == {"Ann", "Bob"}
+    for entry in resumed.entries:
+        assert entry.status == "racing"
+        assert [move.text for move in entry.move_log] == [
+            f"{entry.player_id} {index}" for index in range(3)]
+
+
+# -- leaderboards -----------------------------------------------------------------------------
+
+
+def rank_entry(rank: int, player: str, status: str, time_ms: int, home: int,
+               reached_at_ms: int | None = None) -> RankEntry:
+    return RankEntry(rank=rank, player_id=player, name="", status=status, time_ms=time_ms,
+                     on_foundations=home, reached_at_ms=reached_at_ms, moves=10)
+
+
+@dataclass(frozen=True)
+class Result:
+    player: str
+    status: str
+    time_ms: int
+    home: int = 52
+    reached_at_ms: int | None = None
+
+
+async def finished_race(sessions: Sessions, started_at: datetime, *results: Result,
+                        seed: int = 7, rule_set: str = RULES,
+                        daily_day: date | None = None) -> str:
+    """A race stored the way the server stores one; ``results`` in ranking order."""
+    race_id = await new_race(sessions, results[0].player, seed=seed, rule_set=rule_set,
+                             daily_day=daily_day)
+    await record_start(sessions, race_id, started_at, [result.player for result in results])
+    ended = started_at + timedelta(milliseconds=max(result.time_ms for result in results))
+    await record_results(sessions, race_id, ended, [
+        rank_entry(rank, result.player, result.status, result.time_ms, result.home,
+                   result.reached_at_ms) for rank, result in enumerate(results, start=1)])
+    return race_id
+
+
+def ranked(board: Board[ResultLine]) -> list[tuple[int, str, int | None]]:
+    return [(line.rank, line.name, line.time_ms) for line in board.lines]
+
+
+@pytest.mark.asyncio
+async def test_fastest_wins_share_a_rank_on_a_tie_and_list_the_first_to_get_there_first(
+        sessions: Sessions) -> None:
+    ann, bob, cy, di, ed = await new_players(sessions, "Ann", "Bob", "Cy", "Di", "Ed")
+    day = timedelta(days=1)
+    await finished_race(sessions, NOW - 3 * day, Result(ann, "won", 60_000),
+                        Result(ed, "lost", 70_000, 30))
+    await finished_race(sessions, NOW - 2 * day, Result(cy, "won", 60_000))
+    await finished_race(sessions, NOW - 4 * day, Result(bob, "won", 50_000),
+                        Result(di, "won", 70_000))
+    await finished_race(sessions, NOW - 5 * day, Result(di, "won", 65_500))
+    await finished_race(sessions, NOW - 5 * day, Result(ed, "won", 1_000), rule_set="octagon")
+
+    board = await fastest_wins(sessions, RULES, "all", 10, NOW)
+    assert ranked(board) == [(1, "Bob", 50_000), (2, "Ann", 60_000), (2, "Cy", 60_000),
+                             (4, "Di", 65_500), (5, "Di", 70_000)]
+    assert board.me is None
+    assert board.lines[0].seed == 7 and board.lines[0].status == "won"
+    assert board.lines[0].finished_at == NOW - 4 * day + timedelta(seconds=50)
+    assert ranked(await fastest_wins(sessions, RULES, "all", 2, NOW)) == [
+        (1, "Bob", 50_000), (2, "Ann", 60_000)]
+    assert ranked(await fastest_wins(sessions, "octagon", "all", 10, NOW)) == [(1, "Ed", 1_000)]
+
+
+@pytest.mark.asyncio
+async def test_fastest_wins_today_and_this_week_count_from_utc_midnight_and_monday(
+        sessions: Sessions) -> None:
+    ann, bob, cy, di = await new_players(sessions, "Ann", "Bob", "Cy", "Di")
+    midnight = datetime(2026, 11, 18, tzinfo=UTC)
+    monday = datetime(2026, 11, 16, tzinfo=UTC)
+    assert period_start("today", NOW) == midnight and period_start("week", NOW) == monday
+    assert period_start("all", NOW) is None
+    second = timedelta(seconds=1)
+    await finished_race(sessions, midnight - 4 * second, Result(ann, "won", 4_000))
+    await finished_race(sessions, monday - 3 * second, Result(bob, "won", 3_000))
+    await finished_race(sessions, monday - 3 * second, Result(cy, "won", 2_000))
+    await finished_race(sessions, NOW - timedelta(days=30), Result(di, "won", 1_000))
+
+    assert ranked(await fastest_wins(sessions, RULES, "today", 10, NOW)) == [
+        (1, "Ann", 4_000)]
+    assert ranked(await fastest_wins(sessions, RULES, "week", 10, NOW)) == [
+        (1, "Bob", 3_000), (2, "Ann", 4_000)]
+    assert [line.name for line in (await fastest_wins(sessions, RULES, "all", 10, NOW)).lines
+            ] == ["Di", "Cy", "Bob", "Ann"]
+    kiribati = NOW.astimezone(timezone(timedelta(hours=14)))  # already the 19th there
+    assert ranked(await fastest_wins(sessions, RULES, "today", 10, kiribati)) == [
+        (1, "Ann", 4_000)]
+
+
+@pytest.mark.asyncio
+async def test_around_me_gives_the_lines_around_my_best_with_true_ranks(
+        sessions: Sessions) -> None:
+    names = [f"P{number}" for number in range(1, 10)]
+    ids = dict(zip(names, await new_players(sessions, *names), strict=True))
+    for number, name in enumerate(names, start=1):
+        await finished_race(sessions, NOW - timedelta(hours=number), Result(ids[name], "won",
+                                                                            10_000 * number))
+    await finished_race(sessions, NOW, Result(ids["P5"], "won", 95_000))
+
+    board = await fastest_wins(sessions, RULES, "all", 3, NOW, around=ids["P5"])
+    assert ranked(board) == [(4, "P4", 40_000), (5, "P5", 50_000), (6, "P6", 60_000)]
+    assert board.me is not None and (board.me.rank, board.me.time_ms) == (5, 50_000)
+    top = await fastest_wins(sessions, RULES, "all", 3, NOW, around=ids["P1"])
+    assert [line.rank for line in top.lines] == [1, 2, 3] and top.me == top.lines[0]
+    last = await fastest_wins(sessions, RULES, "all", 3, NOW, around=ids["P9"])
+    assert ranked(last) == [(8, "P8", 80_000), (9, "P9", 90_000), (10, "P5", 95_000)]
+    (stranger,) = await new_players(sessions, "Stranger")
+    absent = await fastest_wins(sessions, RULES, "all", 3, NOW, around=stranger)
+    assert [line.rank for line in absent.lines] == [1, 2, 3] and absent.me is None
+
+
+@pytest.mark.asyncio
+async def test_around_me_starting_inside_a_tie_keeps_the_shared_rank(sessions: Sessions) -> None:
+    ann, bob, cy, di, ed = await new_players(sessions, "Ann", "Bob", "Cy", "Di", "Ed")
+    for hours, (player, time_ms) in enumerate(
+            [(ann, 10_000), (bob, 20_000), (cy, 20_000), (di, 20_000), (ed, 30_000)]):
+        await finished_race(sessions, NOW - timedelta(hours=10 - hours),
+                            Result(player, "won", time_ms))
+    board = await fastest_wins(sessions, RULES, "all", 3, NOW, around=di)
+    assert ranked(board) == [(2, "Cy", 20_000), (2, "Di", 20_000), (5, "Ed", 30_000)]
+    assert board.me is not None and board.me.name == "Di" and board.me.rank == 2
+
+
+@pytest.mark.asyncio
+async def test_most_wins_counts_wins_and_breaks_ties_by_who_got_there_first(
+        sessions: Sessions) -> None:
+    ann, bob, cy = await new_players(sessions, "Ann", "Bob", "Cy")
+    hour = timedelta(hours=1)
+    for hours, player in enumerate([ann, bob, bob, ann, bob, ann, cy]):
+        await finished_race(sessions, NOW - (20 - hours) * hour, Result(player, "won", 60_000))
+    await finished_race(sessions, NOW, Result(cy, "lost", 60_000, 10))
+    await finished_race(sessions, NOW, Result(cy, "won", 60_000), rule_set="octagon")
+    await finished_race(sessions, NOW, Result(cy, "won", 60_000), rule_set="octagon")
+
+    board = await most_wins(sessions, RULES, 10)
+    assert [(line.rank, line.name, line.wins) for line in board.lines] == [
+        (1, "Bob", 3), (1, "Ann", 3), (3, "Cy", 1)]
+    assert board.lines[0].last_win_at == NOW - 16 * hour + timedelta(minutes=1)
+    around = await most_wins(sessions, RULES, 1, around=cy)
+    assert [(line.rank, line.name) for line in around.lines] == [(3, "Cy")]
+    assert around.me == around.lines[0]
+    around_ann = await most_wins(sessions, RULES, 3, around=ann)
+    assert around_ann.me is not None and (around_ann.me.rank, around_ann.me.wins) == (1, 3)
+
+
+@pytest.mark.asyncio
+async def test_a_deal_board_ranks_everyone_on_that_deal_as_a_race_does(
+        sessions: Sessions) -> None:
+    ann, bob, cy, di, ed, fay = await new_players(sessions, "Ann", "Bob", "Cy", "Di", "Ed", "Fay")
+    seed = 2**63 + 5
+    await finished_race(sessions, NOW - timedelta(days=2), Result(ann, "won", 80_000),
+                        Result(bob, "resigned", 90_000, 30, 50_000),
+                        Result(cy, "timed_out", 95_000, 30, 60_000), seed=seed)
+    await finished_race(sessions, NOW - timedelta(days=1), Result(di, "won", 70_000),
+                        Result(ed, "lost", 80_000, 40, 70_000),
+                        Result(fay, "abandoned", 85_000, 30, 50_000), seed=seed)
+    await finished_race(sessions, NOW, Result(fay, "won", 1_000), seed=seed - 1)
+    await finished_race(sessions, NOW, Result(fay, "won", 1_000), seed=seed, rule_set="octagon")
+    unfinished = await new_race(sessions, ann, seed=seed)
+    await record_start(sessions, unfinished, NOW, [ann])
+
+    board = await deal_board(sessions, RULES, seed, 10)
+    assert [(line.rank, line.name, line.status) for line in board.lines] == [
+        (1, "Di", "won"), (2, "Ann", "won"), (3, "Ed", "lost"), (4, "Bob", "resigned"),
+        (4, "Fay", "abandoned"), (6, "Cy", "timed_out")]
+    assert {line.seed for line in board.lines} == {seed}
+    around = await deal_board(sessions, RULES, seed, 2, around=fay)
+    assert [(line.rank, line.name) for line in around.lines] == [(4, "Fay"), (6, "Cy")]
+    assert around.me is not None and around.me.name == "Fay"
+
+
+@pytest.mark.asyncio
+async def test_the_daily_board_and_who_has_played_the_daily(sessions: Sessions) -> None:
+    ann, bob, cy, di = await new_players(sessions, "Ann", "Bob", "Cy", "Di")
+    day = NOW.date()
+    morning = datetime.combine(day, datetime.min.time(), UTC) + timedelta(hours=8)
+    await finished_race(sessions, morning, Result(ann, "lost", 300_000, 20, 100_000),
+                        seed=4242, daily_day=day)
+    await finished_race(sessions, morning, Result(bob, "won", 200_000), seed=4242,
+                        daily_day=day)
+    await finished_race(sessions, morning, Result(cy, "won", 100_000), seed=555,
+                        daily_day=day, rule_set="octagon")
+    await finished_race(sessions, morning - timedelta(days=1), Result(cy, "won", 50_000),
+                        seed=4141, daily_day=day - timedelta(days=1))
+    started = await new_race(sessions, di, seed=4242, daily_day=day)
+    await record_start(sessions, started, NOW, [di])
+
+    board = await daily_board(sessions, RULES, day, 10, NOW)
+    assert [(line.rank, line.name, line.status) for line in board.lines] == [
+        (1, "Bob", "won"), (2, "Ann", "lost")]
+    assert [line.seed for line in board.lines] == [None, None]
+    tomorrow = await daily_board(sessions, RULES, day, 10, NOW + timedelta(days=1))
+    assert [line.seed for line in tomorrow.lines] == [4242, 4242]
+    yesterday = await daily_board(sessions, RULES, day - timedelta(days=1), 10, NOW)
+    assert [(line.name, line.seed) for line in yesterday.lines] == [("Cy", 4141)]
+    fastest = await fastest_wins(sessions, RULES, "all", 10, NOW)
+    assert [(line.name, line.seed) for line in fastest.lines] == [("Cy", 4141), ("Bob", None)]
+
+    assert await has_played_daily(sessions, ann, RULES, day)
+    assert await has_played_daily(sessions, di, RULES, day)
+    assert not await has_played_daily(sessions, cy, RULES, day)
+    assert await has_played_daily(sessions, cy, "octagon", day)
+    assert not await has_played_daily(sessions, ann, RULES, day + timedelta(days=1))
