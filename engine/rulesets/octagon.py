@@ -2,10 +2,11 @@
 
 Two packs. The eight aces, taken out, are laid in pairs as foundations, two per suit, each built
 up in suit to the king. Four auxiliary heaps of five face-up cards lie slantwise at the corners;
-only their top cards play. The other 76 cards are turned one at a time onto a waste heap; the
-top of the waste may go home or onto an auxiliary heap one rank lower in suit, and the top run
-of an auxiliary heap goes home in one move. An emptied auxiliary heap is filled at once from the
-waste, or by the next card turned. Three deals through the stock in all.
+only their top cards play. The other 76 cards are turned one at a time onto a waste heap (by the
+engine itself while no card can be played); the top of the waste may go home or onto an
+auxiliary heap one rank lower in suit, and the top run of an auxiliary heap goes home in one
+move. An emptied auxiliary heap is filled at once from the waste, or by the next card turned.
+Three deals through the stock in all.
 
 Rule ids (OC-n) are those of docs/rules/octagon.md; RULINGS.md section "octagon".
 Foundation indexes 0..7 are foundation:1..8; foundation ``2 * suit + pack`` holds the ace of that
@@ -114,7 +115,7 @@ class Octagon(Game):
         self.waste: list[Card] = []
         """Face up, top last: every card turned that is not played or filling a vacancy."""
         self.deal = 1
-        return events
+        return events + self._advance()
 
     def _foundations_for(self, card: Card) -> tuple[int, ...]:
         """The foundations ``card`` may go to: those of its suit whose top is one lower (OC-4)."""
@@ -129,6 +130,15 @@ class Octagon(Game):
     # -- the hooks -------------------------------------------------------------------------
 
     def _moves(self) -> list[Move]:
+        moves = self._plays()
+        if self.stock:  # OC-5
+            moves.append(TURN)
+        elif self.waste and self.deal < DEALS:  # OC-14
+            moves.append(REDEAL)
+        return moves
+
+    def _plays(self) -> list[Move]:
+        """Every move of a card: home (OC-6, OC-7, OC-10) or onto an auxiliary heap (OC-8)."""
         moves: list[Move] = []
         waste = self.waste
         if waste:
@@ -147,17 +157,26 @@ class Octagon(Game):
                         for count in range(1, run + 1):
                             moves.append(_move(index + 1, target, heap[-count], count))
         # Sources, targets and counts differ, so no two of these moves are equal.
-        if self.stock:  # OC-5
-            moves.append(TURN)
-        elif waste and self.deal < DEALS:  # OC-14
-            moves.append(REDEAL)
         return moves
+
+    def _advance(self) -> list[Event]:
+        """OC-5: while no card can be played, the engine turns the next card by itself."""
+        events: list[Event] = []
+        while self.stock and not self._plays():
+            events += self._turn()
+        return events
 
     def _apply(self, move: Move) -> list[Event]:
         if move.action == "turn":
-            return self._turn()
-        if move.action == "redeal":
-            return self._redeal()
+            events = self._turn()
+        elif move.action == "redeal":
+            events = self._redeal()
+        else:
+            events = self._play(move)
+        return events + self._advance()
+
+    def _play(self, move: Move) -> list[Event]:
+        """A card, or the run of an auxiliary heap, home or onto a heap; then OC-12."""
         source, target = move.source, move.target
         assert source is not None and target is not None and target.index is not None
         goal = target.index - 1
@@ -260,7 +279,9 @@ class Octagon(Game):
 
     def _action_refusal(self, action: str) -> str:
         if action == "turn":
-            if self.waste and self.deal < DEALS:
+            if not self.waste:
+                return "the stock and the waste are both used up: nothing is left to turn"
+            if self.deal < DEALS:
                 return "the stock is used up: turn the waste over with 'redeal' first"
             return "the stock is used up and no deal is left"
         if action == "redeal":

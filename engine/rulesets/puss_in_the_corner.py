@@ -307,6 +307,8 @@ class PussInTheCorner(Game):
         assert source is not None and target is not None
         if source == target:
             return f"{source} cannot be moved onto itself"
+        if self.turned is not None and self.turned.rank == SEVEN:
+            return f"place {self.turned} first: the transfers after a seven come once it is placed"
         if not self.free:
             return ("cards move between corner heaps only after a seven is turned up, before "
                     "the next card is turned")

@@ -81,8 +81,9 @@ def test_oc03_aux_heaps_dealt_five_at_a_time_face_up_rest_is_the_stock() -> None
 
 
 def test_oc03_only_the_top_card_of_an_aux_heap_plays() -> None:
-    game = position(aux=("2H 9C", "", "", ""), stock="KS")
-    assert moves(game) == {"turn", "resign"}
+    game = position(aux=("2H 9C", "2D", "", ""), stock="KS")
+    assert moves(game) == {"2D aux:2 -> foundation:5", "2D aux:2 -> foundation:6", "turn",
+                           "resign"}
     assert refusal(game, "2H aux:1 -> foundation:3") == (
         "2H cannot be moved that way: the top card of aux:1 is 9C")
 
@@ -119,6 +120,31 @@ def test_oc05_turn_is_offered_even_when_a_card_could_play_and_refused_on_an_empt
     assert "turn" not in moves(game)
     assert refusal(game, "turn") == (
         "the stock is used up: turn the waste over with 'redeal' first")
+
+
+def test_oc05_the_engine_turns_by_itself_while_turning_is_all_that_can_be_done() -> None:
+    game = position(aux=("9C 2H", "8D", "7S", "6H"), stock="KS QD 2S 5D")
+    events = game.play(Move.parse("2H aux:1 -> foundation:3"))
+    assert [str(event) for event in events] == [
+        "2H played from aux:1 to foundation:3", "KS turned onto the waste",
+        "QD turned onto the waste", "2S turned onto the waste"]
+    assert game.stock == cards("5D"), "it stops where the 2S can go home"
+    assert moves(game) == {"2S waste -> foundation:1", "2S waste -> foundation:2", "turn",
+                           "resign"}
+
+
+def test_oc05_the_opening_turns_until_a_card_can_be_played() -> None:
+    game = Octagon(1)  # no auxiliary heap of this deal shows a two on top
+    turned = [event for event in game.opening_events if event.kind == "turned"]
+    assert turned and len(game.waste) + len(game.stock) == 76
+    assert [event.cards[0] for event in turned] == game.waste
+    assert any(move.card is not None for move in game.legal_moves())
+
+
+def test_oc05_turn_refused_once_stock_and_waste_are_used_up() -> None:
+    game = position(aux=("9C", "8D", "7S", "2H"))
+    assert refusal(game, "turn") == (
+        "the stock and the waste are both used up: nothing is left to turn")
 
 
 def test_oc06_top_of_the_waste_goes_home() -> None:
@@ -221,7 +247,7 @@ def test_oc11_no_card_is_played_for_the_player() -> None:
 
 
 def test_oc12_emptied_aux_heap_filled_at_once_from_the_top_of_the_waste() -> None:
-    game = position(aux=("3H 2H", "9C", "8D", "7S"), waste="QC JD", stock="KS")
+    game = position(aux=("3H 2H", "9C", "8D", "2S"), waste="QC JD", stock="KS")
     events = game.play(Move.parse("3H x2 aux:1 -> foundation:3"))
     assert game.aux[0] == cards("JD") and game.waste == cards("QC")
     assert [str(event) for event in events] == [
@@ -229,16 +255,17 @@ def test_oc12_emptied_aux_heap_filled_at_once_from_the_top_of_the_waste() -> Non
 
 
 def test_oc13_with_the_waste_empty_the_next_cards_turned_fill_the_empty_heaps() -> None:
-    game = position(aux=("2H", "2D", "8D", "7S"), stock="KS QH JC")
+    game = position(aux=("2H", "2D", "8D", "7S"), stock="KS QH JC 2S")
     game.play(Move.parse("2D aux:2 -> foundation:6"))
     assert game.aux[1] == []
     assert "aux:2 is empty: the next card turned fills it" in game.view().notes
-    game.play(Move.parse("2H aux:1 -> foundation:3"))
-    assert str(game.play(TURN)[0]) == "KS turned, fills the empty aux:1"
-    assert str(game.play(TURN)[0]) == "QH turned, fills the empty aux:2"
-    game.play(TURN)
-    assert game.aux[0] == cards("KS") and game.aux[1] == cards("QH")
-    assert game.waste == cards("JC")
+    assert str(game.play(TURN)[0]) == "KS turned, fills the empty aux:2"
+    events = game.play(Move.parse("2H aux:1 -> foundation:3"))
+    assert [str(event) for event in events[1:]] == [
+        "QH turned, fills the empty aux:1", "JC turned onto the waste",
+        "2S turned onto the waste"]
+    assert game.aux[0] == cards("QH") and game.aux[1] == cards("KS")
+    assert game.waste == cards("JC 2S")
 
 
 def test_oc13_an_empty_heap_stays_empty_once_the_stock_is_used_up() -> None:
@@ -253,12 +280,13 @@ def test_oc14_redeal_turns_the_waste_over_first_card_first() -> None:
     assert refusal(game, "redeal") == (
         "the stock still holds 1 card: the waste is turned over only when the stock is used up")
     game.play(TURN)
-    assert "redeal" in moves(game) and "turn" not in moves(game)
+    assert moves(game) == {"redeal", "resign"}, "the turn-over is the player's move"
     events = game.play(REDEAL)
     assert str(events[0]) == "the waste is turned over as the stock for deal 2 of 3"
-    assert game.waste == [] and game.deal == 2
-    turned = [game.play(TURN)[0].cards[0] for _ in range(4)]
-    assert turned == cards("KS QH JC 5D")
+    assert game.deal == 2
+    turned = [event.cards[0] for event in events[1:]]
+    assert turned == cards("KS QH JC 5D"), "none can play, so the engine turns them all"
+    assert game.waste == cards("KS QH JC 5D") and game.stock == []
 
 
 def test_oc14_three_deals_in_all() -> None:
@@ -313,7 +341,7 @@ def test_oc17_progress_counts_the_aces() -> None:
 
 
 def test_oc18_stock_hidden_and_other_piles_sent_whole_in_every_deal() -> None:
-    game = position(aux=("9C 4D", "8D", "7S", "6H"), waste="KS QH", stock="JC")
+    game = position(aux=("9C 4D", "8D", "7S", "2H"), waste="KS QH", stock="JC")
     view = game.view()
     assert view.pile(STOCK).cards == (None,)
     assert view.pile(WASTE).cards == tuple(cards("KS QH"))

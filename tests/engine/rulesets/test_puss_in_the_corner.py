@@ -229,6 +229,14 @@ def test_pc08_a_seven_placed_on_a_foundation_also_opens_transfers() -> None:
     assert game.turned is None and "4S corner:1 -> corner:2" in legal(game)
 
 
+def test_pc08_no_transfer_before_the_seven_is_placed() -> None:
+    game = position("7S", corners=("4S 5H", "JD", "", ""), stock="KC")
+    assert refused(game, "5H corner:1 -> corner:2") == ("place 7S first: the transfers after a "
+                                                        "seven come once it is placed")
+    game.play(Move.parse("7S turned -> corner:3"))
+    assert "5H corner:1 -> corner:2" in legal(game)
+
+
 def test_pc08_transfer_refusals_name_the_cards() -> None:
     game = seven_placed()
     assert refused(game, "4S x3 corner:1 -> corner:2") == "corner:1 holds only 2 cards"
@@ -310,16 +318,18 @@ def test_pc12_playing_home_during_the_transfers_uses_none_of_them() -> None:
 
 
 def test_pc13_the_gather_waits_for_redeal_after_the_last_card() -> None:
-    game = position("9D", corners=("2S", "", "", ""))
+    game = position("9D", corners=("5C 2S", "", "", ""))
     game.play(Move.parse("9D turned -> corner:2"))
     assert game.turned is None and game.pass_number == 1
     assert legal(game) == {"2S corner:1 -> foundation:1", "2S corner:1 -> foundation:4",
                            "redeal", "resign"}
     game.play(Move.parse("2S corner:1 -> foundation:1"))
     assert legal(game) == {"redeal", "resign"}, "no automatic gather"
+    assert game.view().pile(CORNERS[0]).cards == (Card.parse("5C"),)
+    assert game.view().pile(CORNERS[1]).cards == (Card.parse("9D"),)
     events = game.play(REDEAL)
     assert [event.kind for event in events] == ["gather", "turn"]
-    assert game.pass_number == 2
+    assert game.pass_number == 2 and game.turned == Card.parse("5C")
 
 
 def test_pc13_redeal_is_refused_before_the_stock_is_out() -> None:
@@ -334,8 +344,12 @@ def test_pc13_redeal_is_refused_before_the_stock_is_out() -> None:
 
 
 def test_pc14_heaps_gathered_heap_1_to_4_lowest_card_first() -> None:
-    game = position(corners=("3C 9D", "KH", "", "5S 6H JC"), tops=("AS", "AH", "2D", "AC"))
-    game.play(REDEAL)
+    game = position("JC", corners=("3C 9D", "KH", "", "5S 6H"), tops=("AS", "AH", "2D", "AC"))
+    game.play(Move.parse("JC turned -> corner:4"))
+    events = game.play(REDEAL)
+    assert events[0].text == ("the corner heaps gathered, corner:1 to corner:4, lowest card "
+                              "first, and dealt again: pass 2 of 2")
+    assert game.corners == [[], [], [], []]
     dealt = []
     while game.turned is not None:
         dealt.append(str(game.turned))
@@ -356,8 +370,10 @@ def test_pc15_second_pass_keeps_the_seven_but_has_no_redeal() -> None:
 
 
 def test_pc16_the_gathered_stock_is_face_down() -> None:
-    game = position(corners=("3C 9D", "KH", "", "5S"))
-    game.play(REDEAL)
+    game = position("5S", corners=("3C 9D", "KH", "", ""))
+    game.play(Move.parse("5S turned -> corner:4"))
+    events = game.play(REDEAL)
+    assert not events[0].cards, "the gather event shows no card"
     assert game.view().pile(STOCK).cards == (None, None, None)
     assert game.view().pile(TURNED).cards == (Card.parse("3C"),)
     assert not any(card["face_up"] for pile in game.full_state()["piles"]
