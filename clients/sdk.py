@@ -67,9 +67,11 @@ class RequestRefused(Exception):
 
 
 class RaceClient:
-    def __init__(self, url: str, ws: ClientConnection) -> None:
+    def __init__(self, url: str, ws: ClientConnection, record: bool = False) -> None:
         self.url = url
         self.ws = ws
+        self.received: list[str] | None = [] if record else None
+        """With ``record``: every frame received, as sent (for audits and debugging)."""
         self.player_id: str | None = None
         self.token: str | None = None
         self.room_code: str | None = None
@@ -80,8 +82,8 @@ class RaceClient:
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
-    async def connect(cls, url: str, **options: Any) -> RaceClient:
-        return cls(url, await connect(url, **options))
+    async def connect(cls, url: str, record: bool = False, **options: Any) -> RaceClient:
+        return cls(url, await connect(url, **options), record)
 
     async def __aenter__(self) -> Self:
         return self
@@ -99,6 +101,8 @@ class RaceClient:
     async def _read(self) -> None:
         try:
             async for frame in self.ws:
+                if self.received is not None:
+                    self.received.append(str(frame))
                 message = SERVER_MESSAGE.validate_json(frame)
                 request_id = getattr(message, "id", None)
                 waiting = self._waiting.pop(request_id, None) if request_id else None
