@@ -18,15 +18,17 @@ import os
 import secrets
 import sys
 from collections.abc import Callable, Sequence
-from typing import TextIO
+from pathlib import Path
+from typing import Any, TextIO
 
 from clients.board import draw, draw_piles_whole
 from engine.deal import parse_seed
-from engine.errors import EngineError, IllegalMoveError
+from engine.errors import EngineError, IllegalMoveError, InvalidLogError
 from engine.game import Game
 from engine.moves import Move
 from engine.registry import RULE_SET_NAMES, all_rule_sets, find_rule_set
 from engine.replay import MoveLog, check_claim, replay
+from server.race import commitment
 from server.settings import Settings
 
 PLAY_HELP = """\
@@ -153,8 +155,16 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    """A move log, or a race record exported by the server (GET /api/races/ID)."""
     try:
-        log = MoveLog.load(args.log)
+        data = json.loads(Path(args.log).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        print(f"{args.log}: cannot read {args.log}: {error}", file=sys.stderr)
+        return 1
+    if isinstance(data, dict) and "race_id" in data:
+        return verify_race(args.log, data)
+    try:
+        log = MoveLog.from_json(data)
         game = replay(log)
     except EngineError as error:
         print(f"{args.log}: {error}", file=sys.stderr)
@@ -168,6 +178,45 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(f"{args.log}: {mismatch}", file=sys.stderr)
         return 1
     return 0
+
+
+RESULTS_WITHOUT_ENGINE_END = {"timed_out": {"in_progress"}, "abandoned": {"resigned"}}
+"""Results the race gives that the engine's outcome does not (the clock, an empty seat)."""
+
+
+def verify_race(name: str, record: dict[str, Any]) -> int:
+    """Check a race record: the revealed seed matches the commitment published at the start,
+    and every racer's log replays legally to the result the server announced."""
+    if record.get("seed") is None or record.get("logs") is None:
+        print(f"{name}: the seed is not revealed yet (a race in progress, or today's daily)",
+              file=sys.stderr)
+        return 1
+    if commitment(int(record["seed"])) != record["commitment"]:
+        print(f"{name}: the seed does not match the commitment", file=sys.stderr)
+        return 1
+    print(f"{name}: race {record['race_id']}, {record['rule_set']}, deal {record['seed']}: "
+          "the seed matches the commitment")
+    failures = 0
+    names = {player["player_id"]: player["name"] for player in record["players"]}
+    for result in record["results"]:
+        who = names.get(result["player_id"], result["player_id"])
+        try:
+            log = MoveLog.from_json(record["logs"][result["player_id"]])
+            if (log.rule_set, str(log.seed)) != (record["rule_set"], record["seed"]):
+                raise InvalidLogError("the log is for another deal")
+            game = replay(log)
+        except (EngineError, KeyError) as error:
+            print(f"  {who}: {error}", file=sys.stderr)
+            failures += 1
+            continue
+        status = game.outcome().status.value
+        allowed = RESULTS_WITHOUT_ENGINE_END.get(result["status"], {result["status"]})
+        agrees = status in allowed and game.foundation_count() == result["on_foundations"]
+        print(f"  {result['rank']}. {who}: {len(log.moves)} moves replayed, {status}, "
+              f"{game.foundation_count()} home; announced {result['status']}, "
+              f"{result['on_foundations']} home: {'agrees' if agrees else 'DIFFERS'}")
+        failures += not agrees
+    return 1 if failures else 0
 
 
 def server_settings(args: argparse.Namespace) -> Settings:

@@ -167,7 +167,7 @@ class RaceClient:
                           ) -> RoomState:
         room = await self._expect(CreateRoom(
             type="create_room", rule_set=rule_set, seats=seats, time_limit_s=time_limit_s,
-            deal=DealChoice(kind=deal, number=None if number is None else str(number))),  # type: ignore[arg-type]
+            deal=DealChoice(kind=deal, number=None if number is None else str(number))),
             RoomState)
         return self._entered(room)
 

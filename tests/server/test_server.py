@@ -11,6 +11,7 @@ import re
 import urllib.request
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosedError
 
+from clients.cli import main as cli_main
 from clients.sdk import RaceClient, RequestRefused
 from engine.cards import Card
 from engine.errors import EngineError
@@ -120,8 +122,8 @@ async def play_to_end(client: RaceClient, pick: Callable[[list[str]], str] = lam
             await asyncio.sleep(pause)
 
 
-async def test_a_whole_race_of_three_ends_ranked_and_stored(server: Server,
-                                                            sessions: Sessions) -> None:
+async def test_a_whole_race_of_three_ends_ranked_and_stored(server: Server, sessions: Sessions,
+                                                            tmp_path: Path) -> None:
     (ann, bob, cy), code = await race_of(server, "all-fours", ["Ann", "Bob", "Cy"])
     assert (await ann.next_event(RaceStarted)).deal_number == str(DEAL)
     await play_to_end(ann)
@@ -155,6 +157,15 @@ async def test_a_whole_race_of_three_ends_ranked_and_stored(server: Server,
         assert replayed.outcome().status.value == result["status"]
     status, board = await server.http_get(f"/api/leaderboards/all-fours?board=deal&deal={DEAL}")
     assert status == 200 and len(board["entries"]) == 3
+
+    status, exported = await server.http_get(f"/api/races/{finished.race_id}")
+    assert status == 200 and exported == record
+    path = tmp_path / "race.json"
+    path.write_text(json.dumps(exported))
+    assert cli_main(["verify", str(path)]) == 0
+    forged = dict(exported, seed=str(DEAL + 1))
+    path.write_text(json.dumps(forged))
+    assert cli_main(["verify", str(path)]) == 1
 
 
 async def test_progress_reaches_the_room_but_never_anyone_elses_cards(server: Server) -> None:
