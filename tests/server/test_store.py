@@ -10,8 +10,12 @@ import asyncio
 import hashlib
 import random
 import re
+import sqlite3
+import subprocess
+import sys
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
 from alembic import command
@@ -591,3 +595,17 @@ async def test_the_daily_board_and_who_has_played_the_daily(sessions: Sessions) 
     assert not await has_played_daily(sessions, cy, RULES, day)
     assert await has_played_daily(sessions, cy, "octagon", day)
     assert not await has_played_daily(sessions, ann, RULES, day + timedelta(days=1))
+
+
+def test_db_upgrade_command_migrates_the_configured_database(tmp_path: Path) -> None:
+    """`patience-race db upgrade --database-url URL` as a person runs it."""
+    path = tmp_path / "upgrade.sqlite3"
+    result = subprocess.run(
+        [sys.executable, "-m", "clients.cli", "db", "upgrade", "--database-url",
+         f"sqlite:///{path}"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "latest migration" in result.stdout
+    with sqlite3.connect(path) as connection:
+        tables = {row[0] for row in connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"players", "races", "entries", "moves", "daily_deals"} <= tables
