@@ -6,14 +6,14 @@ line holding the ace place and the king place of one suit. While dealing, a turn
 a foundation is played there at once: from a cornerstone to any foundation, from a side pile only
 on that pile's line. After the deal, top cards go home freely, build on each other up or down
 regardless of suit (round the corner), and a suit's two foundations may trade cards when they
-meet. ``CornerstonesArnold`` adds two redeals.
+meet. ``CornerstonesArnold`` adds two redeals (docs/rules/cornerstones-arnold.md).
 
-State: ``piles`` in deal order (right:1..6 then left:1..6), ``foundations`` (ace:1..4 then
-king:1..4, so foundation ``f`` lies on line ``f % 4``), ``line_suits`` (the suit each line was
-given, or None), ``stock`` (the next card to turn last), ``turned`` (a card waiting for the
-player's choice during a deal), ``next_pile`` and ``redeals_used``. The engine deals on until a
-card waits in ``turned`` or the stock is out, so a deal is in progress exactly when ``turned``
-holds a card.
+Rule ids: CS-n and CA-n of those pages. State: ``piles`` in deal order (right:1..6 then
+left:1..6), ``foundations`` (ace:1..4 then king:1..4, so foundation ``f`` lies on line ``f % 4``:
+engine/rulesets/corners_common.py), ``line_suits`` (the suit each line was given, or None),
+``stock`` (the next card to turn last), ``turned`` (a card waiting for the player's choice during
+a deal), ``next_pile`` and ``redeals_used``. The engine deals on until a card waits in ``turned``
+or the stock is out, so a deal is in progress exactly when ``turned`` holds a card.
 """
 
 from __future__ import annotations
@@ -23,43 +23,36 @@ from typing import Any, ClassVar
 from engine.cards import ACE, KING, Card, Suit
 from engine.game import Game
 from engine.moves import REDEAL, Move
-from engine.piles import PileId, numbered
+from engine.piles import PileId
+from engine.rulesets.corners_common import (
+    ACES,
+    FOUNDATION_INDEX,
+    FOUNDATIONS,
+    KINGS,
+    LEFT,
+    RIGHT,
+    STOCK,
+    SUIT_NAMES,
+    TURNED,
+    dealt_event,
+    gather,
+    is_corner,
+    layout,
+    mishandled,
+    next_rank,
+    table,
+    unknown_pile,
+)
 from engine.view import Event, PileState, Slot
 
-RIGHT = numbered("right", 6)
-LEFT = numbered("left", 6)
 PILES = RIGHT + LEFT
-"""The twelve piles in deal order (RULINGS: right column top to bottom, then the left)."""
-ACES = numbered("ace", 4)
-KINGS = numbered("king", 4)
-FOUNDATIONS = ACES + KINGS
-STOCK = PileId("stock")
-TURNED = PileId("turned")
-
+"""The twelve piles in deal order (CS-4: right column top to bottom, then the left)."""
 PILE_INDEX = {pile: index for index, pile in enumerate(PILES)}
-FOUNDATION_INDEX = {place: index for index, place in enumerate(FOUNDATIONS)}
 PILE_LINE: tuple[int | None, ...] = tuple(
-    None if index % 6 in (0, 5) else index % 6 - 1 for index in range(12))
+    None if is_corner(index % 6) else index % 6 - 1 for index in range(12))
 """The foundation line (0..3) level with each pile; None for the four cornerstones."""
-START = (ACE,) * 4 + (KING,) * 4
-STEP = (1,) * 4 + (-1,) * 4
-"""Ace places build up, king places down."""
 NEIGHBOURS = {rank: (rank % 13 + 1, (rank - 2) % 13 + 1) for rank in range(ACE, KING + 1)}
 """Ranks one above and one below, round the corner: the ace lies next to the two and the king."""
-SUIT_NAMES = {Suit.S: "spades", Suit.H: "hearts", Suit.D: "diamonds", Suit.C: "clubs"}
-
-
-def _slots() -> tuple[Slot, ...]:
-    """Rows 0..5 top to bottom; columns: left piles, ace places, king places, right piles."""
-    slots = []
-    for row in range(6):
-        label = "cornerstone " if row in (0, 5) else ""
-        slots.append(Slot(LEFT[row], row, 0, label=f"{label}{LEFT[row]}"))
-        slots.append(Slot(RIGHT[row], row, 3, label=f"{label}{RIGHT[row]}"))
-    for line in range(4):
-        slots.append(Slot(ACES[line], line + 1, 1, label=f"{ACES[line]} up"))
-        slots.append(Slot(KINGS[line], line + 1, 2, label=f"{KINGS[line]} down"))
-    return (*slots, Slot(STOCK, 5, 1), Slot(TURNED, 5, 2))
 
 
 class Cornerstones(Game):
@@ -69,7 +62,7 @@ class Cornerstones(Game):
               "The Complete Book of Solitaire and Patience Games, and Arnold, Card Games for One")
     packs = 2
     total_cards = 104
-    layout = _slots()
+    layout: ClassVar[tuple[Slot, ...]] = layout("cornerstone")
     redeals: ClassVar[int] = 0
     """How many times the piles may be gathered and dealt again (Arnold's version: two)."""
 
@@ -87,15 +80,12 @@ class Cornerstones(Game):
 
     def _fits(self, card: Card, place: int) -> bool:
         """Whether ``card`` may go on foundation ``place`` by suit and rank, deal restrictions
-        aside. An empty place takes only its starting ace or king, of the suit its line was
-        given, or of a suit that has no line yet if the line is free."""
+        aside (CS-5 to CS-7). An empty place takes only its starting ace or king, of the suit its
+        line was given, or of a suit that has no line yet if the line is free."""
+        if card.rank != next_rank(self.foundations[place], place):
+            return False
         suit = self.line_suits[place % 4]
-        pile = self.foundations[place]
-        if not pile:
-            if card.rank != START[place]:
-                return False
-            return card.suit is suit if suit is not None else card.suit not in self.line_suits
-        return card.suit is suit and card.rank == pile[-1].rank + STEP[place]
+        return card.suit is suit if suit is not None else card.suit not in self.line_suits
 
     def _line_of(self, suit: Suit) -> int | None:
         return self.line_suits.index(suit) if suit in self.line_suits else None
@@ -139,13 +129,13 @@ class Cornerstones(Game):
         foundations = self.foundations
         for place, cards in enumerate(foundations):
             top = cards[-1]
-            for index in by_rank.get(top.rank + STEP[place], ()):
+            for index in by_rank.get(next_rank(cards, place), ()):
                 card = self.piles[index][-1]
                 if card.suit is top.suit:
                     moves.append(Move(PILES[index], FOUNDATIONS[place], card))
         for line in range(4):
             ace_place, king_place = foundations[line], foundations[line + 4]
-            if ace_place and king_place and ace_place[-1].rank + 1 == king_place[-1].rank:
+            if ace_place[-1].rank + 1 == king_place[-1].rank:
                 if len(ace_place) > 1:
                     moves.append(Move(ACES[line], KINGS[line], ace_place[-1]))
                 if len(king_place) > 1:
@@ -157,11 +147,13 @@ class Cornerstones(Game):
     # -- applying moves ----------------------------------------------------------------------
 
     def _cards_of(self, pile: PileId) -> list[Card]:
+        """The cards of a pile, foundation or ``turned`` (never the stock: no move takes from
+        it)."""
         if pile in PILE_INDEX:
             return self.piles[PILE_INDEX[pile]]
         if pile in FOUNDATION_INDEX:
             return self.foundations[FOUNDATION_INDEX[pile]]
-        return self.turned if pile == TURNED else self.stock
+        return self.turned
 
     def _home(self, card: Card, place: int) -> str:
         """Put ``card`` on foundation ``place``; return a remark if it gave its line a suit."""
@@ -197,8 +189,8 @@ class Cornerstones(Game):
             targets = self._deal_targets(card, pile)
             if not targets:
                 self.piles[pile].append(card)
-                self.next_pile = (pile + 1) % 12
-                events.append(Event("dealt", f"{card} dealt to {PILES[pile]}", (card,)))
+                self.next_pile = (pile + 1) % len(PILES)
+                events.append(dealt_event(card, PILES[pile]))
             elif len(targets) == 1:
                 remark = self._home(card, targets[0])
                 events.append(Event("home", f"{card} turned for {PILES[pile]}, placed on "
@@ -217,10 +209,7 @@ class Cornerstones(Game):
         """Gather the piles in deal order, the lowest card of each first, and deal again into
         all twelve piles under the deal's rules (CA-3, CA-4)."""
         self.redeals_used += 1
-        gathered = [card for pile in self.piles for card in pile]
-        for pile in self.piles:
-            pile.clear()
-        self.stock = gathered[::-1]
+        self.stock = gather(self.piles)
         self.next_pile = 0
         text = f"redeal {self.redeals_used} of {self.redeals}: the piles are gathered and dealt"
         return [Event("redeal", text), *self._deal()]
@@ -231,32 +220,26 @@ class Cornerstones(Game):
         if move.action == "redeal":
             return self._redeal_refusal()
         if move.action is not None:
-            return f"there is no {move.action} in {self.title}: the deal turns every card itself"
-        assert move.source is not None and move.target is not None
+            only = "; the only action is redeal" if self.redeals else ""
+            return (f"there is no '{move.action}' in {self.title}: the engine deals every card "
+                    f"itself{only}")
+        wrong = unknown_pile(move)
+        if wrong:
+            return wrong
         source, target = move.source, move.target
-        for pile in (source, target):
-            if pile not in PILE_INDEX and pile not in FOUNDATION_INDEX and pile not in (
-                    STOCK, TURNED):
-                return (f"there is no pile {pile} in {self.title} (piles are left:1..6, "
-                        f"right:1..6, ace:1..4, king:1..4, turned, stock)")
+        assert source is not None and target is not None
         if source == STOCK:
-            return "the stock is dealt by the engine, one card at a time, onto the piles in turn"
-        if target in (STOCK, TURNED):
-            return f"no card may be put on {target}"
-        if move.count != 1:
-            return "cards move one at a time"
-        if move.bottom:
-            return "a card goes on top of a pile, never under it"
+            return "the engine deals the stock itself, one card at a time, onto the piles in turn"
         cards = self._cards_of(source)
         if not cards:
-            return f"there is no card on {source}"
+            return ("no card is waiting in turned: the deal is complete" if source == TURNED
+                    else f"there is no card on {source}")
         card = cards[-1]
-        if move.card is None:
-            return f"name the card you move: the top card of {source} is {card}"
-        if move.card != card:
-            return f"the top card of {source} is {card}, not {move.card}"
-        if source == target:
-            return f"{card} is already on {target}"
+        wrong = mishandled(move, card)
+        if wrong:
+            return wrong
+        if target in (STOCK, TURNED):
+            return f"no card may be put on {target}"
         if self.turned:
             return self._deal_refusal(card, source, target)
         if target in PILE_INDEX:
@@ -303,7 +286,7 @@ class Cornerstones(Game):
         """Why ``card`` does not fit foundation ``place`` by suit and rank."""
         target, line = FOUNDATIONS[place], place % 4 + 1
         suit = self.line_suits[place % 4]
-        start = "ace" if START[place] == ACE else "king"
+        start = "ace" if place < 4 else "king"
         if suit is None:
             own_line = self._line_of(card.suit)
             if own_line is not None:
@@ -314,19 +297,13 @@ class Cornerstones(Game):
         pile = self.foundations[place]
         if not pile:
             return f"{target} starts with the {start} of {SUIT_NAMES[suit]}"
-        way = "up" if STEP[place] > 0 else "down"
+        way = "up" if place < 4 else "down"
         return f"{card} does not follow {pile[-1]} on {target}, which builds {way} in suit"
 
     # -- what the player sees ----------------------------------------------------------------
 
     def _table(self) -> list[PileState]:
-        return [
-            *(PileState.open(pile, cards) for pile, cards in zip(PILES, self.piles, strict=True)),
-            *(PileState.open(place, cards)
-              for place, cards in zip(FOUNDATIONS, self.foundations, strict=True)),
-            PileState.open(TURNED, self.turned),
-            PileState.closed(STOCK, self.stock),
-        ]
+        return table(PILES, self.piles, self.foundations, self.stock, self.turned)
 
     def foundation_count(self) -> int:
         return sum(map(len, self.foundations))

@@ -40,8 +40,12 @@ def test_deal_draws_the_opening_without_hidden_cards(name: str,
     assert f"deal {SEED}" in out
     for slot in game.layout:
         assert (slot.label or str(slot.pile)) in out
-    if any(pile.pile.kind == "stock" for pile in game.view().piles):
-        assert "##" in out
+    if any(None in pile.cards for pile in game.view().piles):
+        assert "##" in out, "face-down cards are drawn as ##"
+    piles = game.full_state()["piles"]
+    up = {c["card"] for pile in piles for c in pile["cards"] if c["face_up"]}
+    hidden = {c["card"] for pile in piles for c in pile["cards"] if not c["face_up"]} - up
+    assert not hidden & set(out.split()), "a face-down card is drawn"
 
 
 def test_deal_json_is_the_full_state_with_hidden_cards(capsys: pytest.CaptureFixture[str]) -> None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from engine.cards import Card, Suit
+from engine.cards import CARDS, Card, Suit
 from engine.errors import IllegalMoveError
 from engine.moves import Move
 from engine.piles import PileId
+from engine.rulesets.corners_common import FOUNDATION_INDEX
 from engine.rulesets.cornerstones import (
-    FOUNDATION_INDEX,
     PILE_INDEX,
     PILES,
     Cornerstones,
@@ -136,6 +136,25 @@ def test_cs03_dealt_cards_are_face_up_and_the_stock_face_down() -> None:
     assert states["right:1"].face_up == (True,) and states["stock"].face_up == (False,)
 
 
+@pytest.mark.parametrize("game_type", [Cornerstones, CornerstonesArnold])
+def test_cs03_nothing_the_engine_says_depends_on_the_cards_still_in_the_stock(
+        game_type: type[Cornerstones]) -> None:
+    tries = ("stock -> left:1", "QH stock -> right:2", "redeal", "turn", "9D left:2 -> left:3",
+             "7S turned -> left:1", "7S turned -> king:2", "QH turned -> king:2",
+             "turned -> ace:1", "9D left:2 -> ace:3", "6S ace:1 -> king:1")
+
+    def everything_said(stock: str) -> tuple[object, ...]:
+        game = position(game_type, piles={"left:2": "9D", "left:3": "10D"},
+                        home={"ace:1": up("S", "6"), "king:1": down("S", "8")})
+        events = deal(game, f"7S {stock}")
+        view = game.view()
+        return (tuple(map(str, events)), view.legal_moves, view.notes,
+                tuple(pile for pile in view.piles if pile.pile.kind != "stock"),
+                tuple(refusal(game, text) for text in tries))
+
+    assert everything_said("QH JC 5D") == everything_said("2C 3H AD")
+
+
 # -- the deal --------------------------------------------------------------------------------
 
 
@@ -159,7 +178,8 @@ def test_cs04_deal_order_right_column_then_left_round_again() -> None:
     assert first.text.endswith("dealt to right:1")
     waiting = position(home=empty_home())
     deal(waiting, "KH 4C")
-    assert "the stock is dealt by the engine" in refusal(waiting, "stock -> right:1")
+    assert refusal(waiting, "stock -> right:1") == (
+        "the engine deals the stock itself, one card at a time, onto the piles in turn")
     assert "no card may be put on stock" in refusal(waiting, "KH turned -> stock")
 
 
@@ -275,6 +295,8 @@ def test_cs13_after_the_deal_any_top_card_goes_to_any_foundation_by_a_move() -> 
     deal(game, "")
     assert pile(game, "left:2") == "9C 2D", "nothing goes home by itself after the deal"
     assert {"2D left:2 -> ace:3", "2S right:6 -> ace:1"} <= legal(game)
+    assert refusal(game, "2D turned -> ace:3") == (
+        "no card is waiting in turned: the deal is complete")
     game.play(Move.parse("2D left:2 -> ace:3"))
     assert place(game, "ace:3") == "AD 2D" and pile(game, "left:2") == "9C"
 
@@ -290,6 +312,18 @@ def test_cs14_top_cards_build_on_each_other_up_or_down_regardless_of_suit() -> N
     assert "never under it" in refusal(game, "8H left:1 -> left:2 bottom")
     game.play(Move.parse("8H left:1 -> left:2"))
     assert pile(game, "left:2") == "9S 8H" and pile(game, "left:1") == ""
+
+
+def test_cs14_equal_cards_of_the_two_packs_each_move_from_their_own_pile() -> None:
+    game = position(piles={"left:2": "8H", "left:3": "9C", "right:2": "4D", "right:3": "5C"})
+    second_eight = CARDS[(8, Suit.H, 1)]
+    game.piles[PILE_INDEX[PileId("right", 5)]] = [second_eight]
+    assert {"8H left:2 -> left:3", "8H right:5 -> left:3", "9C left:3 -> left:2",
+            "9C left:3 -> right:5"} <= legal(game)
+    game.play(Move.parse("8H right:5 -> left:3"))
+    assert game.piles[PILE_INDEX[PileId("left", 3)]][-1].id == second_eight.id
+    assert pile(game, "left:2") == "8H" and pile(game, "right:5") == ""
+    assert "8H is not one rank above or below 8H on left:3" in refusal(game, "8H left:2 -> left:3")
 
 
 def test_cs15_ranks_go_round_the_corner() -> None:
@@ -335,17 +369,44 @@ def test_cs19_foundation_cards_never_go_back_to_the_piles() -> None:
     assert "never go back to the piles" in refusal(game, "2S ace:1 -> left:2")
 
 
+# -- automatic steps -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_cs20_engine_deals_until_a_choice_or_the_end_of_the_deal(seed: int) -> None:
+    game = Cornerstones(seed)
+    turned = [event for event in game.opening_events if event.kind in {"dealt", "home", "choose"}]
+    assert all(len(event.cards) == 1 and str(event.cards[0]) in event.text for event in turned)
+    assert len(turned) == 104 - len(game.stock)
+    if game.turned:
+        assert game.opening_events[-1].kind == "choose"
+        assert all(move.source == PileId("turned") or move.is_resign
+                   for move in game.legal_moves())
+    else:
+        assert not game.stock
+        assert game.opening_events[-1].text == "the deal is complete: build freely"
+        assert game.foundation_count() >= 8, "every first ace and king is home"
+
+
+def test_cs20_nothing_happens_by_itself_after_the_deal() -> None:
+    game = position(piles={"left:1": "3S 2S", "left:2": "5D"})
+    events = game.play(Move.parse("2S left:1 -> ace:1"))
+    assert [event.text for event in events] == ["2S from left:1 to ace:1"]
+    assert pile(game, "left:1") == "3S", "3S fits ace:1 now, but waits for the player"
+
+
 # -- redeals and the end ---------------------------------------------------------------------
 
 
-def test_cs20_cornerstones_has_no_redeal() -> None:
+def test_cs21_cornerstones_has_no_redeal() -> None:
     game = position(piles={"left:2": "5H", "right:3": "4C"})
     assert "redeal" not in legal(game)
     assert refusal(game, "redeal") == "Cornerstones has no redeal"
-    assert "there is no turn" in refusal(game, "turn")
+    assert refusal(game, "turn") == (
+        "there is no 'turn' in Cornerstones: the engine deals every card itself")
 
 
-def test_cs21_won_when_all_104_cards_are_home() -> None:
+def test_cs22_won_when_all_104_cards_are_home() -> None:
     home = {f"ace:{line}": up(suit, "K") for line, suit in enumerate("SHDC", 1)}
     home |= {f"king:{line}": down(suit, "A") for line, suit in enumerate("SHDC", 1)}
     home["ace:1"] = up("S", "Q")
@@ -356,7 +417,7 @@ def test_cs21_won_when_all_104_cards_are_home() -> None:
     assert refusal(game, "resign") == "the game is over (won: all 104 cards home)"
 
 
-def test_cs22_lost_when_no_move_is_left() -> None:
+def test_cs23_lost_when_no_move_is_left() -> None:
     game = position(piles={"left:2": "5H", "right:3": "9C"})
     assert game.legal_moves() == []
     assert str(game.outcome()) == "lost: no legal move left"
@@ -365,7 +426,7 @@ def test_cs22_lost_when_no_move_is_left() -> None:
     assert resigned.outcome().status is Status.RESIGNED
 
 
-def test_cs23_cards_can_move_back_and_forth_until_the_player_resigns() -> None:
+def test_cs24_cards_can_move_back_and_forth_until_the_player_resigns() -> None:
     game = position(piles={"left:2": "4C 5H", "right:3": "6C"}, home={"ace:2": up("H", "7"),
                                                                       "king:2": down("H", "8")})
     before = game.full_state()["piles"]
@@ -380,7 +441,7 @@ def test_cs23_cards_can_move_back_and_forth_until_the_player_resigns() -> None:
     assert game.outcome().status is Status.RESIGNED
 
 
-def test_cs24_progress_counts_cards_on_the_foundations() -> None:
+def test_cs25_progress_counts_cards_on_the_foundations() -> None:
     game = position(piles={"left:2": "2S"}, home={"ace:2": up("H", "5")})
     assert game.progress().on_foundations == 12 and game.progress().total == 104
     game.play(Move.parse("2S left:2 -> ace:1"))
@@ -409,6 +470,17 @@ def test_ca02_two_redeals_whenever_the_player_chooses_after_a_deal() -> None:
                                                  "king:1": down("S", "8")})
     deal(waiting, "7S")
     assert "a redeal may be made only when the deal is complete" in refusal(waiting, "redeal")
+
+
+def test_ca02_the_last_card_of_a_deal_may_wait_and_the_redeal_waits_for_it() -> None:
+    game = position(CornerstonesArnold, piles={"left:2": "9D"},
+                    home={"ace:1": up("S", "6"), "king:1": down("S", "8")})
+    deal(game, "7S")
+    assert not game.stock and "redeal" not in legal(game)
+    assert refusal(game, "redeal") == "a redeal may be made only when the deal is complete"
+    events = game.play(Move.parse("7S turned -> ace:1"))
+    assert [event.kind for event in events] == ["move", "deal-complete"]
+    assert "redeal" in legal(game)
 
 
 def test_ca03_redeal_gathers_piles_in_deal_order_lowest_card_first() -> None:
@@ -454,3 +526,4 @@ def test_ca06_lost_only_when_no_move_and_no_redeal_is_left() -> None:
     assert str(game.outcome()) == "lost: no legal move left and no redeal left"
     assert refusal(game, "redeal") == ("the game is over (lost: no legal move left and no "
                                        "redeal left)")
+

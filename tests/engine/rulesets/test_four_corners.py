@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from engine.cards import Card
+from engine.cards import CARDS, Card, Suit
 from engine.errors import IllegalMoveError
 from engine.moves import Move
 from engine.piles import PileId
-from engine.rulesets.four_corners import FOUNDATION_INDEX, HEAP_INDEX, FourCorners
+from engine.rulesets.corners_common import FOUNDATION_INDEX
+from engine.rulesets.four_corners import HEAP_INDEX, FourCorners
 from engine.view import Event, Status
 
 SUITS = "SHDC"
@@ -39,10 +40,8 @@ def position(*, heaps: dict[str, str] | None = None, foundations: dict[str, str]
     game = FourCorners(0)
     game.heaps = [[] for _ in HEAP_INDEX]
     game.foundations = [[] for _ in FOUNDATION_INDEX]
-    game.need = [1] * 4 + [13] * 4
     for pile, text in (foundations or {}).items():
-        for card in cards(text):
-            game._home(card, FOUNDATION_INDEX[PileId.parse(pile)])
+        game.foundations[FOUNDATION_INDEX[PileId.parse(pile)]] = cards(text)
     for pile, text in (heaps or {}).items():
         game.heaps[HEAP_INDEX[PileId.parse(pile)]] = cards(text)
     game.stock = cards(stock)[::-1]
@@ -96,6 +95,10 @@ def test_fc02_layout_two_columns_of_six_round_eight_foundations() -> None:
         assert places[f"ace:{row}"] == (row, 1)
         assert places[f"king:{row}"] == (row, 2)
     assert {str(pile.pile) for pile in FourCorners(1).view().piles} == set(places)
+    labels = {str(slot.pile): slot.label for slot in FourCorners.layout}
+    assert (labels["left:1"], labels["right:6"], labels["left:2"]) == (
+        "corner left:1", "corner right:6", "left:2")
+    assert (labels["ace:1"], labels["king:4"]) == ("ace:1 S up", "king:4 C down")
 
 
 def test_fc02_foundation_rows_are_spades_hearts_diamonds_clubs() -> None:
@@ -211,12 +214,26 @@ def test_fc06_corner_card_fitting_two_foundations_waits_for_the_players_choice()
     assert game.view().notes == ("deal 1 of 3: 7S turned for corner left:1; choose ace:1 or "
                                  "king:1",)
     assert refusal(game, "7S turned -> ace:2") == "7S must go to ace:1 or king:1, not ace:2"
-    assert refusal(game, "QS turned -> ace:1") == "the turned card is 7S, not QS"
-    assert refusal(game, "turned -> ace:1") == "the turned card is 7S"
-    assert refusal(game, "7S x2 turned -> ace:1") == "7S moves alone, on top of ace:1 or king:1"
+    assert refusal(game, "QS turned -> ace:1") == "the card waiting in turned is 7S, not QS"
+    assert refusal(game, "turned -> ace:1") == "name the card you move: 7S turned -> ace:1"
+    assert refusal(game, "7S x2 turned -> ace:1") == "cards move one at a time"
+    assert refusal(game, "7S turned -> ace:1 bottom") == (
+        "a card goes on top of a pile, never under it")
     game.play(Move.parse("7S turned -> king:1"))
     assert foundation(game, "king:1").endswith("8S 7S")
     assert heap(game, "left:1") == "5C"
+
+
+def test_fc06_the_last_card_of_a_deal_may_wait_then_the_deal_is_complete() -> None:
+    game = position(foundations={**STARTED, "ace:1": up("S", "6"), "king:1": down("S", "8")},
+                    heaps={"left:2": "9D"})
+    deal(game, "7S")
+    assert not game.stock and "redeal" not in legal(game)
+    events = game.play(Move.parse("7S turned -> ace:1"))
+    assert [event.text for event in events] == ["deal 1 of 3 complete"]
+    assert "redeal" in legal(game)
+    assert game.view().notes == ("deal 1 of 3 complete: play top cards home or onto a heap in "
+                                 "suit; 2 redeals left",)
 
 
 def test_fc06_side_heap_card_fitting_both_foundations_goes_next_door_without_choice() -> None:
@@ -284,6 +301,10 @@ def test_fc09_refusals_name_the_cause() -> None:
     assert refusal(game, "8H left:5 -> ace:2") == "there is no card on left:5"
     assert refusal(game, "8H x2 left:3 -> ace:2") == "cards move one at a time"
     assert refusal(game, "8H left:3 -> stock") == "no card may be put on stock"
+    assert refusal(game, "8H turned -> ace:2") == (
+        "no card is waiting in turned: the deal is complete")
+    assert refusal(game, "stock -> left:1") == (
+        "the engine deals the stock itself, one card at a time, round the heaps")
     assert refusal(game, "turn").startswith("there is no 'turn' in The Four Corners")
 
 
@@ -301,6 +322,24 @@ def test_fc10_top_cards_build_on_each_other_in_suit_up_or_down() -> None:
     no_wrap = "there is no wrap: an ace does not go on a king, nor a king on an ace"
     assert refusal(game, "AS right:1 -> right:2") == no_wrap
     assert refusal(game, "KS right:2 -> right:1") == no_wrap
+
+
+def test_fc10_equal_cards_of_the_two_packs_each_move_from_their_own_heap() -> None:
+    second_eight = CARDS[(8, Suit.S, 1)]
+    game = played(left_1="8S", left_2="9S", left_3="4D")
+    game.heaps[HEAP_INDEX[PileId("right", 3)]] = [second_eight]
+    assert {"8S left:1 -> left:2", "8S right:3 -> left:2", "9S left:2 -> left:1",
+            "9S left:2 -> right:3"} <= legal(game)
+    game.play(Move.parse("8S right:3 -> left:2"))
+    assert game.heaps[HEAP_INDEX[PileId("left", 2)]][-1].id == second_eight.id
+    assert heap(game, "left:1") == "8S" and heap(game, "right:3") == ""
+    assert refusal(game, "8S left:1 -> left:2") == (
+        "8S is not one rank above or below 8S in the same suit")
+    home = position(foundations={**STARTED, "ace:1": up("S", "7")},
+                    heaps={"left:1": "8S", "right:3": "8S"})
+    assert {"8S left:1 -> ace:1", "8S right:3 -> ace:1"} <= legal(home)
+    home.play(Move.parse("8S left:1 -> ace:1"))
+    assert refusal(home, "8S right:3 -> ace:1") == "8S does not follow 8S on ace:1"
 
 
 def test_fc10_a_run_moved_card_by_card_is_reversed() -> None:
@@ -323,6 +362,10 @@ def test_fc12_foundation_cards_stay_there() -> None:
     game = played(left_2="2S")
     assert not any(" ace:" in move.split("->")[0] for move in legal(game))
     assert refusal(game, "AS ace:1 -> left:2") == "cards on a foundation stay there (ace:1)"
+    game = played(left_2="9C")
+    game.foundations[FOUNDATION_INDEX[PileId("ace", 1)]] = cards(up("S", "7"))
+    game.foundations[FOUNDATION_INDEX[PileId("king", 1)]] = cards(down("S", "8"))
+    assert refusal(game, "7S ace:1 -> king:1") == "cards on a foundation stay there (ace:1)"
 
 
 # -- FC-13: automatic steps --------------------------------------------------------------------
@@ -399,6 +442,7 @@ def test_fc16_won_when_all_104_cards_are_home() -> None:
     game.play(Move.parse("KS left:1 -> ace:1"))
     assert game.outcome().status is Status.WON
     assert game.foundation_count() == 104 and game.legal_moves() == []
+    assert refusal(game, "redeal") == "the game is over (won: all 104 cards home)"
 
 
 def test_fc17_lost_when_no_move_and_no_redeal_is_left() -> None:
@@ -439,9 +483,27 @@ def test_fc18_heaps_and_foundations_face_up_stock_face_down_even_after_redeal() 
     assert [str(card) for card in view.pile(PileId("left", 1)).cards] == ["5S", "6S"]
 
 
+def test_fc18_nothing_the_engine_says_depends_on_the_cards_still_in_the_stock() -> None:
+    tries = ("stock -> left:1", "QH stock -> right:2", "redeal", "turn", "9D left:2 -> left:3",
+             "7S turned -> left:1", "7S turned -> king:2", "QH turned -> king:2",
+             "turned -> ace:1", "9D left:2 -> ace:3", "AS ace:1 -> left:2")
+
+    def everything_said(stock: str) -> tuple[object, ...]:
+        game = position(foundations={**STARTED, "ace:1": up("S", "6"), "king:1": down("S", "8")},
+                        heaps={"left:2": "9D", "left:3": "10D"})
+        events = deal(game, f"7S {stock}")
+        view = game.view()
+        return (tuple(map(str, events)), view.legal_moves, view.notes,
+                tuple(pile for pile in view.piles if pile.pile.kind != "stock"),
+                tuple(refusal(game, text) for text in tries))
+
+    assert everything_said("QH JC 5D") == everything_said("2C 3H AD")
+
+
 def test_fc19_progress_counts_cards_on_the_foundations() -> None:
     game = position(foundations={**STARTED, "ace:2": up("H", "5")}, heaps={"left:1": "6H"})
     assert game.progress().on_foundations == game.foundation_count() == 12
     assert game.progress().total == 104
     game.play(Move.parse("6H left:1 -> ace:2"))
     assert game.progress().on_foundations == 13
+
