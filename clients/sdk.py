@@ -55,6 +55,7 @@ from server.protocol import (
 )
 
 M = TypeVar("M", bound=Message)
+RATE_LIMIT_PAUSE_S = 0.05
 
 
 class RequestRefused(Exception):
@@ -137,17 +138,23 @@ class RaceClient:
     # -- requests -------------------------------------------------------------------------------
 
     async def request(self, message: Message, timeout: float = 10.0) -> ServerMessage:
-        """Send a request with a fresh id and return the reply; raise on an error reply."""
-        request_id = str(next(self._ids))
-        future: asyncio.Future[ServerMessage] = asyncio.get_running_loop().create_future()
-        self._waiting[request_id] = future
-        await self.ws.send(message.model_copy(update={"id": request_id})
-                           .model_dump_json(by_alias=True, exclude_none=True))
-        async with asyncio.timeout(timeout):
-            reply = await future
-        if isinstance(reply, ErrorMessage):
-            raise RequestRefused(reply)
-        return reply
+        """Send a request with a fresh id and return the reply; raise on an error reply.
+        A ``rate_limited`` refusal is retried after a pause that doubles each time."""
+        pause = RATE_LIMIT_PAUSE_S
+        while True:
+            request_id = str(next(self._ids))
+            future: asyncio.Future[ServerMessage] = asyncio.get_running_loop().create_future()
+            self._waiting[request_id] = future
+            await self.ws.send(message.model_copy(update={"id": request_id})
+                               .model_dump_json(by_alias=True, exclude_none=True))
+            async with asyncio.timeout(timeout):
+                reply = await future
+            if not isinstance(reply, ErrorMessage):
+                return reply
+            if reply.code != "rate_limited" or pause > timeout:
+                raise RequestRefused(reply)
+            await asyncio.sleep(pause)
+            pause *= 2
 
     async def _expect(self, message: Message, kind: type[M]) -> M:
         reply = await self.request(message)

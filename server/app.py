@@ -174,6 +174,7 @@ class Service:
         try:
             async for frame in ws:
                 if not await self._receive(client, frame):
+                    await ws.close(FLOOD_CLOSE_CODE, "too many messages")
                     break
         except ConnectionClosed:
             pass
@@ -187,26 +188,19 @@ class Service:
 
     async def _receive(self, client: Client, frame: str | bytes) -> bool:
         """Handle one frame; False when the connection is to be closed (a flood)."""
-        if not client.bucket.allow(self.clock()):
-            if client.bucket.refused_in_a_row > self.settings.flood_close_after:
-                await client.ws.close(FLOOD_CLOSE_CODE, "too many messages")
-                return False
-            self._error(client, None, "rate_limited",
-                              f"slow down: at most {self.settings.rate_per_s:g} messages a "
-                              "second")
-            return True
         if len(frame) > self.settings.max_frame_bytes:
             self._error(client, None, "too_large",
-                              f"a message may be at most {self.settings.max_frame_bytes} bytes")
-            return True
-        request_id: str | None = None
+                        f"a message may be at most {self.settings.max_frame_bytes} bytes")
+            return self._within_rate(client, None)
         try:
             data = json.loads(frame)
         except (json.JSONDecodeError, UnicodeDecodeError):
             self._error(client, None, "bad_json", "that frame is not JSON")
-            return True
-        if isinstance(data, dict) and isinstance(data.get("id"), str):
-            request_id = data["id"][:64]
+            return self._within_rate(client, None)
+        request_id = data["id"][:64] if isinstance(data, dict) and isinstance(
+            data.get("id"), str) else None
+        if not client.bucket.allow(self.clock()):
+            return self._refuse_rate(client, request_id)
         try:
             message = CLIENT_MESSAGE.validate_python(data)
         except ValidationError as invalid:
@@ -216,6 +210,17 @@ class Service:
             await self._dispatch(client, message)
         except (Refusal, RaceError) as refused:
             self._error(client, request_id, refused.code, refused.message)
+        return True
+
+    def _within_rate(self, client: Client, request_id: str | None) -> bool:
+        """Count a frame that was refused before being read against the rate limit too."""
+        return client.bucket.allow(self.clock()) or self._refuse_rate(client, request_id)
+
+    def _refuse_rate(self, client: Client, request_id: str | None) -> bool:
+        if client.bucket.refused_in_a_row > self.settings.flood_close_after:
+            return False
+        self._error(client, request_id, "rate_limited",
+                    f"slow down: at most {self.settings.rate_per_s:g} messages a second")
         return True
 
     def _invalid(self, client: Client, request_id: str | None, data: Any,

@@ -399,3 +399,15 @@ async def test_shutdown_tells_clients_and_a_restart_resumes_the_race(sessions: S
         await ann.move(again.legal_moves[0])
     finally:
         await stop_server(second)
+
+
+async def test_the_sdk_waits_out_the_rate_limit_and_every_request_is_answered(
+        sessions: Sessions, database_url: str) -> None:
+    """A rate-limited request is refused with its own id, and the SDK retries it."""
+    running = await start_server(make_settings(database_url, rate_per_s=20, rate_burst=5))
+    try:
+        ann = await running.client("Ann")
+        boards = await asyncio.gather(*(ann.leaderboard("octagon") for _ in range(30)))
+        assert len(boards) == 30 and all(board.entries == [] for board in boards)
+    finally:
+        await stop_server(running)
