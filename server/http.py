@@ -1,7 +1,7 @@
 """Plain HTTP on the WebSocket port: health, and JSON under /api.
 
     GET /healthz                         ok or degraded (database writes failing), and counts
-    GET /api/games                       the rule sets
+    GET /api/games                       the rule sets, with their table layouts
     GET /api/leaderboards/<rule-set>     ?board=fastest|most_wins|deal|daily &period=today|week|all
                                          &deal=N &day=YYYY-MM-DD &player=ID &limit=N
     GET /api/races/<race-id>             a finished race: players, results, seed, move logs
@@ -35,6 +35,14 @@ if TYPE_CHECKING:
 WEBSOCKET_PATH = "/ws"
 
 
+def game_info(name: str) -> dict[str, Any]:
+    """A rule set for clients: its names, and where each pile lies on the table (the layout the
+    text describes), so a client can draw any rule set's board without knowing it."""
+    game = find_rule_set(name)
+    return {"name": name, "title": game.title, "source": game.source, "packs": game.packs,
+            "layout": [slot.to_json() for slot in game.layout]}
+
+
 def json_response(status: HTTPStatus, body: Any) -> Response:
     data = json.dumps(body, indent=2).encode()
     headers = Headers([("Content-Type", "application/json"), ("Content-Length", str(len(data))),
@@ -60,9 +68,7 @@ class HttpApi:
         if path == "/healthz":
             return self.health()
         if path == "/api/games":
-            return json_response(HTTPStatus.OK, [
-                {"name": name, "title": find_rule_set(name).title,
-                 "source": find_rule_set(name).source} for name in RULE_SET_NAMES])
+            return json_response(HTTPStatus.OK, [game_info(name) for name in RULE_SET_NAMES])
         if path.startswith("/api/leaderboards/"):
             return await self.leaderboard(path.removeprefix("/api/leaderboards/"), query)
         if path.startswith("/api/races/"):
