@@ -37,7 +37,7 @@ def timed_game(game: Game, player: Player) -> tuple[float, int]:
         spent += time.perf_counter() - start
         if game.outcome().is_over:
             return spent, len(game.history)
-        move = player.choose(game)
+        move = player.choose_in(game)
         start = time.perf_counter()
         game.play(move)
         spent += time.perf_counter() - start

@@ -6,6 +6,7 @@
     patience-race verify LOG.json                re-deal and replay a move log
     patience-race serve [--host H] [--port P] [--database-url URL]   run the race server
     patience-race db upgrade [--database-url URL]                    apply the migrations
+    patience-race bot CODE [--strategy greedy|random] [--pace SECONDS]  a practice opponent
 """
 
 from __future__ import annotations
@@ -244,6 +245,17 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bot(args: argparse.Namespace) -> int:
+    from clients.bot import run_bot
+
+    result = asyncio.run(run_bot(args.server, args.code, args.name, args.strategy, args.pace,
+                                 args.seed))
+    print(f"{args.name}: {result.status} after {result.moves} moves")
+    for entry in result.ranking or []:
+        print(f"  {entry.rank}. {entry.name}: {entry.status}, {entry.on_foundations} home")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="patience-race", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -277,6 +289,15 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--database-url", help="SQLAlchemy URL; default: a SQLite file here, "
                        "or PATIENCE_RACE_DATABASE_URL")
     serve.set_defaults(run=cmd_serve)
+
+    bot = commands.add_parser("bot", help="join a room and play it with a simple strategy")
+    bot.add_argument("code", metavar="CODE", help="the room's code")
+    bot.add_argument("--strategy", choices=["greedy", "random"], default="greedy")
+    bot.add_argument("--pace", type=float, default=1.0, help="seconds between moves (default 1)")
+    bot.add_argument("--name", default="Bot", help="the bot's display name")
+    bot.add_argument("--server", default="ws://127.0.0.1:8765/ws", help="the server's URL")
+    bot.add_argument("--seed", type=int, help="seed of the bot's own choices (repeatable play)")
+    bot.set_defaults(run=cmd_bot)
 
     db = commands.add_parser("db", help="database maintenance")
     db_commands = db.add_subparsers(dest="db_command", required=True, metavar="DB_COMMAND")

@@ -1,13 +1,17 @@
 """Simple automatic players: for the benchmark, the property tests and practice bots.
 
-Neither looks ahead. Both give up the way a person would when moves only shuffle cards about:
-after ``patience`` moves that brought no card home they redeal if they may, else resign. That
-matters for the Four Corners games, whose rules let top cards travel back and forth for ever.
+A player sees only what a person would: the legal moves and how many cards are home. So the same
+player drives a ``Game`` in the engine (``choose_in``) and a bot over the protocol, which has
+only the legal moves and the count a server sends (``choose``). Neither looks ahead. Both give
+up the way a person would when moves only shuffle cards about: after ``patience`` moves that
+brought no card home they redeal if they may, else resign. That matters for the Four Corners
+games, whose rules let top cards travel back and forth for ever.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.game import Game
@@ -27,11 +31,14 @@ class Player:
     _idle: int = field(default=0, init=False)
     _home: int = field(default=-1, init=False)
 
-    def choose(self, game: Game) -> Move:
-        home = game.foundation_count()
+    def choose_in(self, game: Game) -> Move:
+        return self.choose(game.legal_moves(), game.foundation_count())
+
+    def choose(self, legal_moves: Sequence[Move], home: int) -> Move:
+        """A move among ``legal_moves``, given how many cards are home now."""
         self._idle = 0 if home != self._home else self._idle + 1
         self._home = home
-        moves = [move for move in game.legal_moves() if not move.is_resign]
+        moves = [move for move in legal_moves if not move.is_resign]
         if not moves:
             return RESIGN
         if self._idle > self.patience:
@@ -76,5 +83,5 @@ def play_out(game: Game, player: Player, max_moves: int = 20_000) -> Game:
     for _ in range(max_moves):
         if game.outcome().is_over:
             return game
-        game.play(player.choose(game))
+        game.play(player.choose_in(game))
     raise RuntimeError(f"{game.name} seed {game.seed}: no end after {max_moves} moves")

@@ -99,7 +99,7 @@ def play_checked(name: str, seed: int, rng: random.Random, greedy: bool) -> Game
                 game.play(wrong)
             assert refused.value.reason.strip()
             assert game.full_state() == before, "a refused move changed the game"
-        move = player.choose(game)
+        move = player.choose_in(game)
         previously_shown = visible_ids(game)
         events = game.play(move)
         now_shown = visible_ids(game)

@@ -141,7 +141,7 @@ def play_to_end(race: Race, player_id: str, player: RandomPlayer, start: float) 
     game = race.racers[player_id].game
     while not race.racers[player_id].finished:
         now += 0.5
-        race.move(player_id, player.choose(game), now)
+        race.move(player_id, player.choose_in(game), now)
     return now
 
 
@@ -191,7 +191,7 @@ def _same_moves(game, count: int) -> list[Move]:
     moves = []
     player = GreedyPlayer(random.Random(5))
     while len(moves) < count and not trial.outcome().is_over:
-        move = player.choose(trial)
+        move = player.choose_in(trial)
         trial.play(move)
         moves.append(move)
     return moves

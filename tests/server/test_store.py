@@ -301,7 +301,7 @@ async def play_and_store(sessions: Sessions, race: Race, bots: dict[str, Player]
             racer = race.racers[player]
             if not racer.finished and racer.game is not None:
                 now += 0.4
-                race.move(player, bot.choose(racer.game), now)
+                race.move(player, bot.choose_in(racer.game), now)
     rows = [AcceptedMove(race_id=race.race_id, player_id=racer.player_id, index=index,
                          text=str(move), at_ms=round((at - race.started_at) * 1000))
             for racer in race.racers.values() if racer.game is not None

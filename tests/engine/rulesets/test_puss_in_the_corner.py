@@ -417,7 +417,7 @@ def test_pc18_random_play_always_ends_by_itself(seed: int) -> None:
             break
         legal_moves = game.legal_moves()
         assert len(set(legal_moves)) == len(legal_moves)
-        game.play(player.choose(game))
+        game.play(player.choose_in(game))
     assert game.outcome().status in (Status.WON, Status.LOST)
 
 
