@@ -244,7 +244,7 @@ class Service:
         now = self.clock()
         match message:
             case CreateRoom():
-                await self._create_room(client, message, now)
+                await self._create_room(client, message)
             case JoinRoom():
                 room = self._room(message.code)
                 self._enter(client, room)
@@ -329,12 +329,14 @@ class Service:
             if code not in self.rooms:
                 return code
 
-    async def _create_room(self, client: Client, message: CreateRoom, now: float) -> None:
-        assert client.player_id is not None
-        if message.rule_set not in RULE_SET_NAMES:
+    def _may_open(self, client: Client, rule_set: str) -> None:
+        if rule_set not in RULE_SET_NAMES:
             raise Refusal("unknown_rule_set", f"choose one of {', '.join(RULE_SET_NAMES)}")
         if client.room is not None:
             raise Refusal("in_another_room", "leave your room first")
+
+    async def _create_room(self, client: Client, message: CreateRoom) -> None:
+        self._may_open(client, message.rule_set)
         deal = message.deal
         if deal.kind == "number":
             if deal.number is None or int(deal.number) > SEED_MAX:
@@ -344,42 +346,38 @@ class Service:
             raise Refusal("invalid_message", "the daily deal is played alone: send 'daily'")
         else:
             seed = secrets.randbits(64)
-        race = Race(race_id=secrets.token_hex(8), code=self._new_code(), rule_set=message.rule_set,
-                    seed=seed, algorithm=DEAL_ALGORITHM, deal_kind=deal.kind,
-                    host_id=client.player_id, host_name=client.name or "",
-                    seats_max=message.seats, time_limit_s=message.time_limit_s,
-                    countdown_s=self.settings.countdown_s, grace_s=self.settings.reconnect_grace_s)
-        await self._open(client, race, now, message.id)
+        await self._open(client, message.id, rule_set=message.rule_set, seed=seed,
+                         deal_kind=deal.kind, seats_max=message.seats,
+                         time_limit_s=message.time_limit_s,
+                         countdown_s=self.settings.countdown_s)
 
-    async def _open(self, client: Client, race: Race, now: float, request_id: str | None) -> None:
-        room = Room(race)
+    async def _daily(self, client: Client, message: PlayDaily, now: float) -> None:
+        assert client.player_id is not None
+        self._may_open(client, message.rule_set)
+        day = datetime.fromtimestamp(now, UTC).date()
+        if await store.has_played_daily(self.sessions, client.player_id, message.rule_set, day):
+            raise Refusal("already_played", f"you have played today's {message.rule_set} deal")
+        seed = await store.daily_seed(self.sessions, message.rule_set, day)
+        room = await self._open(client, message.id, rule_set=message.rule_set, seed=seed,
+                                deal_kind="daily", seats_max=1, time_limit_s=None,
+                                countdown_s=0, daily_day=day)
+        self._deliver(room, room.race.start(client.player_id, now))
+
+    async def _open(self, client: Client, request_id: str | None, **race_settings: Any) -> Room:
+        """A new room with a new race, hosted by ``client``: stored, then entered."""
+        assert client.player_id is not None
+        race = Race(race_id=secrets.token_hex(8), code=self._new_code(), algorithm=DEAL_ALGORITHM,
+                    host_id=client.player_id, host_name=client.name or "",
+                    grace_s=self.settings.reconnect_grace_s, **race_settings)
         await self.writer.run(lambda: store.create_race(
             self.sessions, race_id=race.race_id, code=race.code, rule_set=race.rule_set,
             deal_kind=race.deal_kind, seed=race.seed, algorithm=race.algorithm,
             host_id=race.host_id, seats_max=race.seats_max, time_limit_s=race.time_limit_s,
             daily_day=race.daily_day))
-        self.rooms[race.code] = room
+        room = self.rooms[race.code] = Room(race)
         self._enter(client, room)
         self._reply_room(client, room, request_id)
-
-    async def _daily(self, client: Client, message: PlayDaily, now: float) -> None:
-        assert client.player_id is not None
-        if message.rule_set not in RULE_SET_NAMES:
-            raise Refusal("unknown_rule_set", f"choose one of {', '.join(RULE_SET_NAMES)}")
-        if client.room is not None:
-            raise Refusal("in_another_room", "leave your room first")
-        day = datetime.fromtimestamp(now, UTC).date()
-        if await store.has_played_daily(self.sessions, client.player_id, message.rule_set, day):
-            raise Refusal("already_played", f"you have played today's {message.rule_set} deal")
-        seed = await store.daily_seed(self.sessions, message.rule_set, day)
-        race = Race(race_id=secrets.token_hex(8), code=self._new_code(),
-                    rule_set=message.rule_set, seed=seed, algorithm=DEAL_ALGORITHM,
-                    deal_kind="daily", host_id=client.player_id, host_name=client.name or "",
-                    seats_max=1, time_limit_s=None, countdown_s=0,
-                    grace_s=self.settings.reconnect_grace_s, daily_day=day)
-        await self._open(client, race, now, message.id)
-        room = self._current(client)
-        self._deliver(room, race.start(client.player_id, now))
+        return room
 
     # -- racing ---------------------------------------------------------------------------------
 
