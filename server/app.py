@@ -119,9 +119,14 @@ class Room:
 
 
 def restore_race(row: RaceRow, settings: Settings, now: float) -> Race:
-    """A stored race in progress, rebuilt (the race replays each racer's stored moves)."""
+    """A stored race in progress, rebuilt (the race replays each racer's stored moves).
+
+    The race clock does not run while the server is down: it carries on from the race's last
+    stored move, so the outage is charged to nobody, and to every racer of the race alike."""
+    last_move_ms = max((move.at_ms for entry in row.entries for move in entry.move_log),
+                       default=0)
     return Race.resumed(
-        started_at=None if row.started_at is None else row.started_at.timestamp(),
+        started_at=None if row.started_at is None else now - last_move_ms / 1000,
         racers=[(entry.player_id, entry.player.name,
                  [(move.text, move.at_ms) for move in entry.move_log]) for entry in row.entries],
         now=now, race_id=row.id, code=row.code, rule_set=row.rule_set, seed=row.seed,
