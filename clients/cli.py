@@ -7,6 +7,7 @@
     patience-race serve [--host H] [--port P] [--database-url URL]   run the race server
     patience-race db upgrade [--database-url URL]                    apply the migrations
     patience-race bot CODE [--strategy greedy|random] [--pace SECONDS]  a practice opponent
+    patience-race race [CODE] [--server URL] [--name NAME]  race in the terminal (a full-screen UI)
 """
 
 from __future__ import annotations
@@ -256,6 +257,13 @@ def cmd_bot(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_race(args: argparse.Namespace) -> int:
+    from clients.terminal import run_racer
+    from clients.terminal_session import default_token_path
+
+    return run_racer(args.server, args.code, args.name, args.token_file or default_token_path())
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="patience-race", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -298,6 +306,15 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("--server", default="ws://127.0.0.1:8765/ws", help="the server's URL")
     bot.add_argument("--seed", type=int, help="seed of the bot's own choices (repeatable play)")
     bot.set_defaults(run=cmd_bot)
+
+    race = commands.add_parser("race", help="race in the terminal: create or join a room")
+    race.add_argument("code", nargs="?", metavar="CODE", help="join this room at once")
+    race.add_argument("--server", default="ws://127.0.0.1:8765/ws", help="the server's URL")
+    race.add_argument("--name", help="your name: a new player the first time, then that player "
+                      "again (the token is kept)")
+    race.add_argument("--token-file", type=Path, help="where your token is kept (default: "
+                      "$XDG_CONFIG_HOME/patience-race/token.json or ~/.config/...)")
+    race.set_defaults(run=cmd_race)
 
     db = commands.add_parser("db", help="database maintenance")
     db_commands = db.add_subparsers(dest="db_command", required=True, metavar="DB_COMMAND")

@@ -212,12 +212,20 @@ class RaceClient:
         return await self._expect(Resign(type="resign"), MoveAccepted)
 
     async def resume(self, code: str | None = None) -> Resynced:
+        """Back into the room with what was missed: the missed room events go to the event
+        stream, in order, before the view that follows (``last_seq`` follows them)."""
         code = code or self.room_code
         if code is None:
             raise ValueError("resume needs a room code")
         resynced = await self._expect(Resume(type="resume", code=code, last_seq=self.last_seq),
                                       Resynced)
         self.room_code = code
+        if resynced.full:
+            self.last_seq = 0
+        for event in resynced.missed:
+            message = SERVER_MESSAGE.validate_python(event)
+            self.last_seq = max(self.last_seq, getattr(message, "seq", 0) or 0)
+            self._events.put_nowait(message)
         return resynced
 
     async def leaderboard(self, rule_set: str, **query: Any) -> Leaderboard:

@@ -277,6 +277,7 @@ class MoveAccepted(Message):
     changed: list[PileModel] = Field(description="The piles of your view that changed.")
     legal_moves: list[str]
     status: str
+    reason: str = Field(description="Why the game ended, once it has; empty while it is on.")
     on_foundations: int
     moves: int
     notes: list[str]

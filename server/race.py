@@ -318,8 +318,9 @@ class Race:
         out = [Outgoing(player_id, MoveAccepted(
             id=request_id, move=str(move), events=[str(event) for event in events],
             changed=changed, legal_moves=[str(m) for m in view.legal_moves],
-            status=view.outcome.status.value, on_foundations=progress.on_foundations,
-            moves=progress.moves, notes=list(view.notes)))]
+            status=view.outcome.status.value, reason=view.outcome.reason,
+            on_foundations=progress.on_foundations, moves=progress.moves,
+            notes=list(view.notes)))]
         out.append(self._progress(racer))
         out += self._check_finished(racer, now)
         return out

@@ -49,6 +49,7 @@ async def test_the_node_racer_plays_a_whole_race(server: Server) -> None:
     assert process.returncode == 0, err.decode()
     lines = out.decode().splitlines()
     assert lines[0] == f"Nodie: joined {room.code}, ready"
+    assert not any("missed" in line for line in lines), "room events arrive without gaps"
     assert sum(line.startswith("Nodie: ") for line in lines) > 10, "it made moves"
     summary = json.loads(lines[-1])
     finished = await ann.next_event(RaceFinished)

@@ -88,7 +88,7 @@ socket.on("open", async () => {
       console.error(`${type}: ${reply.code}: ${reply.message}`);
       process.exit(1);
     }
-    if (type === "join") lastSeq = reply.seq;
+    if (type === "join") lastSeq = Math.max(lastSeq, reply.seq);
   }
   console.log(`${name}: joined ${code}, ready`);
 });

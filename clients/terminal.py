@@ -1,0 +1,86 @@
+"""``patience-race race [CODE]``: race your friends in the terminal (a Textual app).
+
+    patience-race race                 a form: create a room (rule set, deal, seats, time limit),
+                                       play today's daily deal, or join a room by its code
+    patience-race race K7M2XQ4B        join that room at once
+        --server ws://HOST:PORT/ws     the race server (default ws://127.0.0.1:8765/ws)
+        --name NAME                    who you are: a new player the first time, then that
+                                       player again (their token is kept)
+        --token-file PATH              where tokens are kept (default: token.json in
+                                       $XDG_CONFIG_HOME/patience-race or ~/.config/patience-race)
+
+The screens follow the race: the start form, the room (seats, ready marks, the countdown), the
+race (your board, the legal moves, everyone's progress) and the results (ranking, the revealed
+seed, the leaderboards). The modules:
+
+- ``terminal_state``: what the player knows, built from the server's messages (no I/O);
+- ``terminal_session``: the connection over the SDK, the token file, reconnecting;
+- ``terminal_board``: the board and progress bars as styled text;
+- ``terminal_screens`` and ``terminal_race``: the screens.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import App
+
+from clients.terminal_race import RaceScreen, ResultsScreen
+from clients.terminal_screens import RacerScreen, RoomScreen, StartScreen
+from clients.terminal_session import IdentityFile, IdentityFileError, RaceSession
+
+PHASE_SCREENS: dict[str | None, type[RacerScreen]] = {
+    None: StartScreen, "lobby": RoomScreen, "countdown": RoomScreen, "racing": RaceScreen,
+    "finished": ResultsScreen}
+
+
+class RacerApp(App[None]):
+    """Shows the screen of the race's phase, and keeps it drawn as the session's state changes.
+    Dialogs (a confirmation, the leaderboards) stay over it until the phase changes."""
+
+    TITLE = "patience-race"
+
+    def __init__(self, session: RaceSession, code: str | None = None) -> None:
+        super().__init__()
+        self.session = session
+        self.code = code
+        self.phase: str | None = None
+
+    def on_mount(self) -> None:
+        self.session.on_change = self.follow
+        self.session.on_notice = self.notice
+        self.push_screen(StartScreen(self.session, self.code))
+
+    @property
+    def phase_screen(self) -> RacerScreen:
+        """The screen of the current phase: the top one, or the one under the dialogs."""
+        return next(screen for screen in reversed(self.screen_stack)
+                    if type(screen) in PHASE_SCREENS.values() and isinstance(screen, RacerScreen))
+
+    def follow(self) -> None:
+        phase = self.session.state.phase
+        if phase == self.phase:
+            if self.phase_screen.is_mounted:
+                self.phase_screen.show()
+            return
+        self.phase = phase
+        while self.screen is not self.phase_screen:
+            self.pop_screen()
+        self.switch_screen(PHASE_SCREENS[phase](self.session))
+
+    def notice(self, text: str) -> None:
+        self.phase_screen.say(text)
+
+    async def on_unmount(self) -> None:
+        await self.session.close()
+
+
+def run_racer(server: str, code: str | None, name: str | None, token_file: Path) -> int:
+    identities = IdentityFile(token_file)
+    try:
+        identities.load()
+    except IdentityFileError as error:
+        print(f"patience-race race: {error}")
+        return 1
+    RacerApp(RaceSession(server, identities, name), code).run()
+    return 0

@@ -1,0 +1,256 @@
+"""The terminal racer, headless (Textual's ``run_test``), against a real server and database.
+
+The person at the terminal is driven with key presses and clicks; the other racers are SDK
+clients. Assertions read what the widgets show.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import stat
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest_asyncio
+from rich.text import Text
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from textual.pilot import Pilot
+from textual.widget import Widget
+from textual.widgets import DataTable, Input, OptionList, Select, Static
+
+from clients.terminal import RacerApp
+from clients.terminal_race import RaceScreen, ResultsScreen
+from clients.terminal_screens import LeaderboardScreen, RoomScreen, StartScreen
+from clients.terminal_session import Identity, IdentityFile, RaceSession
+from server.protocol import ProgressEvent, RaceFinished, YourView
+from tests.server.test_server import Server, make_settings, start_server, stop_server
+
+SIZE = (160, 50)
+FIRST_MOVE = "5D heap:1 -> heap:5 bottom"
+"""All Fours, deal 7 (docs/protocol.md): the opening's only move but resigning."""
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest_asyncio.fixture
+async def server(sessions: async_sessionmaker[AsyncSession],
+                 database_url: str) -> AsyncIterator[Server]:
+    """On a fixed port, so that a restarted server is found at the same address."""
+    settings = make_settings(database_url).model_copy(update={"port": free_port()})
+    running = await start_server(settings)
+    try:
+        yield running
+    finally:
+        await stop_server(running)
+
+
+def racer(server: Server, token_file: Path, name: str | None = None,
+          code: str | None = None) -> RacerApp:
+    return RacerApp(RaceSession(server.url, IdentityFile(token_file), name), code)
+
+
+def shown(pilot: Pilot[None], selector: str) -> str:
+    """The text a widget of the current screen shows: a line per table row or list option."""
+    widget: Widget = pilot.app.screen.query_one(selector)
+    if isinstance(widget, Static):
+        content = widget.content
+        return content.plain if isinstance(content, Text) else str(content)
+    if isinstance(widget, DataTable):
+        return "\n".join(" | ".join(cell.plain if isinstance(cell, Text) else str(cell)
+                                    for cell in widget.get_row_at(row))
+                         for row in range(widget.row_count))
+    if isinstance(widget, OptionList):
+        return "\n".join(str(option.prompt) for option in widget.options)
+    if isinstance(widget, Input):
+        return widget.value
+    raise TypeError(f"cannot read {widget!r}")
+
+
+async def until(pilot: Pilot[None], condition: Callable[[], bool], timeout: float = 10) -> None:
+    """Let the app run until the condition holds (the server answers in its own time)."""
+    for _ in range(round(timeout / 0.02)):
+        if condition():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError(f"still not true after {timeout} s: screen {pilot.app.screen!r}")
+
+
+async def on_screen(pilot: Pilot[None], kind: type[Widget]) -> None:
+    await until(pilot, lambda: isinstance(pilot.app.screen, kind)
+                and pilot.app.screen.is_mounted)
+
+
+def row_of(pilot: Pilot[None], selector: str, name: str) -> str:
+    return next((line for line in shown(pilot, selector).splitlines() if name in line), "")
+
+
+async def type_move(pilot: Pilot[None], text: str) -> None:
+    pilot.app.screen.query_one("#move", Input).focus()
+    await pilot.press(*text, "enter")
+
+
+async def test_a_race_from_the_form_to_the_results(server: Server, tmp_path: Path) -> None:
+    token_file = tmp_path / "config" / "token.json"
+    app = racer(server, token_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await on_screen(pilot, StartScreen)
+        assert "not connected yet" in shown(pilot, "#title")
+        name = app.screen.query_one("#name", Input)
+        name.value = ""
+        await pilot.press("A", "n", "n")
+        app.screen.query_one("#rule-set", Select).value = "all-fours"
+        app.screen.query_one("#deal", Select).value = "number"
+        await pilot.pause()
+        app.screen.query_one("#number", Input).value = "7"
+        await pilot.click("#create-room")
+
+        await on_screen(pilot, RoomScreen)
+        title = shown(pilot, "#room-title")
+        assert "All Fours" in title and "a chosen deal" in title and "2 seats" in title
+        code = re.search(r"Room (\w+)", title)
+        assert code is not None
+        assert "Ann | · not yet | host, you" in shown(pilot, "#seats")
+        assert "(empty seat)" in shown(pilot, "#seats")
+
+        bob = await server.client("Bob")
+        await bob.join(code.group(1))
+        await until(pilot, lambda: "Bob" in shown(pilot, "#seats"))
+        await bob.ready()
+        await until(pilot, lambda: "Bob | ✔ ready" in shown(pilot, "#seats"))
+        await pilot.press("r")
+
+        await on_screen(pilot, RaceScreen)
+        await until(pilot, lambda: "5D" in shown(pilot, "#board"))
+        board = shown(pilot, "#board")
+        assert "heap:1 (A) ## ## ## 5D" in board and "heap:13 (K)" in board
+        assert f"1  {FIRST_MOVE}" in shown(pilot, "#moves")
+        assert "place 5D, just turned on heap:1" in shown(pilot, "#notes")
+        assert "Ann (you) | " in shown(pilot, "#racers") and "0/52" in shown(pilot, "#racers")
+
+        # typed in text form
+        await type_move(pilot, FIRST_MOVE.lower())
+        await until(pilot, lambda: "AH turned on heap:5" in shown(pilot, "#last"))
+        assert "heap:5 (5) 5D ## ## ## AH" in shown(pilot, "#board")
+        assert shown(pilot, "#move") == ""
+        assert "1  AH heap:5 -> heap:1 bottom" in shown(pilot, "#moves")
+
+        # refused, with the reason, and the text kept to be corrected
+        await type_move(pilot, "AH heap:5 -> heap:2 bottom")
+        await until(pilot, lambda: "Refused" in shown(pilot, "#status"))
+        assert "AH goes under heap:1" in shown(pilot, "#status")
+        assert shown(pilot, "#move") == "AH heap:5 -> heap:2 bottom"
+
+        # by its number in the list, typed
+        app.screen.query_one("#move", Input).value = ""
+        await type_move(pilot, "1")
+        await until(pilot, lambda: "You played AH heap:5 -> heap:1 bottom" in shown(pilot, "#last"))
+        assert "Refused" not in shown(pilot, "#status")
+
+        # picked from the list
+        first = shown(pilot, "#moves").splitlines()[0].split(maxsplit=1)[1]
+        await pilot.press("ctrl+o", "enter")
+        await until(pilot, lambda: f"You played {first}" in shown(pilot, "#last"))
+        assert "| 3 |" in row_of(pilot, "#racers", "Ann (you)")
+
+        # the other racer's progress, live
+        view = (await bob.next_event(YourView)).view
+        await bob.move(view.legal_moves[0])
+        await until(pilot, lambda: "| 1 |" in row_of(pilot, "#racers", "Bob"))
+        await bob.resign()
+        await until(pilot, lambda: "resigned" in row_of(pilot, "#racers", "Bob"))
+
+        await pilot.press("ctrl+r")
+        await pilot.press("y")
+        await on_screen(pilot, ResultsScreen)
+        ranking = shown(pilot, "#ranking").splitlines()
+        assert ranking[0].startswith("1 | Ann (you) | resigned")
+        assert ranking[1].startswith("2 | Bob | resigned")
+        assert "The deal was 7: ✔ it matches the commitment" in shown(pilot, "#seed")
+        finished = await bob.next_event(RaceFinished)
+        assert f"/api/races/{finished.race_id}" in shown(pilot, "#status")
+
+        await pilot.press("l")
+        await on_screen(pilot, LeaderboardScreen)
+        await until(pilot, lambda: shown(pilot, "#status") == "")
+        assert "nobody yet" in shown(pilot, "#fastest")
+        await pilot.press("escape")
+        await on_screen(pilot, ResultsScreen)
+        await pilot.press("n")
+        await on_screen(pilot, StartScreen)
+        assert "playing as Ann" in shown(pilot, "#title")
+        assert not app.screen.query("#name"), "a known player is not asked for a name"
+        welcome = app.session.welcome
+        await bob.close()
+
+    assert welcome is not None
+    stored = json.loads(token_file.read_text())["players"]
+    assert stored == [{"server": server.url, "name": "Ann", "player_id": welcome.player_id,
+                       "token": stored[0]["token"]}]
+    assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+
+
+async def test_joining_by_code_as_the_same_player_and_riding_out_a_restart(
+        server: Server, tmp_path: Path) -> None:
+    token_file = tmp_path / "token.json"
+    first = racer(server, token_file, name="Bob")
+    async with first.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: "playing as Bob" in shown(pilot, "#title"))
+        bob_id = first.session.state.player_id
+
+    ann = await server.client("Ann")
+    room = await ann.create_room("all-fours", deal="number", number=7)
+    app = racer(server, token_file, code=room.code.lower())
+    restarted = server
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await on_screen(pilot, RoomScreen)
+            await until(pilot, lambda: "Bob | · not yet | you" in shown(pilot, "#seats"))
+            assert app.session.state.player_id == bob_id, "the stored token was used"
+            assert app.screen.query_one("#start").display is False, "only the host starts"
+            await pilot.press("r")
+            await ann.ready()
+            await on_screen(pilot, RaceScreen)
+            await until(pilot, lambda: FIRST_MOVE in shown(pilot, "#moves"))
+            await type_move(pilot, "1")
+            await until(pilot, lambda: "| 1 |" in row_of(pilot, "#racers", "Bob (you)"))
+
+            await stop_server(server)
+            await until(pilot, lambda: "reconnecting" in shown(pilot, "#status"))
+            restarted = await start_server(server.settings)
+            await until(pilot, lambda: shown(pilot, "#status") == "reconnected")
+            assert "heap:5 (5) 5D ## ## ## AH" in shown(pilot, "#board")
+
+            await ann.reconnect()
+            await ann.move(FIRST_MOVE)
+            await ann.next_event(ProgressEvent)
+            await until(pilot, lambda: "| 1 |" in row_of(pilot, "#racers", "Ann"))
+            await type_move(pilot, "1")
+            await until(pilot, lambda: "| 2 |" in row_of(pilot, "#racers", "Bob (you)"))
+            await ann.close()
+    finally:
+        await stop_server(restarted)
+    assert [entry.name for entry in IdentityFile(token_file).load()] == ["Bob"]
+
+
+def test_the_token_file_keeps_one_player_per_server_and_name(tmp_path: Path) -> None:
+    tokens = IdentityFile(tmp_path / "token.json")
+    ann = Identity("ws://a/ws", "Ann", "p1", "t1")
+    bob = Identity("ws://a/ws", "Bob", "p2", "t2")
+    elsewhere = Identity("ws://b/ws", "Ann", "p9", "t9")
+    for identity in (ann, bob, elsewhere):
+        tokens.save(identity)
+    assert tokens.find("ws://a/ws") == bob, "without a name: who played last"
+    assert tokens.find("ws://a/ws", "Ann") == ann
+    assert tokens.find("ws://c/ws") is None
+    tokens.save(ann)
+    assert tokens.find("ws://a/ws") == ann
+    fresh = Identity("ws://a/ws", "Ann", "p3", "t3")
+    tokens.save(fresh)
+    assert tokens.load() == [bob, elsewhere, fresh]
