@@ -5,6 +5,8 @@
     GET /api/leaderboards/<rule-set>     ?board=fastest|most_wins|deal|daily &period=today|week|all
                                          &deal=N &day=YYYY-MM-DD &player=ID &limit=N
     GET /api/races/<race-id>             a finished race: players, results, seed, move logs
+    GET /api/races/<race-id>/replay      ?player=ID: that racer's game, the view after each move
+    GET /, GET /<file>                   the browser client (server.static)
 
 The query string is validated by the same model as the WebSocket request (``GetLeaderboard``).
 WebSocket clients connect to ``/ws``.
@@ -23,9 +25,13 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from engine.registry import RULE_SET_NAMES, find_rule_set
+from engine.replay import MoveLog, new_game
+from engine.view import Event
 from server import store
 from server.boards import leaderboard
 from server.protocol import GetLeaderboard
+from server.race import view_model
+from server.static import static_response
 
 if TYPE_CHECKING:
     from websockets.asyncio.server import ServerConnection
@@ -41,6 +47,23 @@ def game_info(name: str) -> dict[str, Any]:
     game = find_rule_set(name)
     return {"name": name, "title": game.title, "source": game.source, "packs": game.packs,
             "layout": [slot.to_json() for slot in game.layout]}
+
+
+def replay_steps(log: MoveLog) -> list[dict[str, Any]]:
+    """A racer's game step by step: the opening, then each move with its time, what followed
+    (the forced steps included) and the player's view after it."""
+    game = new_game(log)
+
+    def step(move: str | None, time_ms: int | None, events: list[Event]) -> dict[str, Any]:
+        return {"move": move, "time_ms": time_ms, "events": [str(event) for event in events],
+                "view": view_model(game.view()).model_dump(mode="json")}
+
+    steps = [step(None, 0, game.opening_events)]
+    for index, move in enumerate(log.moves):
+        events = game.push(move)
+        steps.append(step(str(move), None if log.times_ms is None else log.times_ms[index],
+                          events))
+    return steps
 
 
 def json_response(status: HTTPStatus, body: Any) -> Response:
@@ -71,8 +94,15 @@ class HttpApi:
             return json_response(HTTPStatus.OK, [game_info(name) for name in RULE_SET_NAMES])
         if path.startswith("/api/leaderboards/"):
             return await self.leaderboard(path.removeprefix("/api/leaderboards/"), query)
+        if path.startswith("/api/races/") and path.endswith("/replay"):
+            race_id = path.removeprefix("/api/races/").removesuffix("/replay")
+            return await self.replay(race_id, query.get("player", ""))
         if path.startswith("/api/races/"):
             return await self.race(path.removeprefix("/api/races/"))
+        if not path.startswith("/api/"):
+            static = static_response(url.path)
+            if static is not None:
+                return static
         return error_response(HTTPStatus.NOT_FOUND, f"nothing at {path}")
 
     def health(self) -> Response:
@@ -107,3 +137,22 @@ class HttpApi:
         if record is None:
             return error_response(HTTPStatus.NOT_FOUND, f"no finished race {race_id!r}")
         return json_response(HTTPStatus.OK, record)
+
+    async def replay(self, race_id: str, player_id: str) -> Response:
+        """One racer's game of a finished race, position by position, for a replay viewer
+        (a browser cannot run the engine). Only once ``race_record`` reveals the move logs."""
+        record = await store.race_record(self.service.sessions, race_id, datetime.now(UTC))
+        if record is None:
+            return error_response(HTTPStatus.NOT_FOUND, f"no race {race_id!r}")
+        if record["logs"] is None:
+            return error_response(HTTPStatus.FORBIDDEN, "the race is not over, or its deal is "
+                                  "still secret (a daily deal's until the end of its day)")
+        log = record["logs"].get(player_id)
+        if log is None:
+            racers = ", ".join(player["player_id"] for player in record["players"])
+            return error_response(HTTPStatus.NOT_FOUND,
+                                  f"no racer {player_id!r} in that race: ?player= one of {racers}")
+        name = next(p["name"] for p in record["players"] if p["player_id"] == player_id)
+        return json_response(HTTPStatus.OK, {
+            "race_id": race_id, "rule_set": record["rule_set"], "player_id": player_id,
+            "name": name, "steps": replay_steps(MoveLog.from_json(log))})

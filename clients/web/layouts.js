@@ -1,0 +1,26 @@
+// Where the books' pictures ask for more than the grid of GET /api/games gives: per rule set,
+// piles turned on the table and fans that run another way. (Alignments that change nothing but
+// the look are in style.css, under .board[data-rule-set=...]: Puss in the Corner's heaps.)
+
+const FOUR_CORNERS_DIAGONAL = { "left:1": 45, "right:1": -45, "left:6": -45, "right:6": 45 };
+const CORNERSTONES_SIDEWAYS = { "left:1": 90, "right:1": 90, "left:6": 90, "right:6": 90 };
+
+export const REFINEMENTS = {
+  // "first the left-hand corner card at top (placed diagonally)" (Cadogan No. 33)
+  "four-corners": { rotate: FOUR_CORNERS_DIAGONAL },
+  // "The base cards on the top and bottom of the columns are turned sideways."
+  "cornerstones": { rotate: CORNERSTONES_SIDEWAYS },
+  "cornerstones-arnold": { rotate: CORNERSTONES_SIDEWAYS },
+  // "across each of the open spaces left at the corners place a packet of five auxiliary
+  // cards, laid slantwise, so as to form an octagon": each packet fans along its corner's edge
+  // (downwards, so every card's index reads the right way up).
+  "octagon": {
+    spread: {
+      "aux:1": "down-left", "aux:2": "down-right", "aux:3": "down-left", "aux:4": "down-right",
+    },
+  },
+};
+
+export function refinement(ruleSet) {
+  return { rotate: {}, spread: {}, ...REFINEMENTS[ruleSet] };
+}

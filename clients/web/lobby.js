@@ -1,0 +1,141 @@
+// The lobby: who you are, open a room (or today's daily deal), join or watch one by code.
+
+import { h } from "./dom.js";
+import { identity } from "./net.js";
+
+const TIME_LIMITS = [
+  ["", "no time limit"], ["60", "1 minute"], ["180", "3 minutes"], ["300", "5 minutes"],
+  ["600", "10 minutes"], ["1200", "20 minutes"], ["1800", "30 minutes"], ["3600", "1 hour"],
+];
+
+// A name form; calls `done(name)` once one is saved. Shared with the room page (a player who
+// follows a shared link may have no name yet).
+export function nameForm(done) {
+  const input = h("input", { name: "name", required: true, maxlength: 32, autocomplete: "nickname",
+    placeholder: "your name", value: identity.get()?.name ?? "" });
+  return h("form", { class: "name-form", onsubmit: (event) => {
+    event.preventDefault();
+    const name = input.value.trim();
+    if (!name) return;
+    identity.set({ name });
+    done(name);
+  } }, h("label", {}, "Your name ", input), h("button", { type: "submit" }, "Save"));
+}
+
+// Leave the room the connection is in, if it is another one: leaving a race resigns from it.
+export async function leaveRoom(connection, unless = null) {
+  if (!connection.room || connection.room === unless) return;
+  try {
+    await connection.request({ type: "leave" });
+  } catch {
+    // already out of it (the server restarted, or the seat lapsed)
+  }
+  connection.room = null;
+}
+
+export async function lobbyPage(main, route, context) {
+  const games = [...(await context.games()).values()];
+  const page = h("div", { class: "lobby" });
+  main.append(page);
+  const problem = h("p", { class: "problem", role: "alert" });
+
+  function who() {
+    const player = identity.get();
+    if (!player?.name) {
+      return nameForm(async () => {
+        await leaveRoom(context.connection);
+        await context.connection.identify();
+        page.replaceChildren(...sections());
+      });
+    }
+    return h("p", { class: "who" }, "You race as ", h("strong", {}, player.name), " ",
+      h("button", { class: "link", onclick: () => {
+        identity.forget();
+        page.replaceChildren(...sections());
+      } }, "change"));
+  }
+
+  async function open(request) {
+    problem.textContent = "";
+    if (!identity.get()?.name) {
+      problem.textContent = "Choose a name first.";
+      return;
+    }
+    try {
+      await context.connection.ready();
+      await leaveRoom(context.connection);
+      const room = await context.connection.request(request);
+      context.connection.room = room.code;
+      context.go(`#/room/${room.code}`);
+    } catch (error) {
+      problem.textContent = error.message;
+    }
+  }
+
+  function createForm() {
+    const ruleSet = h("select", { name: "rule_set" },
+      games.map((game) => h("option", { value: game.name }, `${game.title} (${game.name})`)));
+    const number = h("input", { name: "number", inputmode: "numeric", pattern: "[0-9]{1,20}",
+      placeholder: "e.g. 42", size: 12 });
+    const dealChoice = (value, text, ...extra) => h("label", {},
+      h("input", { type: "radio", name: "deal", value, checked: value === "secret" }), text,
+      ...extra);
+    const seats = h("select", { name: "seats" },
+      [2, 3, 4, 5, 6, 7, 8].map((n) => h("option", { value: n }, `${n} seats`)));
+    const limit = h("select", { name: "time_limit" },
+      TIME_LIMITS.map(([value, text]) => h("option", { value }, text)));
+    const form = h("form", { class: "create", onsubmit: (event) => {
+      event.preventDefault();
+      const deal = form.elements.deal.value;
+      if (deal === "daily") {
+        open({ type: "daily", rule_set: ruleSet.value });
+        return;
+      }
+      open({
+        type: "create_room", rule_set: ruleSet.value, seats: Number(seats.value),
+        deal: deal === "number" ? { kind: "number", number: number.value.trim() }
+          : { kind: "secret" },
+        ...(limit.value ? { time_limit_s: Number(limit.value) } : {}),
+      });
+    } },
+    h("label", {}, "Game ", ruleSet),
+    h("fieldset", { class: "deal" }, h("legend", {}, "Deal"),
+      dealChoice("secret", " a secret deal"),
+      dealChoice("number", " deal number ", number),
+      dealChoice("daily", " today's daily deal (alone, once a day)")),
+    h("label", {}, seats), h("label", {}, limit),
+    h("button", { type: "submit", class: "primary" }, "Open a room"));
+    number.addEventListener("focus", () => {
+      form.elements.deal.value = "number";
+    });
+    return form;
+  }
+
+  function joinForm() {
+    const code = h("input", { name: "code", required: true, placeholder: "room code",
+      pattern: "[A-Za-z0-9]{4,16}", size: 10, autocapitalize: "characters" });
+    const go = (kind) => (event) => {
+      event.preventDefault();
+      if (code.reportValidity()) context.go(`#/${kind}/${code.value.trim().toUpperCase()}`);
+    };
+    return h("form", { class: "join", onsubmit: go("room") }, code,
+      h("button", { type: "submit" }, "Join"),
+      h("button", { type: "button", onclick: go("watch") }, "Watch"));
+  }
+
+  function sections() {
+    return [
+      h("section", {}, h("h2", {}, "Race your friends at patience"),
+        h("p", {}, "Everyone gets the same deal at the same moment; the first to finish wins."),
+        who()),
+      h("section", {}, h("h2", {}, "Open a room"), createForm()),
+      h("section", {}, h("h2", {}, "Join a room"), joinForm()),
+      problem,
+      h("section", {}, h("h2", {}, "The games"), h("ul", { class: "games" },
+        games.map((game) => h("li", {}, h("strong", {}, game.title), ` — ${game.source} `,
+          h("a", { href: `#/boards/${game.name}` }, "leaderboards"))))),
+    ];
+  }
+
+  page.append(...sections());
+}

@@ -1,0 +1,119 @@
+// The replay viewer (#/replay/RACE-ID?player=ID): a finished race, one racer at a time, move by
+// move, forward, back or playing. The positions come from the server (GET
+// /api/races/ID/replay), which replays the racer's move log with the engine.
+
+import { Board } from "./board.js";
+import { clock, eventsText, h, statusWord } from "./dom.js";
+import { getJson } from "./net.js";
+import { parseMove } from "./moves.js";
+
+const SPEEDS = [["1000", "slow"], ["400", "normal"], ["120", "fast"]];
+
+export async function replayPage(main, route, context) {
+  const raceId = route.params[0];
+  const page = h("div", { class: "replay" }, h("p", {}, "Loading the race…"));
+  main.append(page);
+  let record;
+  let replay;
+  try {
+    record = await getJson(`/api/races/${raceId}`);
+    const player = route.query.get("player") ?? record.players[0]?.player_id;
+    replay = await getJson(`/api/races/${raceId}/replay?player=${encodeURIComponent(player)}`);
+  } catch (error) {
+    page.replaceChildren(h("h2", {}, "Replay"), h("p", { class: "problem", role: "alert" },
+      error.message), h("p", {}, h("a", { href: "#/" }, "Back to the lobby")));
+    return null;
+  }
+  const viewer = new Viewer(record, replay, (await context.games()).get(record.rule_set));
+  page.replaceChildren(viewer.element);
+  return () => viewer.close();
+}
+
+class Viewer {
+  constructor(record, replay, game) {
+    this.replay = replay;
+    this.steps = replay.steps;
+    this.at = 0;
+    this.timer = null;
+    this.board = new Board(game);
+    const result = record.results.find((entry) => entry.player_id === replay.player_id);
+    this.slider = h("input", { type: "range", min: 0, max: this.steps.length - 1, value: 0,
+      "aria-label": "position", oninput: (event) => this.go(Number(event.target.value)) });
+    this.speed = h("select", { "aria-label": "speed" },
+      SPEEDS.map(([ms, text]) => h("option", { value: ms, selected: text === "normal" }, text)));
+    this.playButton = h("button", { class: "play", onclick: () => this.toggle() }, "▶ play");
+    this.caption = h("p", { class: "caption" });
+    this.notes = h("ul", { class: "notes" });
+    this.keys = (event) => {
+      if (event.key === "ArrowRight") this.go(this.at + 1);
+      if (event.key === "ArrowLeft") this.go(this.at - 1);
+    };
+    window.addEventListener("keydown", this.keys);
+    this.element = h("div", {},
+      h("h2", {}, `Replay: ${game.title}`),
+      h("p", { class: "facts" }, `Race ${record.race_id} · seed ${record.seed} · `,
+        record.ended_at ? `ended ${record.ended_at.slice(0, 16).replace("T", " ")}` : ""),
+      h("nav", { class: "tabs racers" }, record.players.map((player) => h("a", {
+        class: `tab ${player.player_id === replay.player_id ? "active" : ""}`,
+        href: `#/replay/${record.race_id}?player=${encodeURIComponent(player.player_id)}`,
+      }, player.name))),
+      result ? h("p", { class: "quiet" }, `${replay.name}: ${statusWord(result.status)}, `,
+        `${result.on_foundations} cards home, ${result.moves} moves, rank ${result.rank}`) : null,
+      h("div", { class: "replay-controls" },
+        h("button", { class: "first", title: "the opening", onclick: () => this.go(0) },
+          "◀◀ start"),
+        h("button", { class: "back", title: "one move back", onclick: () => this.go(this.at - 1) },
+          "◀ back"),
+        this.playButton,
+        h("button", { class: "forward", title: "one move forward",
+          onclick: () => this.go(this.at + 1) }, "forward ▶"),
+        h("button", { class: "last", title: "the end",
+          onclick: () => this.go(this.steps.length - 1) }, "end ▶▶"),
+        this.slider, this.speed),
+      this.caption, this.board.element, this.notes);
+    this.go(0);
+  }
+
+  go(at) {
+    this.at = Math.max(0, Math.min(this.steps.length - 1, at));
+    const step = this.steps[this.at];
+    const move = step.move ? parseMove(step.move) : null;
+    this.board.show(step.view, { highlight: move && !move.action ? [move.from, move.to] : [] });
+    this.slider.value = this.at;
+    this.caption.dataset.step = this.at;
+    this.caption.replaceChildren(...[
+      h("strong", {}, this.at ? `Move ${this.at} of ${this.steps.length - 1}` : "The opening"),
+      step.move ? [": ", h("code", {}, step.move)] : [],
+      step.time_ms !== null && this.at ? ` at ${clock(step.time_ms)}` : [],
+      step.events.length ? h("span", { class: "events" }, ` — ${eventsText(step.events)}`) : [],
+      ` · ${step.view.on_foundations}/${step.view.total} home · ${statusWord(step.view.status)}`,
+    ].flat());
+    this.notes.replaceChildren(...step.view.notes.map((note) => h("li", {}, note)));
+    if (this.at === this.steps.length - 1) this.pause();
+  }
+
+  toggle() {
+    if (this.timer) {
+      this.pause();
+      return;
+    }
+    if (this.at === this.steps.length - 1) this.go(0);
+    this.playButton.textContent = "⏸ pause";
+    const advance = () => {
+      this.go(this.at + 1);
+      if (this.timer) this.timer = setTimeout(advance, Number(this.speed.value));
+    };
+    this.timer = setTimeout(advance, Number(this.speed.value));
+  }
+
+  pause() {
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.playButton.textContent = "▶ play";
+  }
+
+  close() {
+    this.pause();
+    window.removeEventListener("keydown", this.keys);
+  }
+}

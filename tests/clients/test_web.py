@@ -1,0 +1,347 @@
+"""The browser client (clients/web) end to end: Debian's Chromium, headless, driven by Playwright,
+against a real server and database.
+
+Two players race in two browser contexts, a refused move is explained, every rule set's board is
+drawn (screenshots go to docs/img/ for people to look at), the leaderboards mark your own lines,
+and the replay viewer steps through a finished race. The browser part of the suite runs on SQLite
+only: the database is not what it tests.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import (
+    Browser,
+    Locator,
+    Page,
+    WebSocketRoute,
+    async_playwright,
+    expect,
+)
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from clients.sdk import RaceClient
+from engine.moves import Move
+from engine.registry import RULE_SET_NAMES, find_rule_set
+from server.protocol import RaceFinished, YourView
+from tests.server.test_server import Server, make_settings, play_to_end, start_server, stop_server
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync"]
+VIEWPORT = {"width": 1280, "height": 900}
+IMAGES = Path(__file__).resolve().parents[2] / "docs" / "img"
+WON_BY_PLAYING_ON = 3
+"""An All Fours deal that playing every move as it comes wins (in 52 moves)."""
+SHOWN_DEAL = 7
+EARLY_MOVES = {"cornerstones": 6, "cornerstones-arnold": 6, "puss-in-the-corner": 10}
+"""Moves made (from the list, each transfer in turn) before each board's screenshot (3 where not
+listed): early, but under way."""
+CARD_CORNER = {"x": 10, "y": 8}
+"""Where to grab a card: its top-left corner shows even under the next card of a fan."""
+
+pytestmark = [
+    pytest.mark.skipif(not CHROMIUM.exists(), reason=f"the browser tests drive Chromium at "
+                       f"{CHROMIUM}, which is not installed (apt-get install chromium)"),
+    pytest.mark.parametrize("database_kind", ["sqlite"], indirect=True),
+]
+
+OpenPage = Callable[..., Awaitable[Page]]
+
+
+@pytest_asyncio.fixture
+async def server(sessions: async_sessionmaker[AsyncSession],
+                 database_url: str) -> AsyncIterator[Server]:
+    running = await start_server(make_settings(database_url))
+    try:
+        yield running
+    finally:
+        await stop_server(running)
+
+
+@pytest_asyncio.fixture
+async def browser() -> AsyncIterator[Browser]:
+    async with async_playwright() as playwright:
+        chromium = await playwright.chromium.launch(executable_path=str(CHROMIUM),
+                                                    args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            await chromium.close()
+
+
+@pytest_asyncio.fixture
+async def open_page(browser: Browser, server: Server) -> AsyncIterator[OpenPage]:
+    """Open a path of the client in a browser context of its own (a player of their own, with
+    their own localStorage); the test fails if any page raised a JavaScript error."""
+    errors: list[str] = []
+
+    async def open_(path: str = "/") -> Page:
+        context = await browser.new_context(viewport=VIEWPORT)
+        page = await context.new_page()
+        page.on("pageerror", lambda error: errors.append(f"{path}: {error}"))
+        await page.goto(server.http + path)
+        return page
+
+    yield open_
+    assert not errors
+
+
+# -- what a player does, in the page ------------------------------------------------------------
+
+
+async def give_name(page: Page, name: str) -> None:
+    await page.fill("input[name=name]", name)
+    await page.click(".name-form button")
+
+
+async def open_room(page: Page, rule_set: str, deal: int) -> str:
+    """Open a room on a chosen deal from the lobby; the room's code."""
+    await page.select_option("select[name=rule_set]", rule_set)
+    await page.fill("input[name=number]", str(deal))
+    await page.click(".create button[type=submit]")
+    code = page.locator(".room-head .code")
+    await expect(code).to_be_visible()
+    return await code.inner_text()
+
+
+async def moves_made(page: Page) -> int:
+    return int(await page.locator(".board").get_attribute("data-moves") or "")
+
+
+async def legal_moves(page: Page) -> list[str]:
+    """The moves the page offers (resign apart) as the server listed them, actions last."""
+    moves: list[str] = await page.locator("[data-move]").evaluate_all(
+        "buttons => buttons.map(button => button.dataset.move)")
+    return sorted(moves, key=lambda move: " -> " not in move)
+
+
+def card_at(page: Page, card: str, pile: str) -> Locator:
+    return page.locator(f'.pile[data-pile="{pile}"] .card[data-card="{card}"]')
+
+
+async def click_move(page: Page, text: str) -> None:
+    """Make a move on the board: an action by its button, a transfer by clicking its card and
+    then the pile it goes to."""
+    before = await moves_made(page)
+    move = Move.parse(text)
+    if move.action is not None:
+        await page.click(f'button.action[data-move="{text}"]')
+    else:
+        await card_at(page, str(move.card), str(move.source)).click(position=CARD_CORNER)
+        await page.locator(f'.pile[data-pile="{move.target}"]').click()
+    await expect(page.locator(".board")).to_have_attribute("data-moves", str(before + 1))
+
+
+async def resign(page: Page) -> None:
+    await page.click("button.resign")
+    await page.click("button.resign")  # "Really resign?"
+
+
+# -- the tests ----------------------------------------------------------------------------------
+
+
+async def test_two_players_race_to_the_end_and_both_see_the_ranking(open_page: OpenPage) -> None:
+    ann = await open_page()
+    await give_name(ann, "Ann")
+    code = await open_room(ann, "all-fours", WON_BY_PLAYING_ON)
+    bob = await open_page(f"/#/room/{code}")  # the link Ann shares
+    await give_name(bob, "Bob")
+    await expect(ann.locator(".seat")).to_have_count(2)
+    await ann.click(".ready-button")
+    await expect(bob.locator('.seat[data-player="Ann"] .ready')).to_have_text("✓ ready")
+    await bob.click(".ready-button")
+    for page in (ann, bob):
+        await expect(page.locator(".board")).to_have_attribute("data-status", "in_progress")
+
+    first = Move.parse((await legal_moves(bob))[0])  # Bob drags his first card home
+    await card_at(bob, str(first.card), str(first.source)).drag_to(
+        bob.locator(f'.pile[data-pile="{first.target}"]'), source_position=CARD_CORNER)
+    await expect(bob.locator(".board")).to_have_attribute("data-moves", "1")
+    await expect(ann.locator('.seat[data-player="Bob"] .seat-progress')).to_contain_text(
+        "1 moves")
+
+    while await ann.locator(".board").get_attribute("data-status") == "in_progress":
+        await click_move(ann, (await legal_moves(ann))[0])
+    await expect(ann.locator(".race-status .status")).to_have_text("won")
+    await expect(bob.locator('.seat[data-player="Ann"] .seat-progress')).to_contain_text(
+        "52/52 home")
+    await resign(bob)
+
+    for page in (ann, bob):
+        results = page.locator(".results")
+        await expect(results.locator("tbody tr")).to_have_count(2)
+        ranking = await results.locator("tbody tr").evaluate_all(
+            "rows => rows.map(row => [...row.cells].slice(0, 3).map(cell => cell.textContent))")
+        assert ranking == [["1", "Ann", "won"], ["2", "Bob", "resigned"]]
+        await expect(results.locator(".seed code")).to_have_text(str(WON_BY_PLAYING_ON))
+        await expect(results.locator(".commitment-check")).to_contain_text("✓")
+    await expect(ann.locator("tr.mine td").nth(1)).to_have_text("Ann")
+
+
+async def test_a_refused_move_shows_the_servers_reason(open_page: OpenPage) -> None:
+    page = await open_page()
+    await give_name(page, "Ann")
+    await open_room(page, "all-fours", SHOWN_DEAL)
+    await page.click(".start-button")  # the host may start alone
+    await card_at(page, "5D", "heap:1").click(position=CARD_CORNER)
+    await expect(page.locator('.pile[data-pile="heap:5"]')).to_have_class(re.compile("target"))
+    await page.locator('.pile[data-pile="heap:6"]').click()
+    refusal = page.locator(".refusal")
+    await expect(refusal).to_contain_text("5D heap:1 -> heap:6 bottom")
+    await expect(refusal).to_contain_text("5D goes under heap:5, the heap of its value")
+    assert await moves_made(page) == 0
+    await click_move(page, "5D heap:1 -> heap:5 bottom")
+    await expect(refusal).to_have_count(0)
+
+
+async def test_every_rule_sets_board_is_drawn_as_its_book_lays_it_out(
+        open_page: OpenPage) -> None:
+    page = await open_page()
+    await give_name(page, "Ann")
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    for rule_set in RULE_SET_NAMES:
+        await page.goto(page.url.split("#")[0] + "#/")
+        await open_room(page, rule_set, SHOWN_DEAL)
+        await page.click(".start-button")
+        await expect(page.locator(".board")).to_have_attribute("data-rule-set", rule_set)
+        for turn in range(EARLY_MOVES.get(rule_set, 3)):
+            before = await moves_made(page)
+            moves = await legal_moves(page)
+            moves = [move for move in moves if " -> " in move] or moves
+            await page.click(f'[data-move="{moves[turn % len(moves)]}"]')
+            await expect(page.locator(".board")).to_have_attribute("data-moves", str(before + 1))
+        layout = find_rule_set(rule_set).layout
+        await expect(page.locator(".board .pile")).to_have_count(len(layout))
+        await page.mouse.move(0, 0)
+        await page.screenshot(path=IMAGES / f"board-{rule_set}.png", full_page=True)
+        await resign(page)
+        await expect(page.locator(".results")).to_be_visible()
+
+
+async def test_a_dropped_connection_reconnects_and_resumes_the_race(
+        server: Server, open_page: OpenPage) -> None:
+    page = await open_page()
+    sockets: list[tuple[WebSocketRoute, WebSocketRoute]] = []
+
+    async def through(route: WebSocketRoute) -> None:  # pass every frame on, and keep hold
+        sockets.append((route, route.connect_to_server()))
+
+    await page.route_web_socket(re.compile(r"/ws$"), through)
+    await give_name(page, "Ann")
+    code = await open_room(page, "all-fours", SHOWN_DEAL)
+    bob = await server.client("Bob")
+    await bob.join(code)
+    await page.click(".ready-button")
+    await bob.ready()
+    await click_move(page, "5D heap:1 -> heap:5 bottom")
+
+    in_page, to_server = sockets[-1]
+    await to_server.close()
+    await in_page.close()
+    view = (await bob.next_event(YourView)).view
+    ack = await bob.move(view.legal_moves[0])
+    await bob.move(ack.legal_moves[0])
+
+    await expect(page.locator('.seat[data-player="Bob"] .seat-progress')).to_contain_text(
+        "2 moves")  # the moves made while Ann was away, from `resumed`
+    assert len(sockets) == 2
+    await expect(page.locator(".notice")).to_have_count(0)
+    assert await moves_made(page) == 1
+    await click_move(page, (await legal_moves(page))[0])
+
+
+async def race_on(server: Server, rule_set: str, deal: int, players: list[RaceClient],
+                  pauses: list[float]) -> RaceFinished:
+    """A whole race of SDK clients, each playing every move as it comes, at its own pace."""
+    room = await players[0].create_room(rule_set, seats=len(players), deal="number",
+                                        number=deal)
+    for player in players[1:]:
+        await player.join(room.code)
+    for player in players:
+        await player.ready()
+    for player, pause in zip(players, pauses, strict=True):
+        await play_to_end(player, pause=pause)
+    finished = await players[0].next_event(RaceFinished, timeout=30)
+    for player in players:
+        await player.leave()
+    return finished
+
+
+async def test_the_leaderboards_mark_your_own_lines(server: Server,
+                                                    open_page: OpenPage) -> None:
+    ann, bob, cy = [await server.client(name) for name in ("Ann", "Bob", "Cy")]
+    for deal in (WON_BY_PLAYING_ON, 4):
+        await race_on(server, "all-fours", deal, [bob, ann, cy], [0.0, 0.004, 0.008])
+    page = await open_page()
+    await page.evaluate("player => localStorage.setItem('patience-race.identity', "
+                        "JSON.stringify(player))",
+                        {"name": "Ann", "token": ann.token, "player_id": ann.player_id})
+    await page.goto(f"{server.http}/#/boards/all-fours?board=fastest&period=all&around=me")
+    rows = page.locator(".board-table tbody tr")
+    await expect(rows).to_have_count(6)
+    await expect(page.locator("tr.mine")).to_have_count(2)
+    assert set(await page.locator("tr.mine td:nth-child(2)").all_inner_texts()) == {"Ann"}
+    await expect(rows.first.locator("td").nth(1)).to_have_text("Bob")
+    await page.screenshot(path=IMAGES / "leaderboard.png", full_page=True)
+
+    await page.click("a.tab:text('Most wins')")
+    await expect(page.locator("tr.mine td").nth(2)).to_have_text("2")
+    await page.click("a.tab:text('One deal')")
+    await page.fill("input[name=deal]", str(WON_BY_PLAYING_ON))
+    await page.click("form.pick button")
+    await expect(rows).to_have_count(3)
+
+
+async def test_the_replay_viewer_steps_through_a_finished_race(server: Server,
+                                                               open_page: OpenPage) -> None:
+    ann, bob = await server.client("Ann"), await server.client("Bob")
+    room = await ann.create_room("octagon", deal="number", number=SHOWN_DEAL)
+    await bob.join(room.code)
+    await ann.ready()
+    await bob.ready()
+    await play_to_end(ann)
+    await bob.next_event(YourView)
+    await bob.resign()
+    finished = await ann.next_event(RaceFinished)
+    status, replay = await server.http_get(
+        f"/api/races/{finished.race_id}/replay?player={ann.player_id}")
+    assert status == 200
+    steps = replay["steps"]
+
+    page = await open_page(f"/#/replay/{finished.race_id}")
+    caption, board = page.locator(".caption"), page.locator(".board")
+    await expect(caption).to_contain_text("The opening")
+    for step in (1, 2, 3):
+        await page.click("button.forward")
+        await expect(caption).to_have_attribute("data-step", str(step))
+        await expect(caption).to_contain_text(steps[step]["move"])
+        await expect(board).to_have_attribute("data-moves", str(step))
+    await page.click("button.back")
+    await expect(caption).to_have_attribute("data-step", "2")
+    await expect(board).to_have_attribute("data-moves", "2")
+    waste = page.locator('.pile[data-pile="waste"]')
+    expected = steps[2]["view"]["piles"]
+    waste_count = next(len(pile["cards"]) for pile in expected if pile["pile"] == "waste")
+    await expect(waste).to_have_attribute("data-count", str(waste_count))
+
+    await page.click("button.last")
+    await expect(caption).to_have_attribute("data-step", str(len(steps) - 1))
+    await expect(caption).to_contain_text("no move left")
+    await page.keyboard.press("ArrowLeft")
+    await expect(caption).to_have_attribute("data-step", str(len(steps) - 2))
+    await page.locator("input[type=range]").fill("20")
+    await expect(caption).to_have_attribute("data-step", "20")
+    await page.screenshot(path=IMAGES / "replay.png", full_page=True)
+
+    await page.click("a.tab:text('Bob')")
+    await expect(page.locator("a.tab.active")).to_have_text("Bob")
+    await page.click("button.last")
+    await expect(caption).to_contain_text("resign")
+    await expect(board).to_have_attribute("data-status", "resigned")
