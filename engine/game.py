@@ -140,6 +140,14 @@ class Game(ABC):
             notes=tuple(self._notes()),
         )
 
+    def table(self) -> list[PileState]:
+        """Every pile in the full state, hidden cards included: compare two tables to find the
+        piles a move changed, and send only their ``seen()`` form."""
+        return self._table()
+
+    def notes(self) -> list[str]:
+        return self._notes()
+
     def full_state(self) -> dict[str, Any]:
         """Everything, hidden cards included: for ``deal --json`` and verification only."""
         return {

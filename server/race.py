@@ -303,24 +303,25 @@ class Race:
         if self._out_of_time(now):
             return self.tick(now)
         game = racer.game
-        before = game.view().piles
+        before = game.table()
         try:
             events = game.play(move)
         except IllegalMoveError as refused:
             raise RaceError("illegal_move", refused.reason) from None
         racer.move_times.append(now)
-        view = game.view()
-        changed = [pile_model(after) for old, after in zip(before, view.piles, strict=True)
-                   if old != after]
-        progress = view.progress
+        # Only the piles that changed are turned into what the player sees (the profile showed
+        # building whole views twice per move as the server's largest cost).
+        changed = [pile_model(after.seen()) for old, after in
+                   zip(before, game.table(), strict=True) if old != after]
+        progress, outcome = game.progress(), game.outcome()
         if progress.on_foundations > racer.reached:
             racer.reached, racer.reached_at = progress.on_foundations, now
         out = [Outgoing(player_id, MoveAccepted(
             id=request_id, move=str(move), events=[str(event) for event in events],
-            changed=changed, legal_moves=[str(m) for m in view.legal_moves],
-            status=view.outcome.status.value, reason=view.outcome.reason,
+            changed=changed, legal_moves=[str(m) for m in game.legal_moves()],
+            status=outcome.status.value, reason=outcome.reason,
             on_foundations=progress.on_foundations, moves=progress.moves,
-            notes=list(view.notes)))]
+            notes=game.notes()))]
         out.append(self._progress(racer))
         out += self._check_finished(racer, now)
         return out
