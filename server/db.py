@@ -27,6 +27,7 @@ from sqlalchemy import (
     MetaData,
     String,
     event,
+    make_url,
 )
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -148,10 +149,15 @@ class EntryRow(Base):
 
     __tablename__ = "entries"
     __table_args__ = (
-        Index("ix_entries_fastest", "rule_set", "status", "time_ms"),
-        Index("ix_entries_wins", "rule_set", "status", "player_id"),
-        Index("ix_entries_deal", "rule_set", "seed"),
-        Index("ix_entries_daily", "rule_set", "daily_day"),
+        # Each board's lines are found, and mostly ordered and counted, from one of these
+        # indexes alone (migration 0002 says which query each serves).
+        Index("ix_entries_fastest", "rule_set", "status", "time_ms", "finished_at", "race_id",
+              "player_id"),
+        Index("ix_entries_wins", "rule_set", "status", "player_id", "time_ms", "finished_at",
+              "race_id"),
+        Index("ix_entries_deal", "rule_set", "seed", "player_id", "status", "time_ms",
+              "on_foundations", "reached_at_ms", "finished_at", "race_id", "rank"),
+        Index("ix_entries_daily", "rule_set", "daily_day", "player_id"),
     )
 
     race_id: Mapped[str] = mapped_column(ForeignKey("races.id"), primary_key=True)
@@ -204,10 +210,28 @@ class DailyDealRow(Base):
 
 
 def make_engine(url: str) -> AsyncEngine:
-    """An engine for an async URL (``Settings.database_url``). On SQLite, every connection
-    enforces foreign keys (off by default there) and uses write-ahead logging, so readers do not
-    wait for the writer."""
-    engine = create_async_engine(url)
+    """An engine for an async URL (``Settings.database_url``).
+
+    On SQLite, every connection enforces foreign keys (off by default there) and uses write-ahead
+    logging, so readers do not wait for the writer; a write waits up to 5 s for a lock held by
+    another connection (sqlite3's default busy timeout), then fails.
+
+    On PostgreSQL (asyncpg), the database may go away and come back while the server runs:
+    every pooled connection is checked before use (``pool_pre_ping``), so one that died
+    meanwhile is replaced instead of failing the next request; and connecting times out after
+    5 s and any one statement after 10 s, so a database that stops answering (a network cut
+    that drops packets rather than refusing them) fails the writes, which ``server.writer`` then
+    retries and reports, rather than hanging them unreported.
+
+    Statement parameters are kept out of error messages (``hide_parameters``): those reach the
+    log and /healthz, and the parameters of a failed write are player ids and the moves, which
+    name cards, of races in progress.
+    """
+    driver = make_url(url).get_driver_name()
+    if driver == "asyncpg":
+        return create_async_engine(url, hide_parameters=True, pool_pre_ping=True,
+                                   connect_args={"timeout": 5.0, "command_timeout": 10.0})
+    engine = create_async_engine(url, hide_parameters=True)
     if engine.dialect.name == "sqlite":
         event.listen(engine.sync_engine, "connect", _configure_sqlite)
     return engine

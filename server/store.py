@@ -31,12 +31,14 @@ from alembic.config import Config
 from sqlalchemy import (
     ColumnElement,
     Insert,
+    Label,
     Row,
-    Subquery,
+    Select,
     case,
     func,
     inspect,
     literal,
+    null,
     select,
     tuple_,
 )
@@ -297,6 +299,8 @@ class WinsLine:
 
 
 L = TypeVar("L", ResultLine, WinsLine)
+_ENTRIES = EntryRow.__table__.c
+"""The columns of ``entries``, which the time boards select as plain columns."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,30 +317,29 @@ async def fastest_wins(sessions: Sessions, rule_set: str, period: Period, limit:
     since = period_start(period, now)
     if since is not None:
         conditions.append(EntryRow.finished_at >= since)
-    lines = select(EntryRow).where(*conditions).subquery()
-    order = (lines.c.time_ms, lines.c.finished_at, lines.c.race_id, lines.c.player_id)
-    return await _board(sessions, _Query(lines, order, ties=1), limit, around,
-                        _result_line(utc_day(now)))
+    e = _ENTRIES
+    order = (e.time_ms, e.finished_at, e.race_id, e.player_id)
+    return await _board(sessions, _Query(_result_lines(*conditions), e.player_id, order, ties=1),
+                        limit, around, _result_line(utc_day(now)))
 
 
 async def most_wins(sessions: Sessions, rule_set: str, limit: int, *,
                     around: str | None = None) -> Board[WinsLine]:
     """Players by their number of wins; of two with as many, the one who got there first."""
-    lines = (select(EntryRow.player_id, func.count().label("wins"),
-                    func.max(EntryRow.finished_at).label("last_win_at"))
-             .where(EntryRow.rule_set == rule_set, EntryRow.status == "won")
-             .group_by(EntryRow.player_id).subquery())
-    order = (-lines.c.wins, lines.c.last_win_at, lines.c.player_id)
-    return await _board(sessions, _Query(lines, order, ties=1), limit, around, _wins_line)
+    wins = (select(EntryRow.player_id, func.count().label("wins"),
+                   func.max(EntryRow.finished_at).label("last_win_at"))
+            .where(EntryRow.rule_set == rule_set, EntryRow.status == "won")
+            .group_by(EntryRow.player_id).subquery())
+    order = (-wins.c.wins, wins.c.last_win_at, wins.c.player_id)
+    return await _board(sessions, _Query(select(wins), wins.c.player_id, order, ties=1), limit,
+                        around, _wins_line)
 
 
 async def deal_board(sessions: Sessions, rule_set: str, seed: int, limit: int, *,
                      around: str | None = None) -> Board[ResultLine]:
     """Everyone who finished a race on this deal, ranked as a race ranks its racers."""
-    lines = (select(EntryRow)
-             .where(EntryRow.rule_set == rule_set, EntryRow.seed == seed,
-                    EntryRow.rank.is_not(None))
-             .subquery())
+    lines = _result_lines(EntryRow.rule_set == rule_set, EntryRow.seed == seed,
+                          EntryRow.rank.is_not(None), daily_day=False)
     return await _board(sessions, _race_order(lines), limit, around, _result_line(None))
 
 
@@ -344,10 +347,8 @@ async def daily_board(sessions: Sessions, rule_set: str, day: date, limit: int, 
                       *, around: str | None = None) -> Board[ResultLine]:
     """Everyone who finished that day's daily deal, ranked as a race ranks its racers. The
     seed is in the lines only once the day is over."""
-    lines = (select(EntryRow)
-             .where(EntryRow.rule_set == rule_set, EntryRow.daily_day == day,
-                    EntryRow.rank.is_not(None))
-             .subquery())
+    lines = _result_lines(EntryRow.rule_set == rule_set, EntryRow.daily_day == day,
+                          EntryRow.rank.is_not(None))
     return await _board(sessions, _race_order(lines), limit, around, _result_line(utc_day(now)))
 
 
@@ -363,54 +364,74 @@ def period_start(period: Period, now: datetime) -> datetime | None:
 
 @dataclass(frozen=True, slots=True)
 class _Query:
-    """A board as a query: ``lines`` has one row per line and a ``player_id`` column;
-    ``order`` is ascending, best first, and total; its first ``ties`` terms decide the rank."""
+    """A board as a query: ``lines`` selects one row per line, ``player`` is its player id
+    column; ``order`` is ascending, best first, and total; its first ``ties`` terms decide the
+    rank. The time boards select from ``entries`` itself, not from a subquery of it, so that
+    a page is one plain indexed query (and cheap to build)."""
 
-    lines: Subquery
+    lines: Select[*tuple[Any, ...]]
+    player: ColumnElement[str]
     order: tuple[ColumnElement[Any], ...]
     ties: int
 
 
-def _race_order(lines: Subquery) -> _Query:
+def _result_lines(*conditions: ColumnElement[bool],
+                  daily_day: bool = True) -> Select[*tuple[Any, ...]]:
+    """The entries a time board lists, with the columns its lines show; without ``daily_day``
+    (which only hides a daily deal's seed) the deal board reads its index alone."""
+    e = _ENTRIES
+    return select(e.race_id, e.player_id, e.status, e.time_ms, e.on_foundations,
+                  e.reached_at_ms, e.seed, e.daily_day if daily_day else null().label("daily_day"),
+                  e.finished_at).where(*conditions)
+
+
+def _race_order(lines: Select[*tuple[Any, ...]]) -> _Query:
     """The order of ``Race.ranking``: winners by time; then by cards home (most first), then by
     when that count was reached; ties broken by who finished first."""
-    c = lines.c
-    won = c.status == "won"
-    order = (case((won, 0), else_=1), case((won, c.time_ms), else_=0), -c.on_foundations,
-             func.coalesce(c.reached_at_ms, 0), c.finished_at, c.race_id, c.player_id)
-    return _Query(lines, order, ties=4)
+    e = _ENTRIES
+    won = e.status == "won"
+    order = (case((won, 0), else_=1), case((won, e.time_ms), else_=0), -e.on_foundations,
+             func.coalesce(e.reached_at_ms, 0), e.finished_at, e.race_id, e.player_id)
+    return _Query(lines, e.player_id, order, ties=4)
 
 
 async def _board(sessions: Sessions, query: _Query, limit: int, around: str | None,
-                 make_line: Callable[[Row[Any], int], L]) -> Board[L]:
+                 make_line: Callable[[Row[Any], str, int], L]) -> Board[L]:
     """The top ``limit`` lines, or with ``around`` the ``limit`` lines centred on that player's
-    best line. A line's rank is one more than the number of lines strictly better: for a
-    window that does not start at the top, one count finds the first line's rank and the
-    window's position gives the rest."""
+    best line.
+
+    Pages are read by key, never by OFFSET: the lines before a key are the first ones below it
+    in descending order, so a page costs the lines it returns (plus a sort where no index gives
+    the order), wherever it is on the board; names are then read for those lines alone. A
+    line's rank is one more than the number of lines strictly better: for a window that does
+    not start at the top, one count finds the first line's position and rank, and the window's
+    position gives the rest. Every term of the order is non-null on a board's lines."""
     if limit < 1:
         raise ValueError(f"a board shows at least one line, not {limit}")
     keys = [term.label(f"key{number}") for number, term in enumerate(query.order)]
-    lines = query.lines
+    above_limit = (limit - 1) // 2
     async with sessions.begin() as session:
         mine: tuple[Any, ...] | None = None
-        start = 0
+        rows: list[Row[Any]] = []
         if around is not None:
             best = (await session.execute(
-                select(*keys).where(lines.c.player_id == around).order_by(*query.order)
-                .limit(1))).first()
+                query.lines.with_only_columns(*keys, maintain_column_froms=True)
+                .where(query.player == around).order_by(*query.order).limit(1))).first()
             if best is not None:
                 mine = tuple(best)
-                position = await _count_before(session, query, mine, len(query.order))
-                start = max(0, position - (limit - 1) // 2)
-        rows = (await session.execute(
-            select(lines, PlayerRow.name, *keys)
-            .join(PlayerRow, PlayerRow.id == lines.c.player_id)
-            .order_by(*query.order).offset(start).limit(limit))).all()
+                if above_limit:
+                    rows = await _page(session, query, keys, mine, above_limit, before=True)
+        above = len(rows)
+        rows += await _page(session, query, keys, mine, limit - above, before=False)
         full_keys = [tuple(row)[-len(keys):] for row in rows]
         tie_keys = [key[:query.ties] for key in full_keys]
-        first_rank = 1
-        if start > 0 and rows:
-            first_rank += await _count_before(session, query, tie_keys[0], query.ties)
+        start, first_rank = 0, 1
+        if mine is not None and above == above_limit and rows:
+            start, better = await _count_before(session, query, full_keys[0])
+            first_rank += better
+        names: dict[str, str] = {player_id: name for player_id, name in (await session.execute(
+            select(PlayerRow.id, PlayerRow.name)
+            .where(PlayerRow.id.in_({row.player_id for row in rows})))).all()} if rows else {}
     ranks: list[int] = []
     for number, key in enumerate(tie_keys):
         if number == 0:
@@ -419,28 +440,50 @@ async def _board(sessions: Sessions, query: _Query, limit: int, around: str | No
             ranks.append(ranks[-1])
         else:
             ranks.append(start + number + 1)
-    made = [make_line(row, rank) for row, rank in zip(rows, ranks, strict=True)]
+    made = [make_line(row, names[row.player_id], rank)
+            for row, rank in zip(rows, ranks, strict=True)]
     me = next((line for line, key in zip(made, full_keys, strict=True) if key == mine), None)
     return Board(made, me)
 
 
-async def _count_before(session: AsyncSession, query: _Query, key: tuple[Any, ...],
-                        terms: int) -> int:
-    """How many lines sort strictly before ``key`` on the first ``terms`` terms of the order."""
-    order = query.order[:terms]
-    bound = tuple_(*(literal(value, term.type) for term, value in zip(order, key, strict=True)))
-    count = await session.scalar(
-        select(func.count()).select_from(query.lines).where(tuple_(*order) < bound))
-    return count or 0
+def _bound(terms: Sequence[ColumnElement[Any]], key: Sequence[Any]) -> ColumnElement[Any]:
+    """A key as a row value, each value bound with its term's type (so that a timestamp is
+    sent the way its column stores it)."""
+    return tuple_(*(literal(value, term.type) for term, value in zip(terms, key, strict=True)))
 
 
-def _result_line(today: date | None) -> Callable[[Row[Any], int], ResultLine]:
+async def _page(session: AsyncSession, query: _Query, keys: list[Label[Any]],
+                key: tuple[Any, ...] | None, limit: int, *, before: bool) -> list[Row[Any]]:
+    """Up to ``limit`` lines in board order, each with its keys last: from the top, or from
+    ``key`` on (that line included), or with ``before`` the ones just before ``key``."""
+    statement = query.lines.add_columns(*keys)
+    if key is not None:
+        order, bound = tuple_(*query.order), _bound(query.order, key)
+        statement = statement.where(order < bound if before else order >= bound)
+    statement = statement.order_by(*(term.desc() if before else term for term in query.order))
+    rows = list((await session.execute(statement.limit(limit))).all())
+    return rows[::-1] if before else rows
+
+
+async def _count_before(session: AsyncSession, query: _Query,
+                        key: tuple[Any, ...]) -> tuple[int, int]:
+    """How many lines sort strictly before ``key``, and how many of those are strictly better
+    on the ranking terms (the first ``ties``), in one pass: those are a part of the first."""
+    order, ties = query.order, query.order[:query.ties]
+    better = func.count().filter(tuple_(*ties) < _bound(ties, key[:query.ties]))
+    before, better_count = (await session.execute(
+        query.lines.with_only_columns(func.count(), better, maintain_column_froms=True)
+        .where(tuple_(*order) < _bound(order, key)))).one()
+    return before or 0, better_count or 0
+
+
+def _result_line(today: date | None) -> Callable[[Row[Any], str, int], ResultLine]:
     """Makes time board lines; given ``today``, a daily deal's seed waits for its day's end."""
 
-    def make(row: Row[Any], rank: int) -> ResultLine:
+    def make(row: Row[Any], name: str, rank: int) -> ResultLine:
         hidden = today is not None and row.daily_day is not None and row.daily_day >= today
         return ResultLine(
-            rank=rank, player_id=row.player_id, name=row.name, race_id=row.race_id,
+            rank=rank, player_id=row.player_id, name=name, race_id=row.race_id,
             status=row.status, time_ms=row.time_ms, on_foundations=row.on_foundations,
             reached_at_ms=row.reached_at_ms, seed=None if hidden else row.seed,
             finished_at=row.finished_at)
@@ -448,6 +491,6 @@ def _result_line(today: date | None) -> Callable[[Row[Any], int], ResultLine]:
     return make
 
 
-def _wins_line(row: Row[Any], rank: int) -> WinsLine:
-    return WinsLine(rank=rank, player_id=row.player_id, name=row.name, wins=row.wins,
+def _wins_line(row: Row[Any], name: str, rank: int) -> WinsLine:
+    return WinsLine(rank=rank, player_id=row.player_id, name=name, wins=row.wins,
                     last_win_at=row.last_win_at)

@@ -1,0 +1,755 @@
+"""Leaderboards and persistence at scale: a million stored results on SQLite and PostgreSQL.
+
+    python bench/leaderboard_bench.py [--results 1000000 | --quick] [--calls 200]
+                                      [--databases sqlite,postgresql] [--postgres URL]
+                                      [--sqlite-path FILE] [--keep] [--explain]
+
+For each database: a fresh one, migrated with ``alembic upgrade head`` (so it has exactly the
+server's tables and indexes), is filled with ``--results`` entries rows (one racer's result in
+one race; ~1 player per 20 results, races of 1 to 4 racers with matching ``players`` and
+``races`` rows, the seven rule sets at different popularities and win rates, secret, numbered
+and daily deals, finish times over the last 60 days), by COPY on PostgreSQL and by
+``executemany`` in large transactions on SQLite. The data is the same on both (seeded).
+PostgreSQL is then ``VACUUM ANALYZE``d, as autovacuum would after such a load; SQLite is left
+as the server leaves it (no ``ANALYZE``).
+
+Then, through the real store functions (``server.store``) on the server's own engine
+(``server.db.make_engine``), each leaderboard query is timed ``--calls`` times after a warm-up,
+taking the rule sets in turn, and its p50/p99 reported: fastest wins (today, this week, all
+time, and today just after midnight, when no win is in yet and the whole rule set is looked
+through), most wins, the most played numbered deal's board and the biggest daily board, top 100
+and around a player in the middle of the board. "Board lines" is the size of the largest such
+board over the rule sets. Then the writes the server makes are timed: ``record_start`` +
+``record_results`` for whole races of two, and ``record_moves`` in batches of 1, 10 and 100
+moves (what ``server.writer`` commits at once), one transaction after another as the writer
+does. The machine's load average is printed with the settings: other work on the machine shows
+in the p99s.
+
+PostgreSQL is used when ``--postgres`` names a server where the user may create databases, else
+``PATIENCE_RACE_TEST_POSTGRES_URL``, else ``postgresql://postgres@127.0.0.1/test`` if it answers;
+the bench database (``patience_race_bench_*``) is dropped at the end unless ``--keep``.
+``--explain`` prints each query's plan (EXPLAIN ANALYZE, EXPLAIN QUERY PLAN). Progress goes to
+stderr; the tables to stdout, in Markdown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import math
+import os
+import platform
+import random
+import secrets
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from itertools import accumulate
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import asyncpg  # type: ignore[import-untyped]  # noqa: E402
+import sqlalchemy  # noqa: E402
+from sqlalchemy import Select, Table, event, func, make_url, select  # noqa: E402
+from sqlalchemy.engine import Dialect  # noqa: E402
+from sqlalchemy.ext.asyncio import AsyncEngine  # noqa: E402
+
+from engine.deal import DEAL_ALGORITHM  # noqa: E402
+from engine.registry import RULE_SET_NAMES  # noqa: E402
+from server import store  # noqa: E402
+from server.db import Base, EntryRow, PlayerRow, make_engine, make_sessionmaker  # noqa: E402
+from server.protocol import RankEntry  # noqa: E402
+from server.race import commitment  # noqa: E402
+from server.settings import async_url  # noqa: E402
+
+DEFAULT_POSTGRES = "postgresql://postgres@127.0.0.1/test"
+POSTGRES_VARIABLE = "PATIENCE_RACE_TEST_POSTGRES_URL"
+QUICK_RESULTS = 20_000
+QUICK_CALLS = 50
+RESULTS_PER_PLAYER = 20
+DAYS = 60
+LIMIT = 100
+TARGET_P99_MS = 20.0
+CHUNK_RACES = 20_000
+MOVE_BATCHES = (1, 10, 100)
+
+# Per rule set, in registry order: share of the races, a winner's median time in seconds, and
+# the chance that a racer wins. Invented, plausible for people: they only shape the boards'
+# sizes (the engine's simple players win far less, see bench/engine_bench.py).
+POPULARITY = (0.22, 0.18, 0.10, 0.12, 0.16, 0.10, 0.12)
+MEDIAN_WIN_S = (240, 260, 300, 200, 330, 350, 420)
+WIN_RATE = (0.30, 0.45, 0.60, 0.25, 0.50, 0.40, 0.20)
+DEAL_KINDS = ("secret", "number", "daily")
+DEAL_KIND_SHARE = (0.65, 0.20, 0.15)
+SEATS = (1, 2, 3, 4)
+SEATS_SHARE = (0.30, 0.45, 0.15, 0.10)
+NUMBERED_DEALS = 10_000
+"""Chosen deal numbers 1..10,000, Zipf-distributed: deal 1 is the most played."""
+
+
+def log(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+# -- the data ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shape:
+    results: int
+    players: int
+    seed: int
+    now: datetime
+
+
+@dataclass
+class Chunk:
+    """Rows for the tables, in foreign key order: players, races, entries."""
+
+    players: list[dict[str, Any]] = field(default_factory=list)
+    races: list[dict[str, Any]] = field(default_factory=list)
+    entries: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Generator:
+    """Seeded fake history: the same ``Shape`` gives the same rows."""
+
+    def __init__(self, shape: Shape) -> None:
+        self.shape = shape
+        self.rng = random.Random(shape.seed)
+        self.player_ids = [self.new_id() for _ in range(shape.players)]
+        # A few players play a lot, most a little: activity falls as 1/sqrt(rank).
+        self.player_cum = list(accumulate(1 / math.sqrt(n + 1) for n in range(shape.players)))
+        self.rule_cum = list(accumulate(POPULARITY[n % len(POPULARITY)]
+                                        for n in range(len(RULE_SET_NAMES))))
+        self.deal_cum = list(accumulate(1 / n for n in range(1, NUMBERED_DEALS + 1)))
+        self.daily_seeds: dict[tuple[str, date], int] = {}
+        self.dailies_played: set[tuple[str, str, date]] = set()
+
+    def new_id(self) -> str:
+        return base64.urlsafe_b64encode(self.rng.getrandbits(96).to_bytes(12, "big")).decode()
+
+    def chunks(self) -> Iterator[Chunk]:
+        shape = self.shape
+        first = Chunk(players=[
+            {"id": player_id, "name": f"Player {number}", "token_hash": f"{number:064x}",
+             "created_at": shape.now - timedelta(days=DAYS + 30)}
+            for number, player_id in enumerate(self.player_ids)])
+        chunk, made = first, 0
+        while made < shape.results:
+            for row in self.race(min(shape.results - made, 4)):
+                if "status" in row:
+                    chunk.entries.append(row)
+                    made += 1
+                else:
+                    chunk.races.append(row)
+            if len(chunk.races) >= CHUNK_RACES:
+                yield chunk
+                chunk = Chunk()
+        yield chunk
+
+    def race(self, seats_left: int) -> list[dict[str, Any]]:
+        """A race row then its entries rows."""
+        rng, now = self.rng, self.shape.now
+        number = rng.choices(range(len(RULE_SET_NAMES)), cum_weights=self.rule_cum)[0]
+        rule_set = RULE_SET_NAMES[number]
+        kind = rng.choices(DEAL_KINDS, DEAL_KIND_SHARE)[0]
+        started = now - timedelta(seconds=rng.uniform(1200, DAYS * 86400))
+        day = started.date() if kind == "daily" else None
+        seats = 1 if kind == "daily" else min(seats_left, rng.choices(SEATS, SEATS_SHARE)[0])
+        players: list[str] = []
+        while len(players) < seats:
+            player = rng.choices(self.player_ids, cum_weights=self.player_cum)[0]
+            if player in players:
+                continue
+            if day is not None:
+                if (player, rule_set, day) in self.dailies_played:
+                    continue
+                self.dailies_played.add((player, rule_set, day))
+            players.append(player)
+        if kind == "secret":
+            seed = rng.getrandbits(64)
+        elif kind == "number":
+            seed = rng.choices(range(1, NUMBERED_DEALS + 1), cum_weights=self.deal_cum)[0]
+        else:
+            assert day is not None
+            seed = self.daily_seeds.setdefault((rule_set, day), rng.getrandbits(64))
+        results = [self.result(number) for _ in players]
+        results.sort(key=lambda r: (r[0] != "won", r[1] if r[0] == "won" else 0, -r[2], r[3]))
+        ended = started + timedelta(milliseconds=max(r[1] for r in results))
+        race_id = self.new_id()
+        common = {"rule_set": rule_set, "seed": seed, "daily_day": day}
+        rows: list[dict[str, Any]] = [{
+            "id": race_id, "code": self.new_id()[:8].upper(), "deal_kind": kind,
+            "algorithm": DEAL_ALGORITHM, "commitment": commitment(seed), "seats_max": seats,
+            "time_limit_s": None, "host_id": players[0],
+            "created_at": started - timedelta(seconds=rng.uniform(5, 120)),
+            "started_at": started, "ended_at": ended, **common}]
+        for rank, (player, (status, time_ms, home, reached_ms, moves)) in enumerate(
+                zip(players, results, strict=True), start=1):
+            rows.append({
+                "race_id": race_id, "player_id": player, "status": status, "rank": rank,
+                "time_ms": time_ms, "on_foundations": home, "reached_at_ms": reached_ms,
+                "moves": moves, "finished_at": started + timedelta(milliseconds=time_ms),
+                "ended_at": ended, **common})
+        return rows
+
+    def result(self, number: int) -> tuple[str, int, int, int, int]:
+        """status, time_ms, cards home, when that count was reached (ms), moves."""
+        rng = self.rng
+        median_ms = MEDIAN_WIN_S[number % len(MEDIAN_WIN_S)] * 1000
+        time_ms = max(15_000, round(rng.lognormvariate(math.log(median_ms), 0.45)))
+        if rng.random() < WIN_RATE[number % len(WIN_RATE)]:
+            return "won", time_ms, 52, time_ms, rng.randint(52, 220)
+        status = "lost" if rng.random() < 0.7 else "resigned"
+        home = rng.randint(0, 51)
+        return status, time_ms, home, rng.randint(0, time_ms), rng.randint(5, 200)
+
+
+# -- databases --------------------------------------------------------------------------------
+
+
+def columns(table: Table) -> list[str]:
+    return [column.name for column in table.columns]
+
+
+def converters(table: Table, dialect: Dialect) -> list[Callable[[Any], Any] | None]:
+    """Each column's bind processor for the dialect: the exact values SQLAlchemy would send."""
+    return [column.type.dialect_impl(dialect).bind_processor(dialect)
+            for column in table.columns]
+
+
+def records(rows: list[dict[str, Any]], table: Table, dialect: Dialect) -> list[tuple[Any, ...]]:
+    convert = list(zip(columns(table), converters(table, dialect), strict=True))
+    return [tuple(row.get(name) if to is None or row.get(name) is None else to(row[name])
+                  for name, to in convert) for row in rows]
+
+
+TABLES = tuple((name, Base.metadata.tables[name]) for name in ("players", "races", "entries"))
+"""The tables the bench fills, in foreign key order."""
+
+
+@dataclass
+class Database:
+    kind: str
+    """``sqlite`` or ``postgresql``."""
+    url: str
+    version: str = ""
+    load_s: float = 0.0
+    size_bytes: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+async def load_sqlite(database: Database, generator: Generator) -> None:
+    path = make_url(database.url).database
+    assert path is not None
+    dialect = make_engine(database.url).dialect
+    connection = sqlite3.connect(path)
+    connection.execute("PRAGMA synchronous = OFF")  # this connection only: loading
+    started, done = time.perf_counter(), 0
+    try:
+        for chunk in generator.chunks():
+            with connection:
+                for name, table in TABLES:
+                    rows = records(getattr(chunk, name), table, dialect)
+                    if rows:
+                        marks = ", ".join("?" for _ in table.columns)
+                        connection.executemany(
+                            f"INSERT INTO {name} ({', '.join(columns(table))}) VALUES ({marks})",
+                            rows)
+                    database.counts[name] = database.counts.get(name, 0) + len(rows)
+            done = progress(database, done, generator.shape.results, started)
+        database.version = sqlite3.sqlite_version
+    finally:
+        connection.close()
+    database.load_s = time.perf_counter() - started
+    database.size_bytes = sum(os.path.getsize(p) for p in (path, f"{path}-wal")
+                              if os.path.exists(p))
+
+
+def asyncpg_dsn(url: str) -> str:
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+async def load_postgresql(database: Database, generator: Generator) -> None:
+    dialect = make_engine(database.url).dialect
+    connection = await asyncpg.connect(asyncpg_dsn(database.url))
+    started, done = time.perf_counter(), 0
+    try:
+        for chunk in generator.chunks():
+            async with connection.transaction():
+                for name, table in TABLES:
+                    rows = records(getattr(chunk, name), table, dialect)
+                    if rows:
+                        await connection.copy_records_to_table(name, records=rows,
+                                                               columns=columns(table))
+                    database.counts[name] = database.counts.get(name, 0) + len(rows)
+            done = progress(database, done, generator.shape.results, started)
+        log(f"{database.kind}: VACUUM ANALYZE")
+        await connection.execute("VACUUM ANALYZE")
+        database.version = str(await connection.fetchval("SHOW server_version"))
+        database.size_bytes = int(await connection.fetchval(
+            "SELECT pg_database_size(current_database())"))
+    finally:
+        await connection.close()
+    database.load_s = time.perf_counter() - started
+
+
+def progress(database: Database, before: int, total: int, started: float) -> int:
+    done = database.counts.get("entries", 0)
+    if done // 100_000 > before // 100_000 or done == total:
+        rate = done / max(time.perf_counter() - started, 1e-9)
+        log(f"{database.kind}: {done:,} / {total:,} results stored ({rate:,.0f}/s)")
+    return done
+
+
+async def postgres_server(requested: str | None) -> str | None:
+    """The PostgreSQL server URL to use, or None when there is none to use."""
+    url = requested or os.environ.get(POSTGRES_VARIABLE) or DEFAULT_POSTGRES
+    try:
+        connection = await asyncpg.connect(asyncpg_dsn(async_url(url)), timeout=3)
+    except (TimeoutError, OSError, asyncpg.PostgresError) as error:
+        if requested:
+            raise
+        log(f"postgresql: not reachable at {url} ({error}); SQLite only")
+        return None
+    await connection.close()
+    return async_url(url)
+
+
+async def create_postgres(server_url: str) -> str:
+    name = f"patience_race_bench_{secrets.token_hex(4)}"
+    connection = await asyncpg.connect(asyncpg_dsn(server_url))
+    try:
+        await connection.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await connection.close()
+    return make_url(server_url).set(database=name).render_as_string(hide_password=False)
+
+
+async def drop_postgres(server_url: str, url: str) -> None:
+    connection = await asyncpg.connect(asyncpg_dsn(server_url))
+    try:
+        await connection.execute(f'DROP DATABASE IF EXISTS "{make_url(url).database}" '
+                                 "WITH (FORCE)")
+    finally:
+        await connection.close()
+
+
+# -- timing -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Timing:
+    samples_ms: list[float]
+    lines: int = 0
+    """The size of the largest board of this kind (over the rule sets)."""
+
+    @property
+    def p50(self) -> float:
+        return statistics.median(self.samples_ms)
+
+    @property
+    def p99(self) -> float:
+        ordered = sorted(self.samples_ms)
+        return ordered[min(len(ordered) - 1, math.ceil(0.99 * len(ordered)) - 1)]
+
+
+async def timed(call: Callable[[int], Awaitable[Any]], calls: int,
+                warm_up: int) -> tuple[Timing, Any]:
+    """Call ``call(0..)`` ``warm_up`` times untimed, then ``calls`` times timed."""
+    for number in range(warm_up):
+        await call(number)
+    samples, result = [], None
+    for number in range(calls):
+        started = time.perf_counter()
+        result = await call(number)
+        samples.append((time.perf_counter() - started) * 1000)
+    return Timing(samples), result
+
+
+@dataclass(frozen=True)
+class Targets:
+    """What to ask for: per rule set, a player in the middle of its fastest and most-wins
+    boards, its most played numbered deal, the day of its biggest daily board and a player in
+    the middle of that board."""
+
+    rule_sets: list[str]
+    fastest_middle: dict[str, str]
+    wins_middle: dict[str, str]
+    deal: dict[str, int]
+    daily_day: dict[str, date]
+    daily_middle: dict[str, str]
+    deal_middle: dict[str, str]
+
+
+async def find_targets(engine: AsyncEngine) -> Targets:
+    e = EntryRow
+    fastest: dict[str, str] = {}
+    wins: dict[str, str] = {}
+    deals: dict[str, int] = {}
+    days: dict[str, date] = {}
+    daily: dict[str, str] = {}
+    on_deal: dict[str, str] = {}
+    sessions = make_sessionmaker(engine)
+    async with sessions.begin() as session:
+        rule_sets = list((await session.scalars(
+            select(e.rule_set).group_by(e.rule_set).order_by(func.count().desc()))).all())
+        for rule_set in rule_sets:
+            won = (e.rule_set == rule_set, e.status == "won")
+            total = await session.scalar(select(func.count()).where(*won)) or 0
+            fastest[rule_set] = (await session.scalars(
+                select(e.player_id).where(*won).order_by(e.time_ms)
+                .offset(total // 2).limit(1))).one()
+            counts = (select(e.player_id, func.count().label("wins")).where(*won)
+                      .group_by(e.player_id).subquery())
+            players = await session.scalar(select(func.count()).select_from(counts)) or 0
+            wins[rule_set] = (await session.scalars(
+                select(counts.c.player_id).order_by(counts.c.wins.desc(), counts.c.player_id)
+                .offset(players // 2).limit(1))).one()
+            deals[rule_set] = (await session.scalars(
+                select(e.seed).where(e.rule_set == rule_set, e.daily_day.is_(None))
+                .group_by(e.seed).order_by(func.count().desc()).limit(1))).one()
+            day = (await session.scalars(
+                select(e.daily_day).where(e.rule_set == rule_set, e.daily_day.is_not(None))
+                .group_by(e.daily_day).order_by(func.count().desc()).limit(1))).one()
+            assert day is not None
+            days[rule_set] = day
+            on_day = (e.rule_set == rule_set, e.daily_day == days[rule_set])
+            total = await session.scalar(select(func.count()).where(*on_day)) or 0
+            daily[rule_set] = (await session.scalars(
+                select(e.player_id).where(*on_day).order_by(e.rank.is_(None), e.status != "won",
+                                                            e.time_ms, -e.on_foundations)
+                .offset(total // 2).limit(1))).one()
+            on_seed = (e.rule_set == rule_set, e.seed == deals[rule_set])
+            total = await session.scalar(select(func.count()).where(*on_seed)) or 0
+            on_deal[rule_set] = (await session.scalars(
+                select(e.player_id).where(*on_seed).order_by(e.rank.is_(None), e.status != "won",
+                                                             e.time_ms, -e.on_foundations)
+                .offset(total // 2).limit(1))).one()
+    return Targets(rule_sets, fastest, wins, deals, days, daily, on_deal)
+
+
+Query = Callable[[store.Sessions, str, datetime], Awaitable[store.Board[Any]]]
+Count = Callable[[str, datetime], Select[Any]]
+
+
+@dataclass(frozen=True)
+class BoardSpec:
+    """A leaderboard query as the server makes it, and how many lines its board has."""
+
+    label: str
+    query: Query
+    count: Count
+
+
+def board_specs(targets: Targets) -> list[BoardSpec]:
+    t, e = targets, EntryRow
+
+    def wins(rule_set: str, since: datetime | None) -> Select[Any]:
+        return select(func.count()).where(
+            e.rule_set == rule_set, e.status == "won",
+            *([] if since is None else [e.finished_at >= since]))
+
+    def fastest(period: store.Period) -> Query:
+        return lambda s, r, now: store.fastest_wins(s, r, period, LIMIT, now)
+
+    def at_midnight(s: store.Sessions, r: str, now: datetime) -> Awaitable[store.Board[Any]]:
+        return store.fastest_wins(s, r, "today", LIMIT, next_midnight(now) + timedelta(minutes=1))
+
+    all_wins: Count = lambda r, now: wins(r, None)  # noqa: E731
+    deal: Count = lambda r, now: select(func.count()).where(  # noqa: E731
+        e.rule_set == r, e.seed == t.deal[r], e.rank.is_not(None))
+    daily: Count = lambda r, now: select(func.count()).where(  # noqa: E731
+        e.rule_set == r, e.daily_day == t.daily_day[r], e.rank.is_not(None))
+    players: Count = lambda r, now: select(func.count(e.player_id.distinct())).where(  # noqa: E731
+        e.rule_set == r, e.status == "won")
+    return [
+        BoardSpec("fastest wins, today, top 100", fastest("today"),
+                  lambda r, now: wins(r, store.period_start("today", now))),
+        BoardSpec("fastest wins, today, just after midnight (no win yet)", at_midnight,
+                  lambda r, now: wins(r, next_midnight(now))),
+        BoardSpec("fastest wins, this week, top 100", fastest("week"),
+                  lambda r, now: wins(r, store.period_start("week", now))),
+        BoardSpec("fastest wins, all time, top 100", fastest("all"), all_wins),
+        BoardSpec("fastest wins, all time, around me", lambda s, r, now: store.fastest_wins(
+            s, r, "all", LIMIT, now, around=t.fastest_middle[r]), all_wins),
+        BoardSpec("most wins, top 100", lambda s, r, now: store.most_wins(s, r, LIMIT),
+                  players),
+        BoardSpec("most wins, around me", lambda s, r, now: store.most_wins(
+            s, r, LIMIT, around=t.wins_middle[r]), players),
+        BoardSpec("most played deal, top 100", lambda s, r, now: store.deal_board(
+            s, r, t.deal[r], LIMIT), deal),
+        BoardSpec("most played deal, around me", lambda s, r, now: store.deal_board(
+            s, r, t.deal[r], LIMIT, around=t.deal_middle[r]), deal),
+        BoardSpec("biggest daily board, top 100", lambda s, r, now: store.daily_board(
+            s, r, t.daily_day[r], LIMIT, now), daily),
+        BoardSpec("biggest daily board, around me", lambda s, r, now: store.daily_board(
+            s, r, t.daily_day[r], LIMIT, now, around=t.daily_middle[r]), daily),
+    ]
+
+
+def next_midnight(now: datetime) -> datetime:
+    return datetime.combine(store.utc_day(now) + timedelta(days=1), datetime.min.time(), UTC)
+
+
+async def bench_boards(database: Database, engine: AsyncEngine, now: datetime, calls: int,
+                       explain: bool) -> dict[str, Timing]:
+    targets = await find_targets(engine)
+    sessions = make_sessionmaker(engine)
+    rule_sets = targets.rule_sets
+    timings: dict[str, Timing] = {}
+    for spec in board_specs(targets):
+        async def call(number: int, query: Query = spec.query) -> store.Board[Any]:
+            return await query(sessions, rule_sets[number % len(rule_sets)], now)
+
+        timing, _ = await timed(call, calls, warm_up=max(len(rule_sets), calls // 10))
+        async with sessions.begin() as session:
+            sizes = [await session.scalar(spec.count(r, now)) or 0 for r in rule_sets]
+        timing.lines = max(sizes)
+        timings[spec.label] = timing
+        log(f"{database.kind}: {spec.label}: p50 {timing.p50:.2f} ms, p99 {timing.p99:.2f} ms")
+        if explain:
+            async def once(query: Query = spec.query) -> store.Board[Any]:
+                return await query(sessions, rule_sets[0], now)
+
+            await explain_query(database, engine, spec.label, once)
+    return timings
+
+
+async def explain_query(database: Database, engine: AsyncEngine, label: str,
+                        call: Callable[[], Awaitable[Any]]) -> None:
+    """Run the query once, capturing its SQL, and print each statement's plan."""
+    captured: list[tuple[str, Any]] = []
+
+    def capture(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any,
+                executemany: bool) -> None:
+        captured.append((statement, parameters))
+
+    event.listen(engine.sync_engine, "before_cursor_execute", capture)
+    try:
+        await call()
+    finally:
+        event.remove(engine.sync_engine, "before_cursor_execute", capture)
+    prefix = "EXPLAIN (ANALYZE, BUFFERS) " if database.kind == "postgresql" else (
+        "EXPLAIN QUERY PLAN ")
+    print(f"\n#### {database.kind}: {label}\n")
+    async with engine.connect() as connection:
+        for statement, parameters in captured:
+            if not statement.lstrip().upper().startswith("SELECT"):
+                continue
+            plan = await connection.exec_driver_sql(prefix + statement, parameters)
+            lines = [" | ".join(str(v) for v in row[-1:]) for row in plan]
+            print("```\n" + " ".join(statement.split()) + "\n--\n" + "\n".join(lines)
+                  + "\n```")
+
+
+# -- writes -----------------------------------------------------------------------------------
+
+
+@dataclass
+class WriteFigures:
+    per_s: float
+    unit: str
+    timing: Timing
+
+
+async def bench_writes(database: Database, engine: AsyncEngine, now: datetime,
+                       calls: int) -> dict[str, WriteFigures]:
+    """The server's writes, one transaction after another as ``server.writer`` makes them."""
+    sessions = make_sessionmaker(engine)
+    async with sessions.begin() as session:
+        players = list((await session.scalars(select(PlayerRow.id).limit(200))).all())
+    rng = random.Random(7)
+
+    async def new_race(rule_set: str) -> str:
+        race_id = store.new_id()
+        await store.create_race(sessions, race_id=race_id, code="BENCH", rule_set=rule_set,
+                                deal_kind="secret", seed=rng.getrandbits(64),
+                                algorithm=DEAL_ALGORITHM, host_id=players[0], seats_max=2,
+                                time_limit_s=None)
+        return race_id
+
+    figures: dict[str, WriteFigures] = {}
+    races = [await new_race(RULE_SET_NAMES[n % len(RULE_SET_NAMES)]) for n in range(calls)]
+    started_at = now - timedelta(minutes=10)
+
+    async def whole_race(number: int) -> None:
+        pair = rng.sample(players, 2)
+        await store.record_start(sessions, races[number], started_at, pair)
+        ranking = [RankEntry(rank=1, player_id=pair[0], name="", status="won", time_ms=300_000,
+                             on_foundations=52, reached_at_ms=300_000, moves=120),
+                   RankEntry(rank=2, player_id=pair[1], name="", status="lost",
+                             time_ms=310_000, on_foundations=30, reached_at_ms=200_000,
+                             moves=90)]
+        await store.record_results(sessions, races[number], now, ranking)
+
+    timing, _ = await timed(whole_race, calls, warm_up=0)
+    total_s = sum(timing.samples_ms) / 1000
+    figures["results: record_start + record_results, races of 2"] = WriteFigures(
+        2 * calls / total_s, "results", timing)
+    log(f"{database.kind}: results: {2 * calls / total_s:,.0f}/s")
+
+    racing = [await new_race(RULE_SET_NAMES[n % len(RULE_SET_NAMES)]) for n in range(50)]
+    seats = []
+    for race_id in racing:
+        pair = rng.sample(players, 2)
+        await store.record_start(sessions, race_id, started_at, pair)
+        seats += [(race_id, player) for player in pair]
+    next_index = dict.fromkeys(seats, 0)
+    for size in MOVE_BATCHES:
+        async def batch(number: int, size: int = size) -> None:
+            rows: list[store.AcceptedMove] = []
+            for n in range(size):
+                race_id, player = seats[(number * size + n) % len(seats)]
+                index = next_index[race_id, player]
+                next_index[race_id, player] = index + 1
+                rows.append({"race_id": race_id, "player_id": player, "index": index,
+                             "text": "8H left:3 -> ace:2", "at_ms": 1000 * index})
+            await store.record_moves(sessions, rows)
+
+        timing, _ = await timed(batch, calls, warm_up=5)
+        total_s = sum(timing.samples_ms) / 1000
+        figures[f"moves: record_moves, batches of {size}"] = WriteFigures(
+            size * calls / total_s, "moves", timing)
+        log(f"{database.kind}: moves in batches of {size}: {size * calls / total_s:,.0f}/s")
+    return figures
+
+
+# -- the run ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    database: Database
+    boards: dict[str, Timing]
+    writes: dict[str, WriteFigures]
+
+
+async def bench_database(database: Database, shape: Shape, calls: int, explain: bool) -> Run:
+    log(f"{database.kind}: alembic upgrade head")
+    await store.upgrade_database(database.url)
+    generator = Generator(shape)
+    if database.kind == "sqlite":
+        await load_sqlite(database, generator)
+    else:
+        await load_postgresql(database, generator)
+    log(f"{database.kind}: loaded in {database.load_s:.1f} s")
+    engine = make_engine(database.url)
+    try:
+        boards = await bench_boards(database, engine, shape.now, calls, explain)
+        writes = await bench_writes(database, engine, shape.now, calls)
+    finally:
+        await engine.dispose()
+    return Run(database, boards, writes)
+
+
+def report(runs: list[Run], shape: Shape, calls: int, load: tuple[float, ...]) -> str:
+    names = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}
+    out = [f"## Leaderboards and writes at {shape.results:,} results",
+           "",
+           f"{shape.now:%Y-%m-%d %H:%M} UTC; {shape.results:,} results (entries rows), "
+           f"{shape.players:,} players, data seed {shape.seed}; {calls} timed calls per query "
+           f"after a warm-up, rule sets taken in turn, top {LIMIT} lines; Python "
+           f"{platform.python_version()}, SQLAlchemy {sqlalchemy.__version__}, asyncpg "
+           f"{asyncpg.__version__}; {platform.machine()}, {os.cpu_count()} CPUs, "
+           f"{platform.system()} {platform.release()}; load average {load[0]:.1f} at the "
+           f"start, {os.getloadavg()[0]:.1f} at the end. Load s includes making the rows.",
+           "",
+           "| database | version | players | races | results | load s | results/s loaded "
+           "| size MB |",
+           "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for run in runs:
+        d = run.database
+        out.append(f"| {names[d.kind]} | {d.version} | {d.counts['players']:,} | "
+                   f"{d.counts['races']:,} | {d.counts['entries']:,} | {d.load_s:.1f} | "
+                   f"{d.counts['entries'] / d.load_s:,.0f} | {d.size_bytes / 1e6:,.0f} |")
+    heads = " | ".join(f"{names[r.database.kind]} p50 ms | {names[r.database.kind]} p99 ms"
+                       for r in runs)
+    out += ["", f"| leaderboard query | board lines | {heads} | p99 < {TARGET_P99_MS:g} ms |",
+            "| --- | ---: |" + " ---: | ---: |" * len(runs) + " --- |"]
+    for label in runs[0].boards:
+        cells = " | ".join(f"{r.boards[label].p50:.2f} | {r.boards[label].p99:.2f}"
+                           for r in runs)
+        met = all(r.boards[label].p99 < TARGET_P99_MS for r in runs)
+        out.append(f"| {label} | {runs[0].boards[label].lines:,} | {cells} | "
+                   f"{'yes' if met else 'NO'} |")
+    heads = " | ".join(f"{names[r.database.kind]} per s | p50 ms | p99 ms" for r in runs)
+    out += ["", f"| write (one transaction each, {calls} in a row) | {heads} |",
+            "| --- |" + " ---: | ---: | ---: |" * len(runs)]
+    for label in runs[0].writes:
+        cells = " | ".join(
+            f"{r.writes[label].per_s:,.0f} {r.writes[label].unit} | "
+            f"{r.writes[label].timing.p50:.2f} | {r.writes[label].timing.p99:.2f}" for r in runs)
+        out.append(f"| {label} | {cells} |")
+    return "\n".join(out)
+
+
+async def main_async(args: argparse.Namespace) -> int:
+    results = QUICK_RESULTS if args.quick and args.results is None else (
+        args.results or 1_000_000)
+    calls = args.calls or (QUICK_CALLS if args.quick else 200)
+    kinds = [kind.strip() for kind in args.databases.split(",") if kind.strip()]
+    if not set(kinds) <= {"sqlite", "postgresql"}:
+        raise SystemExit("--databases is a list of sqlite and postgresql")
+    shape = Shape(results=results, players=max(10, results // RESULTS_PER_PLAYER),
+                  seed=args.seed, now=datetime.now(UTC).replace(microsecond=0))
+    runs: list[Run] = []
+    load = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="patience-race-bench-") as directory:
+        for kind in kinds:
+            if kind == "sqlite":
+                path = Path(args.sqlite_path or Path(directory) / "bench.sqlite3")
+                if path.exists():
+                    raise SystemExit(f"{path} exists: the bench fills a fresh database")
+                runs.append(await bench_database(
+                    Database(kind, f"sqlite+aiosqlite:///{path}"), shape, calls, args.explain))
+                continue
+            server = await postgres_server(args.postgres)
+            if server is None:
+                continue
+            url = await create_postgres(server)
+            try:
+                runs.append(await bench_database(Database(kind, url), shape, calls,
+                                                 args.explain))
+            finally:
+                if args.keep:
+                    log(f"postgresql: kept {make_url(url).render_as_string()}")
+                else:
+                    await drop_postgres(server, url)
+    print(report(runs, shape, calls, load))
+    return 0
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--results", type=int, help="entries rows to store (1,000,000)")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"a smoke test: {QUICK_RESULTS:,} results, {QUICK_CALLS} calls")
+    parser.add_argument("--calls", type=int, help="timed calls per query and per write (200)")
+    parser.add_argument("--databases", default="sqlite,postgresql",
+                        help="which to bench: sqlite,postgresql (PostgreSQL if reachable)")
+    parser.add_argument("--postgres", help="PostgreSQL server URL where the user may create "
+                        f"databases (else ${POSTGRES_VARIABLE}, else {DEFAULT_POSTGRES})")
+    parser.add_argument("--sqlite-path", help="where to make the SQLite file (a temporary "
+                        "directory, removed at the end)")
+    parser.add_argument("--keep", action="store_true", help="keep the PostgreSQL database")
+    parser.add_argument("--explain", action="store_true", help="print every query's plan")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the generated data")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return asyncio.run(main_async(parse_args(argv)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
