@@ -414,8 +414,10 @@ class Service:
             raise Refusal("not_in_room", "you have no seat in that room")
         self._enter(client, room)
         out = race.reconnect(client.player_id, now)
-        full = message.last_seq == 0 or message.last_seq > race.seq
-        missed = [race.room_state(record=False)] if full else race.events_since(message.last_seq)
+        missed = None if message.last_seq == 0 else race.events_since(message.last_seq)
+        full = missed is None
+        if missed is None:
+            missed = race.catch_up_state()
         self._send(client, Resynced(
             id=message.id, full=full, missed=[event.model_dump(mode="json") for event in missed]))
         self._send_own_view(client, room, message.id)
@@ -493,6 +495,17 @@ class Service:
                                                            ranking))
         held, room.held_back, room.storing = room.held_back, [], False
         self._fan_out(room, held)
+        if not self.closing:
+            asyncio.get_running_loop().call_later(self.settings.finished_room_s,
+                                                  self._close_room, room)
+
+    def _close_room(self, room: Room) -> None:
+        """Forget a finished race's room: a server that runs for weeks keeps only live rooms."""
+        if self.rooms.get(room.race.code) is room:
+            del self.rooms[room.race.code]
+        for member in room.members:
+            member.room = None
+        room.members.clear()
 
     def _arm(self, room: Room) -> None:
         if room.timer is not None:

@@ -7,6 +7,7 @@ the bound address from the ``started`` callback.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import signal
 from collections.abc import Callable
@@ -39,6 +40,9 @@ async def run_server(settings: Settings, stop: asyncio.Future[None] | None = Non
     sessions = make_sessionmaker(engine)
     service = Service(settings, sessions)
     await service.start()
+    # What start-up made (modules, pydantic schemas, restored races) lives as long as the
+    # process: freezing it keeps the collector from walking it again on every full collection.
+    gc.freeze()
     loop = asyncio.get_running_loop()
     if stop is None:
         stop = loop.create_future()

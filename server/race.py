@@ -15,6 +15,7 @@ finishes when every racer has.
 from __future__ import annotations
 
 import hashlib
+from collections import deque
 from dataclasses import dataclass, field
 from datetime import date
 from enum import Enum
@@ -24,7 +25,7 @@ from engine.errors import IllegalMoveError
 from engine.game import Game
 from engine.moves import RESIGN, Move
 from engine.registry import find_rule_set
-from engine.view import PileView, View
+from engine.view import PileState, PileView, View
 from server.protocol import (
     Countdown,
     Message,
@@ -42,6 +43,8 @@ from server.protocol import (
 
 COUNTDOWN_S = 3.0
 GRACE_S = 60.0
+EVENTS_KEPT = 200
+"""Room events kept for reconnecting players; one who missed more gets the room afresh."""
 
 
 class Phase(Enum):
@@ -76,7 +79,10 @@ def ms(seconds: float) -> int:
 
 
 def pile_model(pile: PileView) -> PileModel:
-    return PileModel(pile=str(pile.pile), cards=pile.to_json())
+    # Messages built on every move from the engine's own typed values are constructed without
+    # validating them again (pydantic's model_construct): validation was a tenth of the server's
+    # time per move in the profile. Everything a client sends is still validated.
+    return PileModel.model_construct(pile=str(pile.pile), cards=pile.to_json())
 
 
 def view_model(view: View) -> ViewModel:
@@ -100,6 +106,8 @@ class Racer:
     reached: int = 0
     reached_at: float | None = None
     move_times: list[float] = field(default_factory=list)
+    table: list[PileState] | None = None
+    """The racer's table as of their last move: what the next move is compared against."""
 
     @property
     def finished(self) -> bool:
@@ -134,7 +142,11 @@ class Race:
         self.starts_at: float | None = None
         self.started_at: float | None = None
         self.ended_at: float | None = None
-        self.events: list[Message] = []
+        self.events: deque[Message] = deque(maxlen=EVENTS_KEPT)
+        """The latest room events (a long race has thousands: only the last are kept)."""
+        self.seq = 0
+        """The ``seq`` of the latest room event."""
+        self.result: RaceFinished | None = None
         self.commitment = commitment(seed)
 
     @classmethod
@@ -177,17 +189,17 @@ class Race:
     # -- room events --------------------------------------------------------------------------
 
     @property
-    def seq(self) -> int:
-        return len(self.events)
-
-    @property
     def _next_seq(self) -> int:
         return self.seq + 1
 
     def _broadcast(self, message: Message) -> Outgoing:
         """Record a room event (made with ``seq=self._next_seq``) and address it to everyone."""
-        self.events.append(message)
+        self._record(message)
         return Outgoing(None, message)
+
+    def _record(self, message: Message) -> None:
+        self.events.append(message)
+        self.seq += 1
 
     def room_state(self, request_id: str | None = None, record: bool = True) -> RoomState:
         state = RoomState(
@@ -200,7 +212,7 @@ class Race:
             starts_at_ms=None if self.starts_at is None else ms(self.starts_at),
             started_at_ms=None if self.started_at is None else ms(self.started_at))
         if record:
-            self.events.append(state.model_copy(update={"id": None}))
+            self._record(state.model_copy(update={"id": None}))
         return state
 
     def _room_changed(self) -> Outgoing:
@@ -303,20 +315,22 @@ class Race:
         if self._out_of_time(now):
             return self.tick(now)
         game = racer.game
-        before = game.table()
+        before = racer.table if racer.table is not None else game.table()
         try:
             events = game.play(move)
         except IllegalMoveError as refused:
             raise RaceError("illegal_move", refused.reason) from None
         racer.move_times.append(now)
-        # Only the piles that changed are turned into what the player sees (the profile showed
-        # building whole views twice per move as the server's largest cost).
+        # Only the piles that changed are turned into what the player sees, and the table is
+        # built once per move (the profile showed whole views, then two tables, per move as the
+        # server's largest cost).
+        racer.table = game.table()
         changed = [pile_model(after.seen()) for old, after in
-                   zip(before, game.table(), strict=True) if old != after]
+                   zip(before, racer.table, strict=True) if old is not after and old != after]
         progress, outcome = game.progress(), game.outcome()
         if progress.on_foundations > racer.reached:
             racer.reached, racer.reached_at = progress.on_foundations, now
-        out = [Outgoing(player_id, MoveAccepted(
+        out = [Outgoing(player_id, MoveAccepted.model_construct(
             id=request_id, move=str(move), events=[str(event) for event in events],
             changed=changed, legal_moves=[str(m) for m in game.legal_moves()],
             status=outcome.status.value, reason=outcome.reason,
@@ -332,7 +346,7 @@ class Race:
     def _progress(self, racer: Racer) -> Outgoing:
         assert racer.game is not None
         progress = racer.game.progress()
-        return self._broadcast(ProgressEvent(
+        return self._broadcast(ProgressEvent.model_construct(
             seq=self._next_seq, player_id=racer.player_id, on_foundations=progress.on_foundations,
             total=progress.total, moves=progress.moves, status=racer.status))
 
@@ -358,11 +372,11 @@ class Race:
     def _end(self, now: float) -> list[Outgoing]:
         self.phase = Phase.FINISHED
         self.ended_at = now
-        return [self._broadcast(RaceFinished(
-                    seq=self._next_seq, race_id=self.race_id,
-                    seed=str(self.seed) if self.reveals_seed else None,
-                    algorithm=self.algorithm, ranking=self.ranking())),
-                self._room_changed()]
+        self.result = RaceFinished(
+            seq=self._next_seq, race_id=self.race_id,
+            seed=str(self.seed) if self.reveals_seed else None,
+            algorithm=self.algorithm, ranking=self.ranking())
+        return [self._broadcast(self.result), self._room_changed()]
 
     @property
     def reveals_seed(self) -> bool:
@@ -447,5 +461,15 @@ class Race:
             return None
         return YourView(id=request_id, view=view_model(racer.game.view()))
 
-    def events_since(self, seq: int) -> list[Message]:
-        return self.events[seq:]
+    def events_since(self, seq: int) -> list[Message] | None:
+        """The room events after ``seq``, or ``None`` when they are no longer all kept (or
+        ``seq`` is not one of this race's): the caller then sends ``catch_up_state``."""
+        first_kept = self.seq - len(self.events) + 1
+        if seq < first_kept - 1 or seq > self.seq:
+            return None
+        return list(self.events)[len(self.events) - (self.seq - seq):]
+
+    def catch_up_state(self) -> list[Message]:
+        """Everything a player who missed too much needs: the room as it is now, and the
+        result if the race is over."""
+        return [self.room_state(record=False), *([self.result] if self.result else [])]

@@ -35,6 +35,9 @@ class Settings(BaseSettings):
     port: int = 8765
     max_frame_bytes: int = 16384
     reconnect_grace_s: float = 60.0
+    finished_room_s: float = 300.0
+    """How long a finished race's room stays open (to resume into, or to spectate its result)
+    after the result is stored; then it is closed and the race is at ``/api/races/ID``."""
     countdown_s: float = 3.0
     rate_per_s: float = 50.0
     """Messages a connection may send per second, on average (a token bucket)."""

@@ -18,7 +18,7 @@ from server.protocol import (
     RoomState,
     YourView,
 )
-from server.race import Outgoing, Phase, Race, RaceError
+from server.race import EVENTS_KEPT, Outgoing, Phase, Race, RaceError
 
 T0 = 1_000_000.0
 SEED = 20261122
@@ -81,7 +81,29 @@ def test_room_events_are_numbered_without_gaps() -> None:
     race = new_race()
     started(race, "p2")
     assert [event.seq for event in race.events] == list(range(1, race.seq + 1))
-    assert race.events_since(race.seq - 1) == race.events[-1:]
+    assert race.events_since(race.seq - 1) == list(race.events)[-1:]
+    assert race.events_since(race.seq) == []
+
+
+def test_a_long_race_keeps_its_latest_events_and_a_late_comer_gets_the_room_afresh() -> None:
+    race = new_race()
+    started(race, "p2")
+    for _ in range(EVENTS_KEPT + 50):
+        race.spectate("watcher")
+    assert len(race.events) == EVENTS_KEPT and race.seq > EVENTS_KEPT + 50
+    recent = race.events_since(race.seq - 5)
+    assert recent is not None and [e.seq for e in recent] == list(
+        range(race.seq - 4, race.seq + 1))
+    assert race.events_since(race.seq - EVENTS_KEPT) is not None
+    assert race.events_since(race.seq - EVENTS_KEPT - 1) is None
+    assert race.events_since(race.seq + 1) is None
+    (room,) = race.catch_up_state()
+    assert isinstance(room, RoomState) and room.phase == "racing" and room.seq == race.seq
+    race.resign("p1", T0 + 10)
+    race.resign("p2", T0 + 11)
+    room, result = race.catch_up_state()
+    assert room.phase == "finished" and isinstance(result, RaceFinished)
+    assert result is race.result and [e.player_id for e in result.ranking] == ["p1", "p2"]
 
 
 def test_only_the_host_starts_early() -> None:

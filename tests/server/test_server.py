@@ -194,6 +194,30 @@ async def test_a_spectator_sees_progress_and_results(server: Server) -> None:
     assert not any(isinstance(frame, YourView | MoveAccepted) for frame in frames)
 
 
+async def test_a_finished_room_stays_a_while_then_only_its_record_does(
+        sessions: Sessions, database_url: str) -> None:
+    running = await start_server(make_settings(database_url, finished_room_s=0.5))
+    try:
+        (ann, bob), code = await race_of(running, "hidden-cards", ["Ann", "Bob"])
+        await ann.next_event(YourView)
+        await bob.next_event(YourView)
+        await ann.resign()
+        await bob.resign()
+        finished = await ann.next_event(RaceFinished)
+        late = await running.client("Wes")
+        assert (await late.spectate(code)).phase == "finished"
+        await asyncio.sleep(1.0)
+        with pytest.raises(RequestRefused) as refused:
+            await (await running.client("Zed")).spectate(code)
+        assert refused.value.code == "unknown_room"
+        status, record = await running.http_get(f"/api/races/{finished.race_id}")
+        assert status == 200 and {r["status"] for r in record["results"]} == {"resigned"}
+        again = await ann.create_room("octagon")
+        assert again.code != code
+    finally:
+        await stop_server(running)
+
+
 async def test_a_racer_who_drops_resumes_where_they_were(server: Server) -> None:
     (ann, bob), code = await race_of(server, "puss-in-the-corner", ["Ann", "Bob"])
     view = (await ann.next_event(YourView)).view
