@@ -1,6 +1,6 @@
 """Capacity of the race server, measured against a bare ``websockets`` echo server.
 
-    python bench/load.py [--modes closed open idle] [--rounds 8] [--idle-rounds 3] [--quick]
+    python bench/load.py [--modes closed open idle] [--rounds 8] [--idle-rounds 8] [--quick]
 
 The server under test runs as its own process (``patience-race serve`` on 127.0.0.1, a fresh
 SQLite file each round, or ``--database-url``), and so does the echo server
@@ -991,7 +991,7 @@ def build_config(args: argparse.Namespace) -> Config:
     rule_sets = tuple(args.rule_set or RULE_SET_NAMES)
     return Config(
         modes=tuple(args.modes), rounds=args.rounds or (1 if quick else 8),
-        idle_rounds=args.idle_rounds or (1 if quick else 3),
+        idle_rounds=args.idle_rounds or (1 if quick else 8),
         warmup_s=args.warmup if args.warmup is not None else (1.0 if quick else 2.0),
         window_s=args.window or (3.0 if quick else 8.0),
         rooms=args.rooms or (10 if quick else 50),
@@ -1011,7 +1011,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
     parser.add_argument("--rounds", type=int,
                         help="rounds of closed and open (default 8; quick 1)")
-    parser.add_argument("--idle-rounds", type=int, help="rounds of idle (default 3; quick 1): "
+    parser.add_argument("--idle-rounds", type=int, help="rounds of idle (default 8; quick 1): "
                         "each takes a minute or more at 10,000 connections")
     parser.add_argument("--warmup", type=float, help="seconds before measuring (default 2)")
     parser.add_argument("--window", type=float, help="measured seconds (default 8; quick 3)")

@@ -58,7 +58,7 @@ from server.protocol import (
     StartRace,
     Welcome,
 )
-from server.race import Outgoing, Race, RaceError
+from server.race import Outgoing, Race, RaceError, as_frame
 from server.settings import Settings
 from server.writer import Writer
 
@@ -77,7 +77,7 @@ class Refusal(Exception):
         self.code, self.message = code, message
 
 
-@dataclass
+@dataclass(slots=True)
 class TokenBucket:
     """Per-connection rate limit: ``rate`` messages a second, bursts up to ``burst``."""
 
@@ -98,7 +98,7 @@ class TokenBucket:
         return False
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Client:
     ws: ServerConnection
     bucket: TokenBucket
@@ -107,7 +107,7 @@ class Client:
     room: Room | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Room:
     race: Race
     members: set[Client] = field(default_factory=set)
@@ -482,7 +482,7 @@ class Service:
 
     def _fan_out(self, room: Room, out: list[Outgoing]) -> None:
         for outgoing in out:
-            frame = outgoing.message.model_dump_json(by_alias=True)
+            frame = outgoing.text()
             broadcast([member.ws for member in room.members
                        if outgoing.to is None or member.player_id == outgoing.to], frame)
 
@@ -526,7 +526,7 @@ class Service:
     def _send(self, client: Client, message: Message) -> None:
         """Queue a frame on the connection at once (``broadcast`` writes synchronously), so
         frames leave in exactly the order the server decided them."""
-        broadcast([client.ws], message.model_dump_json(by_alias=True))
+        broadcast([client.ws], as_frame(message))
 
     def _error(self, client: Client, request_id: str | None, code: str, text: str) -> None:
         self._send(client, ErrorMessage(id=request_id, code=code, message=text))

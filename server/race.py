@@ -27,6 +27,7 @@ from engine.moves import RESIGN, Move
 from engine.registry import find_rule_set
 from engine.view import PileState, PileView, View
 from server.protocol import (
+    SERVER_MESSAGE,
     Countdown,
     Message,
     MoveAccepted,
@@ -67,6 +68,16 @@ class RaceError(Exception):
 class Outgoing:
     to: str | None
     message: Message
+    frame: str | None = None
+    """The message as JSON text when the race has already made it (room events)."""
+
+    def text(self) -> str:
+        return self.frame if self.frame is not None else as_frame(self.message)
+
+
+def as_frame(message: Message) -> str:
+    """A message as the JSON text sent on the wire."""
+    return message.model_dump_json(by_alias=True)
 
 
 def commitment(seed: int) -> str:
@@ -142,8 +153,9 @@ class Race:
         self.starts_at: float | None = None
         self.started_at: float | None = None
         self.ended_at: float | None = None
-        self.events: deque[Message] = deque(maxlen=EVENTS_KEPT)
-        """The latest room events (a long race has thousands: only the last are kept)."""
+        self.events: deque[str] = deque(maxlen=EVENTS_KEPT)
+        """The latest room events as sent (a long race has thousands: only the last are kept,
+        and as JSON text, a tenth of the memory of the message objects)."""
         self.seq = 0
         """The ``seq`` of the latest room event."""
         self.result: RaceFinished | None = None
@@ -194,12 +206,13 @@ class Race:
 
     def _broadcast(self, message: Message) -> Outgoing:
         """Record a room event (made with ``seq=self._next_seq``) and address it to everyone."""
-        self._record(message)
-        return Outgoing(None, message)
+        return Outgoing(None, message, self._record(message))
 
-    def _record(self, message: Message) -> None:
-        self.events.append(message)
+    def _record(self, message: Message) -> str:
+        frame = as_frame(message)
+        self.events.append(frame)
         self.seq += 1
+        return frame
 
     def room_state(self, request_id: str | None = None, record: bool = True) -> RoomState:
         state = RoomState(
@@ -467,7 +480,8 @@ class Race:
         first_kept = self.seq - len(self.events) + 1
         if seq < first_kept - 1 or seq > self.seq:
             return None
-        return list(self.events)[len(self.events) - (self.seq - seq):]
+        missed = list(self.events)[len(self.events) - (self.seq - seq):]
+        return [SERVER_MESSAGE.validate_json(frame) for frame in missed]
 
     def catch_up_state(self) -> list[Message]:
         """Everything a player who missed too much needs: the room as it is now, and the
