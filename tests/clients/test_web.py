@@ -9,7 +9,9 @@ only: the database is not what it tests.
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
@@ -36,7 +38,17 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync"]
 VIEWPORT = {"width": 1280, "height": 900}
-IMAGES = Path(__file__).resolve().parents[2] / "docs" / "img"
+
+
+def screenshot(name: str) -> Path:
+    """Where a screenshot goes: a temporary folder, so that a test run changes no tracked file;
+    ``PATIENCE_RACE_SCREENSHOTS=docs/img pytest tests/clients/test_web.py`` renews docs/img."""
+    folder = Path(os.environ.get("PATIENCE_RACE_SCREENSHOTS")
+                  or Path(tempfile.gettempdir()) / "patience-race-screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / name
+
+
 WON_BY_PLAYING_ON = 3
 """An All Fours deal that playing every move as it comes wins (in 52 moves)."""
 SHOWN_DEAL = 7
@@ -205,7 +217,6 @@ async def test_every_rule_sets_board_is_drawn_as_its_book_lays_it_out(
         open_page: OpenPage) -> None:
     page = await open_page()
     await give_name(page, "Ann")
-    IMAGES.mkdir(parents=True, exist_ok=True)
     for rule_set in RULE_SET_NAMES:
         await page.goto(page.url.split("#")[0] + "#/")
         await open_room(page, rule_set, SHOWN_DEAL)
@@ -220,7 +231,7 @@ async def test_every_rule_sets_board_is_drawn_as_its_book_lays_it_out(
         layout = find_rule_set(rule_set).layout
         await expect(page.locator(".board .pile")).to_have_count(len(layout))
         await page.mouse.move(0, 0)
-        await page.screenshot(path=IMAGES / f"board-{rule_set}.png", full_page=True)
+        await page.screenshot(path=screenshot(f"board-{rule_set}.png"), full_page=True)
         await resign(page)
         await expect(page.locator(".results")).to_be_visible()
 
@@ -289,7 +300,7 @@ async def test_the_leaderboards_mark_your_own_lines(server: Server,
     await expect(page.locator("tr.mine")).to_have_count(2)
     assert set(await page.locator("tr.mine td:nth-child(2)").all_inner_texts()) == {"Ann"}
     await expect(rows.first.locator("td").nth(1)).to_have_text("Bob")
-    await page.screenshot(path=IMAGES / "leaderboard.png", full_page=True)
+    await page.screenshot(path=screenshot("leaderboard.png"), full_page=True)
 
     await page.click("a.tab:text('Most wins')")
     await expect(page.locator("tr.mine td").nth(2)).to_have_text("2")
@@ -338,7 +349,7 @@ async def test_the_replay_viewer_steps_through_a_finished_race(server: Server,
     await expect(caption).to_have_attribute("data-step", str(len(steps) - 2))
     await page.locator("input[type=range]").fill("20")
     await expect(caption).to_have_attribute("data-step", "20")
-    await page.screenshot(path=IMAGES / "replay.png", full_page=True)
+    await page.screenshot(path=screenshot("replay.png"), full_page=True)
 
     await page.click("a.tab:text('Bob')")
     await expect(page.locator("a.tab.active")).to_have_text("Bob")
