@@ -29,8 +29,8 @@ Markdown tables go to stdout, progress to stderr. Everything stays on 127.0.0.1 
 ends by itself: rounds, windows and setup waits are bounded in count and time.
 
 ``--profile FILE`` runs py-spy (``pip install py-spy``) on our server through the first
-closed-loop window (summarise a raw profile with bench/profile_summary.py); ``--server-logs DIR``
-keeps everything the servers print.
+window of the first mode run (summarise a raw profile with bench/profile_summary.py);
+``--server-logs DIR`` keeps everything the servers print.
 
 The generator reads the server's frames by their first bytes (``{"type":"move_ok","id":"7"``:
 pydantic writes fields in declaration order, compactly) and parses JSON only for the frames whose
@@ -58,6 +58,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections import Counter, deque
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
@@ -205,6 +206,19 @@ class ServerProcess:
                 return int(line.split()[1]) * 1024
         raise RuntimeError(f"no VmRSS for process {self.pid}")
 
+    async def moves_and_commits(self) -> tuple[int, int]:
+        """Ours: moves stored and the commits that stored them so far (from /healthz)."""
+        if self.kind != "ours":
+            return 0, 0
+        health = self.url.replace("ws://", "http://", 1).rsplit("/", 1)[0] + "/healthz"
+
+        def read() -> tuple[int, int]:
+            with urllib.request.urlopen(health, timeout=10) as response:
+                database = json.loads(response.read())["database"]
+            return database["moves_stored"], database["move_commits"]
+
+        return await asyncio.to_thread(read)
+
     async def stop(self) -> None:
         """SIGTERM (a graceful shutdown), then SIGKILL if it takes too long."""
         if self.process.returncode is None:
@@ -322,6 +336,13 @@ class RoundResult:
     rss_after: int = 0
     setup_s: float = 0.0
     setup_cpu_s: float = 0.0
+    moves_stored: int = 0
+    commits: int = 0
+    """Ours: moves stored, and the transactions that stored them, over the window."""
+
+    @property
+    def moves_per_commit(self) -> str:
+        return f"{self.moves_stored / self.commits:.1f}" if self.commits else "-"
 
     @property
     def acks_per_s(self) -> float:
@@ -667,6 +688,7 @@ async def measure_load(fleet: Fleet, number: int) -> RoundResult:
     await asyncio.sleep(config.warmup_s)
     profiler = start_profiler(config, server, fleet.mode, number)
     threads = server.thread_cpu_seconds()
+    stored, commits = await server.moves_and_commits()
     cpu, generator_cpu, started = server.cpu_seconds(), time.process_time(), time.perf_counter()
     machine, rss = machine_busy_seconds(), server.rss_bytes()
     stats.recording = True
@@ -679,6 +701,8 @@ async def measure_load(fleet: Fleet, number: int) -> RoundResult:
         generator_cpu_s=time.process_time() - generator_cpu,
         errors=sum(stats.errors.values()), late=stats.late, games=stats.games,
         rss_before=rss, rss_after=server.rss_bytes())
+    stored_after, commits_after = await server.moves_and_commits()
+    result.moves_stored, result.commits = stored_after - stored, commits_after - commits
     result.other_cpu_s = max(0.0, machine_busy_seconds() - machine - result.server_cpu_s
                              - result.generator_cpu_s)
     if profiler is not None:
@@ -710,8 +734,8 @@ async def measure_memory(fleet: Fleet, number: int) -> RoundResult:
 
 def start_profiler(config: Config, server: ServerProcess, mode: str,
                    number: int) -> Awaitable[object] | None:
-    """With ``--profile``: py-spy on our server through the first closed-loop window."""
-    if config.profile is None or server.kind != "ours" or mode != "closed" or number != 1:
+    """With ``--profile``: py-spy on our server through the first window of the first mode."""
+    if config.profile is None or server.kind != "ours" or mode != config.modes[0] or number != 1:
         return None
     spy = Path(sys.executable).with_name("py-spy")
     output_format = {".svg": "flamegraph", ".json": "speedscope"}.get(config.profile.suffix,
@@ -793,13 +817,14 @@ def load_table(mode: str, rounds: list[Pair], config: Config) -> list[str]:
     lines = [title, "", f"Warm-up {config.warmup_s:g} s, measured window {config.window_s:g} s "
              "per server per round. CPU (100% = one core): utime+stime of the server process "
              "over the window, of the generator, and of everything else on the machine (other "
-             "processes: a busy machine shows here). Late sends: moves sent more than a pace "
-             "after their time (the previous ack was slow). Games ended and RSS growth: over "
-             "the window.", "",
+             "processes: a busy machine shows here). Moves per commit: the moves our server "
+             "stored over the window, over the transactions it took (its /healthz counts). "
+             "Late sends: moves sent more than a pace after their time (the previous ack was "
+             "slow). Games ended and RSS growth: over the window.", "",
              "| round | server | acks/s | p50 ms | p90 ms | p99 ms | max ms | server CPU | "
-             "CPU us/ack | generator CPU | other CPU | games ended | RSS growth MiB | "
-             "late sends | bot errors | server warnings | server errors |",
-             "| ---: | --- |" + " ---: |" * 15]
+             "CPU us/ack | moves per commit | generator CPU | other CPU | games ended | "
+             "RSS growth MiB | late sends | bot errors | server warnings | server errors |",
+             "| ---: | --- |" + " ---: |" * 16]
     for pair in rounds:
         for result in pair:
             lines.append(
@@ -807,7 +832,7 @@ def load_table(mode: str, rounds: list[Pair], config: Config) -> list[str]:
                 f"{number(result.latency(0.5), 2)} | {number(result.latency(0.9), 2)} | "
                 f"{number(result.latency(0.99), 2)} | {number(result.latency(1.0), 1)} | "
                 f"{result.server_cpu_s / result.window_s:.0%} | "
-                f"{number(result.cpu_per_ack_us)} | "
+                f"{number(result.cpu_per_ack_us)} | {result.moves_per_commit} | "
                 f"{result.generator_cpu_s / result.window_s:.0%} | "
                 f"{result.other_cpu_s / result.window_s:.0%} | {result.games} | "
                 f"{(result.rss_after - result.rss_before) / 2**20:.1f} | {result.late} | "
@@ -1033,7 +1058,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--connect-concurrency", type=int, default=16,
                         help="connections being set up at once (default 16)")
     parser.add_argument("--profile", metavar="FILE", help="py-spy our server during the first "
-                        "closed-loop window: .svg flame graph, .json speedscope, else raw stacks")
+                        "window of the first mode: .svg flame graph, .json speedscope, else "
+                        "raw stacks")
     parser.add_argument("--server-logs", metavar="DIR", help="write everything each server "
                         "prints to DIR/MODE-ROUND-SERVER.log")
     parser.add_argument("--quick", action="store_true",

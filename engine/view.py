@@ -93,6 +93,12 @@ class PileState:
         return cls(pile, tuple(cards), (False,) * len(cards))
 
     def seen(self) -> PileView:
+        # Most piles are all face up or all face down (a stock of eighty cards, say): those
+        # need no card-by-card look, and the server makes views of changed piles on every move.
+        if all(self.face_up):
+            return PileView(self.pile, self.cards)
+        if not any(self.face_up):
+            return PileView(self.pile, (None,) * len(self.cards))
         return PileView(self.pile, tuple(
             card if up else None for card, up in zip(self.cards, self.face_up, strict=True)))
 

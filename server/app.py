@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine
 from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 
@@ -30,7 +30,7 @@ from engine.moves import Move
 from engine.registry import RULE_SET_NAMES
 from server import store
 from server.boards import leaderboard
-from server.db import RaceRow
+from server.db import RaceRow, make_sessionmaker
 from server.protocol import (
     CLIENT_MESSAGE,
     ActionObject,
@@ -137,12 +137,14 @@ def restore_race(row: RaceRow, settings: Settings, now: float) -> Race:
 
 
 class Service:
-    def __init__(self, settings: Settings, sessions: async_sessionmaker[AsyncSession],
+    def __init__(self, settings: Settings, engine: AsyncEngine,
                  clock: Callable[[], float] = time.time) -> None:
-        self.settings, self.sessions, self.clock = settings, sessions, clock
+        self.settings, self.clock = settings, clock
+        self.sessions = make_sessionmaker(engine)
         self.rooms: dict[str, Room] = {}
         self.clients: set[Client] = set()
-        self.writer = Writer(lambda rows: store.record_moves(sessions, rows))
+        self.move_recorder = store.MoveRecorder(engine)
+        self.writer = Writer(self.move_recorder)
         self.closing = False
 
     # -- lifecycle ------------------------------------------------------------------------------
@@ -164,6 +166,7 @@ class Service:
             if room.timer is not None:
                 room.timer.cancel()
         await self.writer.close()
+        await self.move_recorder.close()
         notice = ShuttingDown(message="the server is restarting; every accepted move is saved: "
                               "reconnect and resume")
         for client in list(self.clients):

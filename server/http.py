@@ -110,7 +110,8 @@ class HttpApi:
         body = {
             "status": "degraded" if writer.failing_since is not None else "ok",
             "database": {"writes_failing": writer.failing_since is not None,
-                         "last_error": writer.last_error, "queued_writes": writer.pending},
+                         "last_error": writer.last_error, "queued_writes": writer.pending,
+                         "moves_stored": writer.moves_written, "move_commits": writer.batches},
             "rooms": len(self.service.rooms),
             "connections": len(self.service.clients),
         }

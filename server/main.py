@@ -16,7 +16,7 @@ from websockets.asyncio.server import serve
 
 from server import store
 from server.app import Service
-from server.db import make_engine, make_sessionmaker
+from server.db import make_engine
 from server.http import HttpApi
 from server.settings import Settings
 
@@ -37,8 +37,7 @@ async def run_server(settings: Settings, stop: asyncio.Future[None] | None = Non
     """Serve until ``stop`` is done (or SIGTERM/SIGINT), then shut down gracefully."""
     await store.upgrade_database(settings.database_url)
     engine = make_engine(settings.database_url)
-    sessions = make_sessionmaker(engine)
-    service = Service(settings, sessions)
+    service = Service(settings, engine)
     await service.start()
     # What start-up made (modules, pydantic schemas, restored races) lives as long as the
     # process: freezing it keeps the collector from walking it again on every full collection.

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +31,7 @@ class _Job:
 
 
 class Writer:
-    def __init__(self, record_moves: Callable[[list[AcceptedMove]], Awaitable[None]],
+    def __init__(self, record_moves: Callable[[Sequence[AcceptedMove]], Awaitable[None]],
                  retry_s: float = 0.5, max_retry_s: float = 10.0) -> None:
         self._record_moves = record_moves
         self._queue: asyncio.Queue[_Job] = asyncio.Queue()

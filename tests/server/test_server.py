@@ -149,6 +149,9 @@ async def test_a_whole_race_of_three_ends_ranked_and_stored(server: Server, sess
                                      .where(MoveRow.race_id == race.id))
     assert sorted(ranks.values()) == [1, 2, 3]
     assert moves == sum(entry.moves for entry in finished.ranking)
+    status, health = await server.http_get("/healthz")
+    stored = health["database"]
+    assert stored["moves_stored"] == moves and 1 <= stored["move_commits"] <= moves
 
     record = await ann.race_record(finished.race_id)
     for player_id, log in record["logs"].items():
