@@ -37,14 +37,19 @@ class Game(ABC):
     """Ranks taken out of the ordered pack(s) before shuffling."""
     layout: ClassVar[tuple[Slot, ...]]
 
-    def __init__(self, seed: int, algorithm: int = DEAL_ALGORITHM) -> None:
+    def __init__(self, seed: int, algorithm: int = DEAL_ALGORITHM, *,
+                 keep_opening: bool = True) -> None:
+        """Deal and lay out. ``opening_events`` says what the deal did (every card dealt, in
+        some rule sets); ``keep_opening=False`` leaves it empty, for a server that holds
+        thousands of games and shows their players views, never the opening."""
         self.seed = seed
         self.algorithm = algorithm
         self.history: list[Move] = []
         self.resigned = False
         self._legal: list[Move] | None = None
         removed, stock = deal_stock(self.packs, self.taken_out, seed, algorithm)
-        self.opening_events: list[Event] = self._setup(removed, stock)
+        opening = self._setup(removed, stock)
+        self.opening_events: list[Event] = opening if keep_opening else []
 
     # -- hooks for rule sets ---------------------------------------------------------------
 

@@ -101,7 +101,7 @@ def view_model(view: View) -> ViewModel:
         total=view.progress.total, moves=view.progress.moves, notes=list(view.notes))
 
 
-@dataclass
+@dataclass(slots=True)
 class Racer:
     player_id: str
     name: str
@@ -176,7 +176,7 @@ class Race:
         for player_id, name, moves in racers:
             racer = race.racers[player_id] = Racer(player_id, name, connected=False,
                                                    away_since=now, status="racing")
-            game = racer.game = race.game_type(race.seed, race.algorithm)
+            game = racer.game = race.game_type(race.seed, race.algorithm, keep_opening=False)
             for text, at_ms in moves:
                 when = started_at + at_ms / 1000
                 game.push(Move.parse(text))
@@ -305,7 +305,7 @@ class Race:
             deal_number=str(self.seed) if self.deal_kind == "number" else None,
             algorithm=self.algorithm))]
         for racer in self.racers.values():
-            racer.game = self.game_type(self.seed, self.algorithm)
+            racer.game = self.game_type(self.seed, self.algorithm, keep_opening=False)
             racer.status = "racing"
             out.append(Outgoing(racer.player_id, YourView(view=view_model(racer.game.view()))))
         out.append(self._room_changed())
