@@ -3,8 +3,9 @@
 No I/O and no clock of its own: every call takes ``now`` (Unix seconds) and returns the messages
 to send, as ``Outgoing(to, message)`` where ``to`` is a player id or ``None`` for everyone in the
 room. ``next_deadline()`` says when the shell must call ``tick`` (countdown end, time limit,
-reconnect grace). Room events get consecutive ``seq`` numbers and are kept, so a player who
-reconnects gets exactly what they missed. The shell (server/app.py) owns sockets, timers and the
+reconnect grace). Room events get consecutive ``seq`` numbers and the latest are kept (a
+``room`` snapshot replaces the earlier ones), so a player who reconnects gets what they missed,
+or the room afresh. The shell (server/app.py) owns sockets, timers and the
 database; it turns ``RaceError`` into an error message.
 
 Phases: LOBBY -> COUNTDOWN -> RACING -> FINISHED. A racer finishes when they win, resign, have
@@ -45,7 +46,8 @@ from server.protocol import (
 COUNTDOWN_S = 3.0
 GRACE_S = 60.0
 EVENTS_KEPT = 200
-"""Room events kept for reconnecting players; one who missed more gets the room afresh."""
+"""Room events kept for reconnecting players; one who missed more gets the room afresh.
+A ``room`` snapshot makes the earlier ones moot, so only the latest is kept."""
 
 
 class Phase(Enum):
@@ -137,7 +139,8 @@ class Race:
     def __init__(self, *, race_id: str, code: str, rule_set: str, seed: int, algorithm: int,
                  deal_kind: DealKind, host_id: str, host_name: str, seats_max: int,
                  time_limit_s: int | None, countdown_s: float = COUNTDOWN_S,
-                 grace_s: float = GRACE_S, daily_day: date | None = None) -> None:
+                 grace_s: float = GRACE_S, daily_day: date | None = None,
+                 events_kept: int = EVENTS_KEPT) -> None:
         self.game_type = find_rule_set(rule_set)
         self.race_id, self.code, self.rule_set = race_id, code, rule_set
         self.seed, self.algorithm, self.deal_kind = seed, algorithm, deal_kind
@@ -150,9 +153,13 @@ class Race:
         self.starts_at: float | None = None
         self.started_at: float | None = None
         self.ended_at: float | None = None
-        self.events: deque[str] = deque(maxlen=EVENTS_KEPT)
-        """The latest room events as sent (a long race has thousands: only the last are kept,
-        and as JSON text, a tenth of the memory of the message objects)."""
+        self.events_kept = events_kept
+        self.events: deque[tuple[int, str]] = deque()
+        """The latest room events as sent, with their ``seq`` (a long race has thousands: only
+        the last are kept, and as JSON text, a tenth of the memory of the message objects)."""
+        self._room_event: tuple[int, str] | None = None
+        self._dropped_through = 0
+        """The ``seq`` of the newest event dropped for room (not superseded by a snapshot)."""
         self.seq = 0
         """The ``seq`` of the latest room event."""
         self.result: RaceFinished | None = None
@@ -207,8 +214,18 @@ class Race:
 
     def _record(self, message: Message) -> str:
         frame = as_frame(message)
-        self.events.append(frame)
         self.seq += 1
+        event = (self.seq, frame)
+        if isinstance(message, RoomState):
+            if self._room_event is not None:
+                self.events.remove(self._room_event)
+            self._room_event = event
+        if len(self.events) >= self.events_kept:
+            dropped = self.events.popleft()
+            self._dropped_through = dropped[0]
+            if dropped is self._room_event:
+                self._room_event = None
+        self.events.append(event)
         return frame
 
     def room_state(self, request_id: str | None = None, record: bool = True) -> RoomState:
@@ -474,11 +491,10 @@ class Race:
     def events_since(self, seq: int) -> list[Message] | None:
         """The room events after ``seq``, or ``None`` when they are no longer all kept (or
         ``seq`` is not one of this race's): the caller then sends ``catch_up_state``."""
-        first_kept = self.seq - len(self.events) + 1
-        if seq < first_kept - 1 or seq > self.seq:
+        if seq < self._dropped_through or seq > self.seq:
             return None
-        missed = list(self.events)[len(self.events) - (self.seq - seq):]
-        return [SERVER_MESSAGE.validate_json(frame) for frame in missed]
+        return [SERVER_MESSAGE.validate_json(frame) for number, frame in self.events
+                if number > seq]
 
     def catch_up_state(self) -> list[Message]:
         """Everything a player who missed too much needs: the room as it is now, and the
