@@ -22,6 +22,7 @@ from server.settings import Settings
 
 log = logging.getLogger("patience_race.server")
 
+GC_THRESHOLDS = (50_000, 20, 100)
 TRANSPORT_MAX_BYTES = 1 << 20
 """Frames above the protocol's own limit (settings.max_frame_bytes) get a structured error;
 only frames above this much larger transport limit make websockets close the connection (1009)."""
@@ -41,7 +42,12 @@ async def run_server(settings: Settings, stop: asyncio.Future[None] | None = Non
     await service.start()
     # What start-up made (modules, pydantic schemas, restored races) lives as long as the
     # process: freezing it keeps the collector from walking it again on every full collection.
+    # The collector's default thresholds cost a quarter of the server's CPU under load (each of
+    # its full collections walked every connection's state for ~0.3 s, see
+    # docs/performance.md); collecting the young generation after 50,000 net allocations rather
+    # than 700 lets most of a move's objects die first, and full collections become rare.
     gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
     loop = asyncio.get_running_loop()
     if stop is None:
         stop = loop.create_future()
