@@ -9,9 +9,11 @@ server's tables and indexes), is filled with ``--results`` entries rows (one rac
 one race; ~1 player per 20 results, races of 1 to 4 racers with matching ``players`` and
 ``races`` rows, the seven rule sets at different popularities and win rates, secret, numbered
 and daily deals, finish times over the last 60 days), by COPY on PostgreSQL and by
-``executemany`` in large transactions on SQLite. The data is the same on both (seeded).
-PostgreSQL is then ``VACUUM ANALYZE``d, as autovacuum would after such a load; SQLite is left
-as the server leaves it (no ``ANALYZE``).
+``executemany`` in large transactions on SQLite. The data is the same on both (seeded). The
+entries are loaded directly, not through ``record_results``, so the win counts of the most wins
+board (``player_wins``) are then made from them by ``store.recount_wins``, the statement
+migration 0003 fills the table with. PostgreSQL is then ``VACUUM ANALYZE``d, as autovacuum
+would after such a load; SQLite is left as the server leaves it (no ``ANALYZE``).
 
 Then, through the real store functions (``server.store``) on the server's own engine
 (``server.db.make_engine``), each leaderboard query is timed ``--calls`` times after a warm-up,
@@ -65,7 +67,14 @@ from sqlalchemy.ext.asyncio import AsyncEngine  # noqa: E402
 from engine.deal import DEAL_ALGORITHM  # noqa: E402
 from engine.registry import RULE_SET_NAMES  # noqa: E402
 from server import store  # noqa: E402
-from server.db import Base, EntryRow, PlayerRow, make_engine, make_sessionmaker  # noqa: E402
+from server.db import (  # noqa: E402
+    Base,
+    EntryRow,
+    PlayerRow,
+    PlayerWinsRow,
+    make_engine,
+    make_sessionmaker,
+)
 from server.protocol import RankEntry  # noqa: E402
 from server.race import commitment  # noqa: E402
 from server.settings import async_url  # noqa: E402
@@ -270,6 +279,7 @@ async def load_sqlite(database: Database, generator: Generator) -> None:
         database.version = sqlite3.sqlite_version
     finally:
         connection.close()
+    await recount_wins(database)
     database.load_s = time.perf_counter() - started
     database.size_bytes = sum(os.path.getsize(p) for p in (path, f"{path}-wal")
                               if os.path.exists(p))
@@ -293,6 +303,7 @@ async def load_postgresql(database: Database, generator: Generator) -> None:
                                                                columns=columns(table))
                     database.counts[name] = database.counts.get(name, 0) + len(rows)
             done = progress(database, done, generator.shape.results, started)
+        await recount_wins(database)
         log(f"{database.kind}: VACUUM ANALYZE")
         await connection.execute("VACUUM ANALYZE")
         database.version = str(await connection.fetchval("SHOW server_version"))
@@ -301,6 +312,21 @@ async def load_postgresql(database: Database, generator: Generator) -> None:
     finally:
         await connection.close()
     database.load_s = time.perf_counter() - started
+
+
+async def recount_wins(database: Database) -> None:
+    """Fill ``player_wins`` from the loaded entries, as the server's own engine would."""
+    started = time.perf_counter()
+    engine = make_engine(database.url)
+    try:
+        await store.recount_wins(make_sessionmaker(engine))
+        async with engine.connect() as connection:
+            database.counts["player_wins"] = await connection.scalar(
+                select(func.count()).select_from(PlayerWinsRow)) or 0
+    finally:
+        await engine.dispose()
+    log(f"{database.kind}: {database.counts['player_wins']:,} player_wins rows counted from the "
+        f"entries in {time.perf_counter() - started:.1f} s")
 
 
 def progress(database: Database, before: int, total: int, started: float) -> int:
@@ -409,11 +435,12 @@ async def find_targets(engine: AsyncEngine) -> Targets:
             fastest[rule_set] = (await session.scalars(
                 select(e.player_id).where(*won).order_by(e.time_ms)
                 .offset(total // 2).limit(1))).one()
-            counts = (select(e.player_id, func.count().label("wins")).where(*won)
-                      .group_by(e.player_id).subquery())
-            players = await session.scalar(select(func.count()).select_from(counts)) or 0
+            w = PlayerWinsRow
+            players = await session.scalar(
+                select(func.count()).where(w.rule_set == rule_set)) or 0
             wins[rule_set] = (await session.scalars(
-                select(counts.c.player_id).order_by(counts.c.wins.desc(), counts.c.player_id)
+                select(w.player_id).where(w.rule_set == rule_set)
+                .order_by(-w.wins, w.last_win_at, w.player_id)
                 .offset(players // 2).limit(1))).one()
             deals[rule_set] = (await session.scalars(
                 select(e.seed).where(e.rule_set == rule_set, e.daily_day.is_(None))

@@ -3,13 +3,16 @@
 Each function takes the session factory first and runs in one transaction of its own. The
 writes the server may retry after an error are idempotent: entries and moves are inserted with
 "insert or ignore" on their primary key (``ON CONFLICT DO NOTHING`` on PostgreSQL and SQLite
-alike), and results are set, not added.
+alike), and results are set, not added. The one count kept, each player's wins in
+``player_wins``, grows only by the entries that become ``won`` in that call, so the retry of a
+call whose commit did land counts nothing again.
 
 Leaderboards come in two shapes. The time boards (``fastest_wins``, ``deal_board``,
-``daily_board``) have one ``ResultLine`` per racer per race; ``most_wins`` has one ``WinsLine``
-per player. Lines that tie share a rank (1, 2, 2, 4) and are listed in a fixed order: who got
-there first, then by ids. Every board takes ``around``, a player id: then the lines are the
-``limit`` lines around that player's best line, which is also returned as ``me``.
+``daily_board``) have one ``ResultLine`` per racer per race, read from ``entries``;
+``most_wins`` has one ``WinsLine`` per player, read from the counts in ``player_wins``. Lines
+that tie share a rank (1, 2, 2, 4) and are listed in a fixed order: who got there first, then by
+ids. Every board takes ``around``, a player id: then the lines are the ``limit`` lines around
+that player's best line, which is also returned as ``me``.
 
 Times: ``now`` and every timestamp are timezone-aware; "today" and a daily deal's day are UTC
 days, and the "week" board counts from Monday 00:00 UTC.
@@ -43,6 +46,7 @@ from sqlalchemy import (
     null,
     select,
     tuple_,
+    update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
@@ -50,7 +54,7 @@ from sqlalchemy.orm import selectinload
 
 from engine.moves import Move
 from engine.replay import MoveLog, replay_trusted
-from server.db import Base, DailyDealRow, EntryRow, MoveRow, PlayerRow, RaceRow
+from server.db import Base, DailyDealRow, EntryRow, MoveRow, PlayerRow, PlayerWinsRow, RaceRow
 from server.protocol import RankEntry
 from server.race import DealKind, commitment
 
@@ -177,24 +181,100 @@ class MoveRecorder:
 
 async def record_results(sessions: Sessions, race_id: str, ended_at: datetime,
                          ranking: Sequence[RankEntry]) -> None:
-    """The race is over: set each racer's result from the race's ranking. Safe to retry."""
+    """The race is over: set each racer's result from the race's ranking, and count each new
+    win in ``player_wins``. Safe to retry.
+
+    A win is counted when its entry becomes ``won`` here, having been something else. That is
+    decided by the database, not by what was read: ``status`` is set to ``won`` where it was
+    not, and the entries that statement changed are the new wins. A retry after a commit that
+    failed finds the entries as they were and counts the wins then; a retry after a commit that
+    did land (its success lost on the way back) changes nothing and counts nothing; and a retry
+    that overtakes its first attempt, still committing on a connection that was given up, waits
+    for that attempt's locks and then finds the entries won (the update reads the rows it waited
+    for again), or on SQLite may fail and be retried once more.
+    """
     async with sessions.begin() as session:
         race = await session.get_one(RaceRow, race_id, options=[selectinload(RaceRow.entries)])
         started_at = race.started_at
         if started_at is None:
             raise ValueError(f"race {race_id} has no recorded start")
         entries = {entry.player_id: entry for entry in race.entries}
+        finished_at: dict[str, datetime | None] = {}
         for result in ranking:
-            entry = entries.get(result.player_id)
-            if entry is None:
+            if result.player_id not in entries:
                 raise ValueError(f"{result.player_id} did not start race {race_id}")
+            finished_at[result.player_id] = (
+                None if result.time_ms is None
+                else started_at + timedelta(milliseconds=result.time_ms))
+        # First, while the session has changed nothing: the update must meet the stored rows.
+        await _count_new_wins(session, race, [result.player_id for result in ranking
+                                              if result.status == "won"], finished_at)
+        for result in ranking:
+            entry = entries[result.player_id]
             entry.status, entry.rank, entry.moves = result.status, result.rank, result.moves
             entry.time_ms, entry.reached_at_ms = result.time_ms, result.reached_at_ms
             entry.on_foundations = result.on_foundations
-            entry.finished_at = (None if result.time_ms is None
-                                 else started_at + timedelta(milliseconds=result.time_ms))
+            entry.finished_at = finished_at[result.player_id]
             entry.ended_at = ended_at
         race.ended_at = ended_at
+
+
+async def _count_new_wins(session: AsyncSession, race: RaceRow, winners: list[str],
+                          finished_at: dict[str, datetime | None]) -> None:
+    """Mark the winners' entries ``won`` where they were not yet, and count those wins."""
+    if not winners:
+        return
+    e = _ENTRIES
+    connection = await session.connection()
+    new = (await connection.scalars(
+        update(cast(Table, EntryRow.__table__))
+        .where(e.race_id == race.id, e.player_id.in_(winners), e.status != "won")
+        .values(status="won").returning(e.player_id))).all()
+    wins: list[dict[str, Any]] = []
+    for player_id in new:
+        last_win_at = finished_at[player_id]
+        if last_win_at is None:
+            raise ValueError(f"{player_id} won race {race.id} without a time")
+        wins.append({"rule_set": race.rule_set, "player_id": player_id, "wins": 1,
+                     "last_win_at": last_win_at})
+    if wins:
+        await _count_wins(connection, wins)
+
+
+async def _count_wins(connection: AsyncConnection, wins: list[dict[str, Any]]) -> None:
+    """Add one win per row to the player's count (``wins`` is 1 in each), a new row for a
+    first win. The last win is the later of the two: results may be stored out of order (a
+    result whose write was retried lands after a later race's). The SQL is the same on
+    PostgreSQL and SQLite (``ON CONFLICT (key) DO UPDATE``); each dialect has its own
+    construct."""
+    table = cast(Table, PlayerWinsRow.__table__)
+    dialect = connection.dialect.name
+    statement: postgresql.Insert | sqlite.Insert
+    if dialect == "postgresql":
+        statement = postgresql.insert(table)
+    elif dialect == "sqlite":
+        statement = sqlite.insert(table)
+    else:
+        raise NotImplementedError(f"upsert is not written for {dialect}")
+    now, new = table.c, statement.excluded
+    await connection.execute(statement.on_conflict_do_update(
+        index_elements=inspect(PlayerWinsRow).primary_key,
+        set_={"wins": now.wins + new.wins,
+              "last_win_at": case((new.last_win_at > now.last_win_at, new.last_win_at),
+                                  else_=now.last_win_at)}), wins)
+
+
+async def recount_wins(sessions: Sessions) -> None:
+    """Rebuild ``player_wins`` from ``entries``: for rows stored without ``record_results``
+    (bench/leaderboard_bench.py loads ``entries`` directly). Migration 0003 fills the table
+    with the same statement, written out there (a migration must not change with the code)."""
+    e, table = _ENTRIES, cast(Table, PlayerWinsRow.__table__)
+    async with sessions.begin() as session:
+        await session.execute(table.delete())
+        await session.execute(table.insert().from_select(
+            ["rule_set", "player_id", "wins", "last_win_at"],
+            select(e.rule_set, e.player_id, func.count(), func.max(e.finished_at))
+            .where(e.status == "won").group_by(e.rule_set, e.player_id)))
 
 
 async def _insert_new(session: AsyncSession, model: type[Base],
@@ -341,6 +421,7 @@ class WinsLine:
 L = TypeVar("L", ResultLine, WinsLine)
 _ENTRIES = EntryRow.__table__.c
 """The columns of ``entries``, which the time boards select as plain columns."""
+_PLAYER_WINS = PlayerWinsRow.__table__.c
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,14 +446,14 @@ async def fastest_wins(sessions: Sessions, rule_set: str, period: Period, limit:
 
 async def most_wins(sessions: Sessions, rule_set: str, limit: int, *,
                     around: str | None = None) -> Board[WinsLine]:
-    """Players by their number of wins; of two with as many, the one who got there first."""
-    wins = (select(EntryRow.player_id, func.count().label("wins"),
-                   func.max(EntryRow.finished_at).label("last_win_at"))
-            .where(EntryRow.rule_set == rule_set, EntryRow.status == "won")
-            .group_by(EntryRow.player_id).subquery())
-    order = (-wins.c.wins, wins.c.last_win_at, wins.c.player_id)
-    return await _board(sessions, _Query(select(wins), wins.c.player_id, order, ties=1), limit,
-                        around, _wins_line)
+    """Players by their number of wins; of two with as many, the one who got there first (whose
+    last win is the earlier). Read from ``player_wins``, along ``ix_player_wins_board``, which
+    holds this order."""
+    w = _PLAYER_WINS
+    lines = select(w.player_id, w.wins, w.last_win_at).where(w.rule_set == rule_set)
+    order = (w.minus_wins, w.last_win_at, w.player_id)
+    return await _board(sessions, _Query(lines, w.player_id, order, ties=1), limit, around,
+                        _wins_line)
 
 
 async def deal_board(sessions: Sessions, rule_set: str, seed: int, limit: int, *,
@@ -406,8 +487,8 @@ def period_start(period: Period, now: datetime) -> datetime | None:
 class _Query:
     """A board as a query: ``lines`` selects one row per line, ``player`` is its player id
     column; ``order`` is ascending, best first, and total; its first ``ties`` terms decide the
-    rank. The time boards select from ``entries`` itself, not from a subquery of it, so that
-    a page is one plain indexed query (and cheap to build)."""
+    rank. Every board selects from its table itself, not from a subquery, so that a page is
+    one plain indexed query (and cheap to build)."""
 
     lines: Select[*tuple[Any, ...]]
     player: ColumnElement[str]

@@ -22,15 +22,24 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Connection, func, inspect, select
-from sqlalchemy.exc import IntegrityError, StatementError
+from sqlalchemy import Connection, func, inspect, select, update
+from sqlalchemy.exc import IntegrityError, OperationalError, StatementError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.pool import NullPool
 
 from engine.deal import SEED_MAX
 from engine.players import GreedyPlayer, Player, RandomPlayer
 from engine.replay import MoveLog, replay
-from server.db import Base, EntryRow, MoveRow, PlayerRow, RaceRow
+from server.db import (
+    Base,
+    EntryRow,
+    MoveRow,
+    PlayerRow,
+    PlayerWinsRow,
+    RaceRow,
+    make_engine,
+    make_sessionmaker,
+)
 from server.protocol import RankEntry
 from server.race import Phase, Race, commitment
 from server.settings import Settings, async_url
@@ -53,6 +62,7 @@ from server.store import (
     record_moves,
     record_results,
     record_start,
+    recount_wins,
     unfinished_races,
     upgrade_database,
 )
@@ -123,7 +133,8 @@ async def test_upgrade_head_on_an_empty_database_gives_exactly_the_models(
         "pk_players", "pk_races", "pk_entries", "pk_moves", "ix_players_token_hash",
         "ix_races_ended_at", "ix_entries_fastest", "ix_entries_finished_at", "ix_entries_wins",
         "ix_entries_deal", "ix_entries_daily", "fk_races_host_id_players",
-        "fk_entries_race_id_races", "fk_entries_player_id_players", "fk_moves_race_id_entries"}
+        "fk_entries_race_id_races", "fk_entries_player_id_players", "fk_moves_race_id_entries",
+        "pk_player_wins", "ix_player_wins_board", "fk_player_wins_player_id_players"}
 
 
 @pytest.mark.asyncio
@@ -535,6 +546,167 @@ async def test_most_wins_counts_wins_and_breaks_ties_by_who_got_there_first(
     assert around.me == around.lines[0]
     around_ann = await most_wins(sessions, RULES, 3, around=ann)
     assert around_ann.me is not None and (around_ann.me.rank, around_ann.me.wins) == (1, 3)
+
+
+async def stored_wins(sessions: Sessions) -> set[tuple[str, str, int, datetime]]:
+    async with sessions.begin() as session:
+        rows = (await session.execute(select(
+            PlayerWinsRow.rule_set, PlayerWinsRow.player_id, PlayerWinsRow.wins,
+            PlayerWinsRow.last_win_at))).all()
+    return {(rule_set, player, wins, last) for rule_set, player, wins, last in rows}
+
+
+@pytest.mark.asyncio
+async def test_a_retried_result_counts_its_wins_once(sessions: Sessions) -> None:
+    ann, bob, cy = await new_players(sessions, "Ann", "Bob", "Cy")
+    race_id = await new_race(sessions, ann)
+    await record_start(sessions, race_id, NOW, [ann, bob])
+    ranking = [rank_entry(1, ann, "won", 90_000, 52, 90_000),
+               rank_entry(2, bob, "won", 95_000, 52, 95_000)]
+    # An attempt that fails (cy did not race) is rolled back whole: its wins are not counted.
+    with pytest.raises(ValueError, match="did not start"):
+        await record_results(sessions, race_id, NOW, [*ranking, rank_entry(3, cy, "won", 1, 52)])
+    assert await stored_wins(sessions) == set()
+    # The retry counts them; a retry after a commit that did land counts nothing more.
+    for _ in range(3):
+        await record_results(sessions, race_id, NOW + timedelta(seconds=95), ranking)
+    board = await most_wins(sessions, RULES, 10)
+    assert [(line.name, line.wins, line.last_win_at) for line in board.lines] == [
+        ("Ann", 1, NOW + timedelta(seconds=90)), ("Bob", 1, NOW + timedelta(seconds=95))]
+    await finished_race(sessions, NOW + timedelta(hours=1), Result(bob, "won", 60_000))
+    assert [(line.name, line.wins) for line in (await most_wins(sessions, RULES, 10)).lines] == [
+        ("Bob", 2), ("Ann", 1)]
+
+
+@pytest.mark.asyncio
+async def test_a_retry_that_overtakes_its_first_attempt_counts_nothing_more(
+        sessions: Sessions, database_url: str) -> None:
+    """The first attempt's commit is still on its way (on a connection the writer gave up on)
+    when the retry runs: the retry must wait for it, or fail and be retried, and count no win
+    again."""
+    (ann,) = await new_players(sessions, "Ann")
+    race_id = await new_race(sessions, ann)
+    await record_start(sessions, race_id, NOW, [ann])
+    ranking = [rank_entry(1, ann, "won", 90_000, 52, 90_000)]
+    finished = NOW + timedelta(seconds=90)
+    first = make_engine(database_url)
+    try:
+        async with first.connect() as connection:
+            # What the first attempt wrote, not committed yet.
+            await connection.execute(update(EntryRow).where(EntryRow.race_id == race_id).values(
+                status="won", rank=1, time_ms=90_000, finished_at=finished, ended_at=finished))
+            await connection.execute(PlayerWinsRow.__table__.insert().values(
+                rule_set=RULES, player_id=ann, wins=1, last_win_at=finished))
+            await connection.execute(update(RaceRow).where(RaceRow.id == race_id).values(
+                ended_at=finished))
+            retry = asyncio.create_task(record_results(sessions, race_id, finished, ranking))
+            await asyncio.sleep(0.5)
+            assert not retry.done()  # waiting for the first attempt's locks
+            await connection.commit()
+        try:
+            await retry
+        except OperationalError:
+            # SQLite may fail a retry that began reading before that commit: the writer retries.
+            await record_results(sessions, race_id, finished, ranking)
+    finally:
+        await first.dispose()
+    assert [(line.name, line.wins) for line in (await most_wins(sessions, RULES, 10)).lines] == [
+        ("Ann", 1)]
+
+
+@pytest.mark.asyncio
+async def test_wins_stored_out_of_order_keep_the_latest_win(sessions: Sessions) -> None:
+    ann, bob = await new_players(sessions, "Ann", "Bob")
+    hour = timedelta(hours=1)
+    # Bob's two wins are stored latest first (as when the earlier race's write was retried);
+    # Ann's in order, both before Bob's last: Ann got to two wins first.
+    await finished_race(sessions, NOW - 1 * hour, Result(bob, "won", 60_000))
+    await finished_race(sessions, NOW - 5 * hour, Result(bob, "won", 60_000),
+                        Result(ann, "lost", 70_000, 20))
+    await finished_race(sessions, NOW - 4 * hour, Result(ann, "won", 60_000))
+    await finished_race(sessions, NOW - 3 * hour, Result(ann, "won", 60_000))
+    board = await most_wins(sessions, RULES, 10)
+    minute = timedelta(minutes=1)
+    assert [(line.rank, line.name, line.wins, line.last_win_at) for line in board.lines] == [
+        (1, "Ann", 2, NOW - 3 * hour + minute), (1, "Bob", 2, NOW - hour + minute)]
+
+
+@pytest.mark.asyncio
+async def test_recounting_the_wins_from_the_entries_gives_the_counts_kept(
+        sessions: Sessions) -> None:
+    ann, bob, cy = await new_players(sessions, "Ann", "Bob", "Cy")
+    rng = random.Random(5)
+    for number in range(30):
+        players = rng.sample([ann, bob, cy], rng.randint(1, 3))
+        await finished_race(
+            sessions, NOW - timedelta(minutes=rng.randint(0, 10_000)),
+            *[Result(player, rng.choice(["won", "lost"]), 1_000 * (number + place), 30)
+              for place, player in enumerate(players)],
+            rule_set=rng.choice([RULES, "octagon"]))
+    kept = await stored_wins(sessions)
+    assert len(kept) >= 4
+    await recount_wins(sessions)
+    assert await stored_wins(sessions) == kept
+
+
+async def _upgrade(url: str, revision: str) -> None:
+    config = Config(str(ALEMBIC_INI))
+    config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    await asyncio.to_thread(command.upgrade, config, revision)
+
+
+@pytest.mark.asyncio
+async def test_migration_0003_counts_the_wins_already_stored(empty_database_url: str) -> None:
+    """Results stored before player_wins existed: the upgrade counts them, and the board is
+    the one the entries give (ties share a rank, the first to get there first)."""
+    await _upgrade(empty_database_url, "0002")
+    engine = make_engine(empty_database_url)
+    try:
+        sessions = make_sessionmaker(engine)
+        players = await new_players(sessions, *[f"P{number}" for number in range(8)])
+        rng = random.Random(11)
+        for _ in range(60):
+            rule_set = rng.choice([RULES, "octagon"])
+            racers = rng.sample(players, rng.randint(1, 3))
+            started = NOW - timedelta(minutes=rng.randint(0, 3) * 60)  # ties in the last win
+            race_id = await new_race(sessions, racers[0], rule_set=rule_set)
+            await record_start(sessions, race_id, started, racers)
+            async with sessions.begin() as session:  # record_results needs player_wins
+                for place, player in enumerate(racers, start=1):
+                    await session.execute(
+                        update(EntryRow)
+                        .where(EntryRow.race_id == race_id, EntryRow.player_id == player)
+                        .values(status=rng.choice(["won", "won", "lost"]), rank=place,
+                                time_ms=60_000, finished_at=started + timedelta(minutes=1),
+                                ended_at=started + timedelta(minutes=1)))
+        async with sessions.begin() as session:
+            won = (await session.execute(
+                select(EntryRow.rule_set, EntryRow.player_id, EntryRow.finished_at)
+                .where(EntryRow.status == "won"))).all()
+        await _upgrade(empty_database_url, "head")
+
+        for rule_set in (RULES, "octagon"):
+            wins: dict[str, list[datetime]] = {}
+            for line_rule_set, player, finished_at in won:
+                if line_rule_set == rule_set:
+                    assert finished_at is not None
+                    wins.setdefault(player, []).append(finished_at)
+            expected = sorted(((-len(times), max(times), player)
+                               for player, times in wins.items()))
+            ranks = [1 + sum(other[0] < key[0] for other in expected) for key in expected]
+            board = await most_wins(sessions, rule_set, 100)
+            assert [(line.rank, line.player_id, line.wins, line.last_win_at)
+                    for line in board.lines] == [
+                (rank, player, -minus, last)
+                for rank, (minus, last, player) in zip(ranks, expected, strict=True)]
+            assert len({line.wins for line in board.lines}) < len(board.lines)  # ties
+            middle = expected[len(expected) // 2][2]
+            around = await most_wins(sessions, rule_set, 3, around=middle)
+            assert around.me is not None and around.me.player_id == middle
+            shown = {line.player_id for line in around.lines}
+            assert around.lines == [line for line in board.lines if line.player_id in shown]
+    finally:
+        await engine.dispose()
 
 
 @pytest.mark.asyncio
