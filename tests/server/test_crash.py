@@ -5,6 +5,7 @@ announced result is missing."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import signal
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from websockets.exceptions import ConnectionClosed
 
 from clients.sdk import RaceClient
 from server.db import EntryRow, MoveRow, RaceRow
@@ -147,3 +149,57 @@ async def test_kill_9_then_restart_resumes_every_race_and_loses_nothing(
     assert unranked == 0 and ended == len(races) + 1
     assert kept == next(e.rank for e in announced.ranking
                         if e.player_id == done[0].client.player_id)
+
+
+async def test_kill_9_with_moves_in_flight_keeps_every_acknowledged_move(
+        sessions: Sessions, database_url: str) -> None:
+    """Every racer sends each move as soon as the last is acknowledged when the server is
+    killed: each has at most one move in flight, which may or may not have been stored; every
+    move acknowledged before the kill is there after the restart."""
+    first = await start_process(database_url)
+    races = [await open_race(first.url, rule_set, deal) for rule_set, deal in
+             (("four-corners", 21), ("cornerstones", 22), ("octagon", 23), ("all-fours", 24))]
+    racers = [racer for race in races for racer in race]
+
+    async def keep_playing(racer: Racer) -> None:
+        with contextlib.suppress(ConnectionError, ConnectionClosed):
+            while racer.playing:
+                await racer._acknowledged(racer.legal[0])
+
+    playing = [asyncio.create_task(keep_playing(racer)) for racer in racers]
+    await asyncio.sleep(0.5)
+    first.process.send_signal(signal.SIGKILL)
+    await first.process.wait()
+    await asyncio.gather(*playing)
+    acked_before_kill = {racer.client.player_id: racer.acked for racer in racers}
+    assert sum(acked_before_kill.values()) > len(racers), "moves were flowing at the kill"
+
+    # A race whose racers had all finished is over: its room is not reopened (its record is
+    # at /api/races/ID), and its moves are checked in the database below.
+    going_on = [race for race in races if any(racer.playing for racer in race)]
+    assert going_on, "races were going on at the kill"
+    second = await start_process(database_url)
+    try:
+        for racer in (racer for race in going_on for racer in race):
+            racer.client.url = second.url
+            await racer.client.reconnect()
+            view = (await racer.client.next_event(YourView)).view
+            assert view.moves in (racer.acked, racer.acked + 1), (
+                "the acknowledged moves, and perhaps the one in flight, survived")
+            racer.acked, racer.legal = view.moves, view.legal_moves
+            racer.playing = view.status == "in_progress"
+        for racer in (racer for race in going_on for racer in race):
+            await racer.finish()
+        for race in going_on:
+            await race[0].client.next_event(RaceFinished, timeout=30)
+    finally:
+        second.process.send_signal(signal.SIGTERM)
+        await second.process.wait()
+
+    async with sessions() as session:
+        stored = dict((await session.execute(
+            select(MoveRow.player_id, func.count()).group_by(MoveRow.player_id))).all())
+    for racer in racers:
+        player = racer.client.player_id
+        assert player is not None
+        assert stored[player] == racer.acked >= acked_before_kill[player]
