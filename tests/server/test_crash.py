@@ -167,7 +167,9 @@ async def test_kill_9_with_moves_in_flight_keeps_every_acknowledged_move(
                 await racer._acknowledged(racer.legal[0])
 
     playing = [asyncio.create_task(keep_playing(racer)) for racer in racers]
-    await asyncio.sleep(0.5)
+    async with asyncio.timeout(30):  # a few moves each, then the kill, while the next fly
+        while sum(racer.acked for racer in racers) < 3 * len(racers):
+            await asyncio.sleep(0.002)
     first.process.send_signal(signal.SIGKILL)
     await first.process.wait()
     await asyncio.gather(*playing)
