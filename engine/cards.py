@@ -38,6 +38,11 @@ class Card:
     rank: int
     suit: Suit
     pack: int = field(default=0, compare=False)
+    text: str = field(init=False, repr=False, compare=False)
+    """The text form, made once (every card there is, is made once: ``CARDS``)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", RANK_NAMES[self.rank - 1] + self.suit.name)
 
     @property
     def id(self) -> int:
@@ -52,7 +57,7 @@ class Card:
         return self.suit.is_red == other.suit.is_red
 
     def __str__(self) -> str:
-        return RANK_NAMES[self.rank - 1] + self.suit.name
+        return self.text
 
     def __repr__(self) -> str:
         return f"Card.parse({str(self)!r})"

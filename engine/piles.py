@@ -8,7 +8,7 @@ comparing ids in the hot path is cheap.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.errors import InvalidMoveError
 
@@ -19,9 +19,16 @@ _PILE_TEXT = re.compile(r"^([a-z][a-z-]*)(?::(\d+))?$")
 class PileId:
     kind: str
     index: int | None = None
+    text: str = field(init=False, repr=False, compare=False)
+    """The text form, made once: moves and views are written out on every move a server
+    accepts."""
+
+    def __post_init__(self) -> None:
+        text = self.kind if self.index is None else f"{self.kind}:{self.index}"
+        object.__setattr__(self, "text", text)
 
     def __str__(self) -> str:
-        return self.kind if self.index is None else f"{self.kind}:{self.index}"
+        return self.text
 
     def __repr__(self) -> str:
         return f"PileId.parse({str(self)!r})"
