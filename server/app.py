@@ -112,6 +112,8 @@ class Room:
     race: Race
     members: set[Client] = field(default_factory=set)
     timer: asyncio.TimerHandle | None = None
+    deadline: float | None = None
+    """What ``timer`` was set for."""
     saved: dict[str, int] = field(default_factory=dict)
     """How many of each racer's moves are queued for storage."""
     held_back: list[Outgoing] = field(default_factory=list)
@@ -511,10 +513,15 @@ class Service:
         room.members.clear()
 
     def _arm(self, room: Room) -> None:
+        """Set the room's timer for the race's next deadline (a move rarely changes it: then
+        the timer is left as it is)."""
+        deadline = room.race.next_deadline()
+        if room.timer is not None and deadline == room.deadline and not self.closing:
+            return
         if room.timer is not None:
             room.timer.cancel()
             room.timer = None
-        deadline = room.race.next_deadline()
+        room.deadline = deadline
         if deadline is None or self.closing:
             return
         loop = asyncio.get_running_loop()
