@@ -1,3 +1,3 @@
 """The clients are tested against a real server and database: the server tests' fixtures."""
 
-from tests.server.conftest import database_kind, database_url, sessions  # noqa: F401
+from tests.server.conftest import database_kind, database_url, server, sessions  # noqa: F401

@@ -5,24 +5,10 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-from collections.abc import AsyncIterator
-
-import pytest_asyncio
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from clients.bot import run_bot
 from server.protocol import RaceFinished, YourView
-from tests.server.test_server import Server, make_settings, start_server, stop_server
-
-
-@pytest_asyncio.fixture
-async def server(sessions: async_sessionmaker[AsyncSession],
-                 database_url: str) -> AsyncIterator[Server]:
-    running = await start_server(make_settings(database_url))
-    try:
-        yield running
-    finally:
-        await stop_server(running)
+from tests.server.test_server import Server
 
 
 async def test_a_bot_races_a_person_to_the_end(server: Server) -> None:

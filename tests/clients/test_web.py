@@ -25,13 +25,12 @@ from playwright.async_api import (
     async_playwright,
     expect,
 )
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from clients.sdk import RaceClient
 from engine.moves import Move
 from engine.registry import RULE_SET_NAMES, find_rule_set
 from server.protocol import RaceFinished, YourView
-from tests.server.test_server import Server, make_settings, play_to_end, start_server, stop_server
+from tests.server.test_server import Server, play_to_end
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -66,15 +65,6 @@ pytestmark = [
 
 OpenPage = Callable[..., Awaitable[Page]]
 
-
-@pytest_asyncio.fixture
-async def server(sessions: async_sessionmaker[AsyncSession],
-                 database_url: str) -> AsyncIterator[Server]:
-    running = await start_server(make_settings(database_url))
-    try:
-        yield running
-    finally:
-        await stop_server(running)
 
 
 @pytest_asyncio.fixture

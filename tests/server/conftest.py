@@ -10,6 +10,7 @@ database, dropped at the end.
   head``; ``sessions`` empties it before each test, so tests do not see each other's rows.
 - ``sessions``: the session factory the store functions take.
 - ``empty_database_url``: a fresh database with no tables, for migration tests.
+- ``server``: the real server on an ephemeral port, on the emptied ``database_url``.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from sqlalchemy.pool import NullPool
 from server.db import Base, make_engine, make_sessionmaker
 from server.settings import async_url
 from server.store import upgrade_database
+from tests.server.test_server import Server, make_settings, start_server, stop_server
 
 POSTGRES_URL_VARIABLE = "PATIENCE_RACE_TEST_POSTGRES_URL"
 
@@ -103,3 +105,14 @@ async def empty_database_url(database_kind: str, tmp_path: Path) -> AsyncIterato
         yield url
     finally:
         await drop_database(url)
+
+
+@pytest_asyncio.fixture
+async def server(sessions: async_sessionmaker[AsyncSession],
+                 database_url: str) -> AsyncIterator[Server]:
+    """The real server on an ephemeral port, on an emptied database (``sessions``)."""
+    running = await start_server(make_settings(database_url))
+    try:
+        yield running
+    finally:
+        await stop_server(running)

@@ -9,13 +9,12 @@ import asyncio
 import json
 import re
 import urllib.request
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from websockets.asyncio.client import connect
@@ -87,14 +86,6 @@ def make_settings(database_url: str, **overrides: Any) -> Settings:
     return Settings(database_url=database_url, port=0, countdown_s=0.2,
                     reconnect_grace_s=30, **overrides)
 
-
-@pytest_asyncio.fixture
-async def server(sessions: Sessions, database_url: str) -> AsyncIterator[Server]:
-    running = await start_server(make_settings(database_url))
-    try:
-        yield running
-    finally:
-        await stop_server(running)
 
 
 async def race_of(server: Server, rule_set: str, names: list[str], **options: Any

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import http.client
-from collections.abc import AsyncIterator
 from pathlib import Path
 
-import pytest_asyncio
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -17,23 +15,12 @@ from server.protocol import MoveAccepted, RaceFinished, YourView
 from server.static import web_file
 from tests.server.test_server import (
     Server,
-    make_settings,
     play_to_end,
     race_of,
-    start_server,
-    stop_server,
 )
 
 Sessions = async_sessionmaker[AsyncSession]
 
-
-@pytest_asyncio.fixture
-async def server(sessions: Sessions, database_url: str) -> AsyncIterator[Server]:
-    running = await start_server(make_settings(database_url))
-    try:
-        yield running
-    finally:
-        await stop_server(running)
 
 
 def raw_get(server: Server, path: str) -> tuple[int, str, bytes]:
