@@ -431,7 +431,7 @@ class Service:
     def _reply_room(self, client: Client, room: Room, request_id: str | None) -> None:
         """The direct reply to create, join and spectate: the room now, and your own board if
         you are racing in it."""
-        self._send(client, room.race.room_state(request_id, record=False))
+        self._send(client, room.race.room_state(request_id))
         self._send_own_view(client, room, None)
 
     def _send_own_view(self, client: Client, room: Room, request_id: str | None) -> None:

@@ -228,9 +228,14 @@ class Race:
         self.events.append(event)
         return frame
 
-    def room_state(self, request_id: str | None = None, record: bool = True) -> RoomState:
-        state = RoomState(
-            id=request_id, seq=self.seq + (1 if record else 0), code=self.code,
+    def room_state(self, request_id: str | None = None) -> RoomState:
+        """The room as it is now, for one player (not a room event: its ``seq`` is the latest
+        event's)."""
+        return self._room_snapshot(request_id, self.seq)
+
+    def _room_snapshot(self, request_id: str | None, seq: int) -> RoomState:
+        return RoomState(
+            id=request_id, seq=seq, code=self.code,
             rule_set=self.rule_set, deal_kind=self.deal_kind, phase=self.phase.value,
             host=self.host_id, seats_max=self.seats_max, time_limit_s=self.time_limit_s,
             seats=[racer.seat_info() for racer in self.racers.values()],
@@ -238,12 +243,9 @@ class Race:
             commitment=self.commitment if self.phase is not Phase.LOBBY else None,
             starts_at_ms=None if self.starts_at is None else ms(self.starts_at),
             started_at_ms=None if self.started_at is None else ms(self.started_at))
-        if record:
-            self._record(state.model_copy(update={"id": None}))
-        return state
 
     def _room_changed(self) -> Outgoing:
-        return Outgoing(None, self.room_state())
+        return self._broadcast(self._room_snapshot(None, self._next_seq))
 
     def _racer(self, player_id: str) -> Racer:
         racer = self.racers.get(player_id)
@@ -499,4 +501,4 @@ class Race:
     def catch_up_state(self) -> list[Message]:
         """Everything a player who missed too much needs: the room as it is now, and the
         result if the race is over."""
-        return [self.room_state(record=False), *([self.result] if self.result else [])]
+        return [self.room_state(), *([self.result] if self.result else [])]
