@@ -47,6 +47,9 @@ class Game(ABC):
         self.history: list[Move] = []
         self.resigned = False
         self._legal: list[Move] | None = None
+        self._outcome: Outcome | None = None
+        """``legal_moves`` and ``outcome`` are asked for several times per position (by
+        ``play``, then by whoever shows the result): each is worked out once, until ``push``."""
         removed, stock = deal_stock(self.packs, self.taken_out, seed, algorithm)
         opening = self._setup(removed, stock)
         self.opening_events: list[Event] = opening if keep_opening else []
@@ -117,13 +120,18 @@ class Game(ABC):
     def push(self, move: Move) -> list[Event]:
         """Apply a move without validating it (replay of a log that was validated before)."""
         self.history.append(move)
-        self._legal = None
+        self._legal, self._outcome = None, None
         if move.is_resign:
             self.resigned = True
             return [Event("resigned", "resigned")]
         return self._apply(move)
 
     def outcome(self) -> Outcome:
+        if self._outcome is None:
+            self._outcome = self._work_out_outcome()
+        return self._outcome
+
+    def _work_out_outcome(self) -> Outcome:
         if self.resigned:
             return Outcome(Status.RESIGNED, "the player resigned")
         if self.is_won():
