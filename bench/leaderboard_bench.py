@@ -65,6 +65,7 @@ from sqlalchemy.engine import Dialect  # noqa: E402
 from sqlalchemy.ext.asyncio import AsyncEngine  # noqa: E402
 
 from engine.deal import DEAL_ALGORITHM  # noqa: E402
+from engine.game import RULES_VERSION  # noqa: E402
 from engine.registry import RULE_SET_NAMES  # noqa: E402
 from server import store  # noqa: E402
 from server.db import (  # noqa: E402
@@ -198,7 +199,8 @@ class Generator:
         common = {"rule_set": rule_set, "seed": seed, "daily_day": day}
         rows: list[dict[str, Any]] = [{
             "id": race_id, "code": self.new_id()[:8].upper(), "deal_kind": kind,
-            "algorithm": DEAL_ALGORITHM, "commitment": commitment(seed), "seats_max": seats,
+            "algorithm": DEAL_ALGORITHM, "rules": RULES_VERSION, "commitment": commitment(seed),
+            "seats_max": seats,
             "time_limit_s": None, "host_id": players[0],
             "created_at": started - timedelta(seconds=rng.uniform(5, 120)),
             "started_at": started, "ended_at": ended, **common}]
@@ -601,7 +603,8 @@ async def bench_writes(database: Database, engine: AsyncEngine, now: datetime,
         race_id = store.new_id()
         await store.create_race(sessions, race_id=race_id, code="BENCH", rule_set=rule_set,
                                 deal_kind="secret", seed=rng.getrandbits(64),
-                                algorithm=DEAL_ALGORITHM, host_id=players[0], seats_max=2,
+                                algorithm=DEAL_ALGORITHM, rules=RULES_VERSION,
+                                host_id=players[0], seats_max=2,
                                 time_limit_s=None)
         return race_id
 

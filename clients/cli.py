@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from clients.board import draw, draw_piles_whole
-from engine.deal import parse_seed
+from engine.deal import deal_number, parse_seed
 from engine.errors import EngineError, IllegalMoveError, InvalidLogError
 from engine.game import Game
 from engine.moves import Move
@@ -46,8 +46,12 @@ def use_colour(stream: TextIO) -> bool:
 
 
 def seed_argument(text: str) -> int:
-    """A deal number, or any text (hashed as docs/deals.md says)."""
-    return parse_seed(text)
+    """A deal number (ASCII digits, 0 to 2^64-1), or any other text, hashed as docs/deals.md
+    says; a number out of range is refused rather than hashed."""
+    try:
+        return parse_seed(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def cmd_games(args: argparse.Namespace) -> int:
@@ -172,8 +176,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(f"{args.log}: {error}", file=sys.stderr)
         return 1
     outcome = game.outcome()
-    print(f"{args.log}: {game.name}, deal {game.seed} (algorithm {game.algorithm}), "
-          f"{len(log.moves)} moves replayed")
+    print(f"{args.log}: {game.name}, deal {game.seed} (algorithm {game.algorithm}, rules "
+          f"{game.rules}), {len(log.moves)} moves replayed")
     print(f"outcome: {outcome}; {game.progress()}")
     mismatch = check_claim(log, outcome)
     if mismatch:
@@ -193,7 +197,7 @@ def verify_race(name: str, record: dict[str, Any]) -> int:
         print(f"{name}: the seed is not revealed yet (a race in progress, or today's daily)",
               file=sys.stderr)
         return 1
-    if commitment(int(record["seed"])) != record["commitment"]:
+    if commitment(deal_number(str(record["seed"]))) != record["commitment"]:
         print(f"{name}: the seed does not match the commitment", file=sys.stderr)
         return 1
     print(f"{name}: race {record['race_id']}, {record['rule_set']}, deal {record['seed']}: "

@@ -84,9 +84,34 @@ def seed_from_text(text: str) -> int:
     return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
 
 
+DIGITS = frozenset("0123456789")
+
+
+def is_deal_number(text: str) -> bool:
+    """RULINGS principle 7: a seed written as a number is plain ASCII decimal digits, nothing
+    else (``str.isdigit`` and ``int`` also take blanks, signs, underscores and other scripts'
+    digits, which a reimplementation following docs/deals.md would hash)."""
+    return bool(text) and DIGITS.issuperset(text)
+
+
+def deal_number(text: str) -> int:
+    """A deal number written in ASCII decimal digits; ``ValueError`` for any other text or a
+    number past 2^64-1."""
+    if not is_deal_number(text):
+        raise ValueError(f"a deal number is written in the digits 0-9 only, not {text!r}")
+    number = int(text)
+    if number > SEED_MAX:
+        raise ValueError(f"a deal number is at most 2^64-1 = {SEED_MAX}, not {text}")
+    return number
+
+
 def parse_seed(text: str) -> int:
-    """A seed as a person types it: a decimal deal number, or any other text hashed as above."""
-    stripped = text.strip()
-    if stripped.isdigit() and int(stripped) <= SEED_MAX:
-        return int(stripped)
+    """A seed as a person types it (docs/deals.md section 6): ASCII decimal digits are the deal
+    number itself, any other text is hashed as above. Digits past 2^64-1, and a minus sign
+    before digits, are refused with ``ValueError``: they were meant as numbers that no deal
+    has, and hashing them would quietly deal something else."""
+    if text.startswith("-") and is_deal_number(text[1:]):
+        raise ValueError(f"a deal number is 0 or more, not {text}")
+    if is_deal_number(text):
+        return deal_number(text)
     return seed_from_text(text)

@@ -11,6 +11,16 @@ A ``Game`` holds the full state of one deal, hidden cards included. Callers use:
 - ``outcome()``, ``progress()``, ``copy()``.
 
 A rule set subclasses ``Game``, sets the class metadata, and implements the underscored hooks.
+
+Every game is played under a **rules version** (``RULES_VERSION``), stored beside the deal
+algorithm version, because some rulings change what a move log means (docs/move-log.md):
+
+- version 1: the rules until 2026-11-24;
+- version 2: a redeal that is the only thing left to do is a forced step the engine makes
+  (RULINGS principle 6), and a Hidden Cards game is judged by its final layout (HC-14).
+
+Older versions stay playable here so that every game recorded under them replays to the outcome
+it had.
 """
 
 from __future__ import annotations
@@ -21,8 +31,13 @@ from typing import Any, ClassVar, Self
 from engine.cards import Card
 from engine.deal import DEAL_ALGORITHM, deal_stock
 from engine.errors import IllegalMoveError
-from engine.moves import RESIGN, Move
+from engine.moves import REDEALS, RESIGN, Move
 from engine.view import Event, Outcome, PileState, Progress, Slot, Status, View
+
+RULES_VERSION = 2
+"""The current rules version; every stored game and move log names the version it was played
+under (a log without one is version 1)."""
+RULES_VERSIONS = (1, 2)
 
 
 class Game(ABC):
@@ -38,12 +53,15 @@ class Game(ABC):
     layout: ClassVar[tuple[Slot, ...]]
 
     def __init__(self, seed: int, algorithm: int = DEAL_ALGORITHM, *,
-                 keep_opening: bool = True) -> None:
+                 rules: int = RULES_VERSION, keep_opening: bool = True) -> None:
         """Deal and lay out. ``opening_events`` says what the deal did (every card dealt, in
         some rule sets); ``keep_opening=False`` leaves it empty, for a server that holds
         thousands of games and shows their players views, never the opening."""
+        if rules not in RULES_VERSIONS:
+            raise ValueError(f"unknown rules version {rules!r}")
         self.seed = seed
         self.algorithm = algorithm
+        self.rules = rules
         self.history: list[Move] = []
         self.resigned = False
         self._legal: list[Move] | None = None
@@ -52,6 +70,7 @@ class Game(ABC):
         ``play``, then by whoever shows the result): each is worked out once, until ``push``."""
         removed, stock = deal_stock(self.packs, self.taken_out, seed, algorithm)
         opening = self._setup(removed, stock)
+        opening += self._forced_redeals()
         self.opening_events: list[Event] = opening if keep_opening else []
 
     # -- hooks for rule sets ---------------------------------------------------------------
@@ -124,7 +143,25 @@ class Game(ABC):
         if move.is_resign:
             self.resigned = True
             return [Event("resigned", "resigned")]
-        return self._apply(move)
+        events = self._apply(move)
+        events += self._forced_redeals()
+        return events
+
+    def _forced_redeals(self) -> list[Event]:
+        """RULINGS principle 6 (rules version 2): a redeal that is the only thing left to do,
+        resign aside, is made at once and reported by its own events; where other moves
+        remain, the player chooses when to redeal. The moves found on the way are kept, so the
+        position's legal moves are worked out once, as before."""
+        if self.rules < 2:
+            return []
+        events: list[Event] = []
+        while not self.is_won():
+            moves = self._moves()
+            if len(moves) != 1 or moves[0] not in REDEALS:
+                self._legal = moves
+                break
+            events += self._apply(moves[0])
+        return events
 
     def outcome(self) -> Outcome:
         if self._outcome is None:
@@ -167,6 +204,7 @@ class Game(ABC):
             "rule_set": self.name,
             "seed": str(self.seed),
             "algorithm": self.algorithm,
+            "rules": self.rules,
             "moves": [str(move) for move in self.history],
             "piles": [pile.to_json() for pile in self._table()],
             "outcome": self.outcome().to_json(),

@@ -142,3 +142,6 @@ RESIGN = Move.act("resign")
 REDEAL = Move.act("redeal")
 TURN = Move.act("turn")
 AFRESH = Move.act("afresh")
+REDEALS = (REDEAL, AFRESH)
+"""The moves that deal the cards again: gathering and dealing (Four Corners, Cornerstones
+(Arnold), Puss in the Corner, the Octagon's waste turned over) and All Fours' beginning afresh."""

@@ -1,8 +1,10 @@
 """Move logs (docs/move-log.md) and replay: re-deal from the seed and re-apply every move.
 
-A log names the rule set, the seed, the deal algorithm version and the moves in order, and may
-claim an outcome. ``replay`` validates every move (so a forged log is caught at the first illegal
-move); ``replay_trusted`` skips validation for logs that were validated when they were recorded.
+A log names the rule set, the seed, the deal algorithm version, the rules version and the moves
+in order, and may claim an outcome. A log without a rules version was recorded under version 1,
+and is replayed under it, so it keeps the outcome it had. ``replay`` validates every move (so a
+forged log is caught at the first illegal move); ``replay_trusted`` skips validation for logs
+that were validated when they were recorded.
 """
 
 from __future__ import annotations
@@ -12,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.deal import DEAL_ALGORITHMS, SEED_MAX
+from engine.deal import DEAL_ALGORITHMS, deal_number
 from engine.errors import EngineError, IllegalMoveError, InvalidLogError
-from engine.game import Game
+from engine.game import RULES_VERSION, RULES_VERSIONS, Game
 from engine.moves import Move
 from engine.registry import find_rule_set
 from engine.view import Outcome, Status
@@ -32,12 +34,13 @@ class MoveLog:
     claimed_status: Status | None = None
     times_ms: tuple[int, ...] | None = field(default=None, compare=False)
     """Milliseconds from the start of the game to each move, when the log was recorded live."""
+    rules: int = RULES_VERSION
 
     @classmethod
     def of(cls, game: Game, times_ms: list[int] | None = None) -> MoveLog:
         outcome = game.outcome()
         return cls(game.name, game.seed, game.algorithm, tuple(game.history),
-                   outcome.status, None if times_ms is None else tuple(times_ms))
+                   outcome.status, None if times_ms is None else tuple(times_ms), game.rules)
 
     def to_json(self) -> dict[str, Any]:
         if self.times_ms is None:
@@ -51,6 +54,7 @@ class MoveLog:
             "rule_set": self.rule_set,
             "seed": str(self.seed),
             "algorithm": self.algorithm,
+            "rules": self.rules,
             "moves": moves,
         }
         if self.claimed_status is not None:
@@ -66,17 +70,23 @@ class MoveLog:
                                   f"{LOG_VERSION}")
         try:
             rule_set = data["rule_set"]
-            seed = int(data["seed"])
+            seed_text = data["seed"]
             algorithm = data["algorithm"]
             raw_moves = data["moves"]
-        except (KeyError, TypeError, ValueError) as error:
+        except KeyError as error:
             raise InvalidLogError(f"a move log needs rule_set, seed, algorithm and moves "
-                                  f"({error})") from None
+                                  f"(no {error})") from None
         find_rule_set(rule_set)
-        if not 0 <= seed <= SEED_MAX:
-            raise InvalidLogError(f"the seed {seed} is not a 64-bit deal number")
+        try:
+            seed = deal_number(seed_text if isinstance(seed_text, str) else "")
+        except ValueError:
+            raise InvalidLogError(f"the seed is a 64-bit deal number written as a string of the "
+                                  f"digits 0-9, not {seed_text!r}") from None
         if algorithm not in DEAL_ALGORITHMS:
             raise InvalidLogError(f"unknown deal algorithm version {algorithm!r}")
+        rules = data.get("rules", 1)
+        if type(rules) is not int or rules not in RULES_VERSIONS:
+            raise InvalidLogError(f"unknown rules version {rules!r}")
         if not isinstance(raw_moves, list):
             raise InvalidLogError("moves is a list")
         moves, times = [], []
@@ -94,7 +104,7 @@ class MoveLog:
             raise InvalidLogError(f"unknown outcome {claimed!r}") from None
         timed = all(time is not None for time in times) and bool(times)
         return cls(rule_set, seed, algorithm, tuple(moves), status,
-                   tuple(t for t in times if t is not None) if timed else None)
+                   tuple(t for t in times if t is not None) if timed else None, rules)
 
     @classmethod
     def load(cls, path: str | Path) -> MoveLog:
@@ -127,7 +137,7 @@ class ReplayError(EngineError):
 
 
 def new_game(log: MoveLog) -> Game:
-    return find_rule_set(log.rule_set)(log.seed, log.algorithm)
+    return find_rule_set(log.rule_set)(log.seed, log.algorithm, rules=log.rules)
 
 
 def replay(log: MoveLog) -> Game:

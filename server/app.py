@@ -132,7 +132,7 @@ def restore_race(row: RaceRow, settings: Settings, now: float) -> Race:
         racers=[(entry.player_id, entry.player.name,
                  [(move.text, move.at_ms) for move in entry.move_log]) for entry in row.entries],
         now=now, race_id=row.id, code=row.code, rule_set=row.rule_set, seed=row.seed,
-        algorithm=row.algorithm, deal_kind=row.deal_kind, host_id=row.host_id,
+        algorithm=row.algorithm, rules=row.rules, deal_kind=row.deal_kind, host_id=row.host_id,
         host_name=row.host.name, seats_max=row.seats_max, time_limit_s=row.time_limit_s,
         countdown_s=settings.countdown_s, grace_s=settings.reconnect_grace_s,
         daily_day=row.daily_day)
@@ -382,8 +382,8 @@ class Service:
         await self.writer.run(lambda: store.create_race(
             self.sessions, race_id=race.race_id, code=race.code, rule_set=race.rule_set,
             deal_kind=race.deal_kind, seed=race.seed, algorithm=race.algorithm,
-            host_id=race.host_id, seats_max=race.seats_max, time_limit_s=race.time_limit_s,
-            daily_day=race.daily_day))
+            rules=race.rules, host_id=race.host_id, seats_max=race.seats_max,
+            time_limit_s=race.time_limit_s, daily_day=race.daily_day))
         room = self.rooms[race.code] = Room(race)
         self._enter(client, room)
         self._reply_room(client, room, request_id)

@@ -31,6 +31,7 @@ from sqlalchemy import (
     String,
     event,
     make_url,
+    text,
 )
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -116,7 +117,8 @@ class PlayerRow(Base):
 
 
 class RaceRow(Base):
-    """A race: its deal (rule set, seed, algorithm) and when it was created, started, ended."""
+    """A race: its deal (rule set, seed, algorithm), the rules version its games are played
+    under, and when it was created, started, ended."""
 
     __tablename__ = "races"
 
@@ -127,6 +129,8 @@ class RaceRow(Base):
     """``secret``, ``number`` or ``daily``."""
     seed: Mapped[int] = mapped_column(Seed())
     algorithm: Mapped[int]
+    rules: Mapped[int] = mapped_column(server_default=text("1"))
+    """Races stored before rules version 2 existed were played under version 1."""
     commitment: Mapped[str] = mapped_column(String(64))
     """SHA-256 (hex) of the seed's decimal text, published at the start."""
     daily_day: Mapped[date | None] = mapped_column(Date())

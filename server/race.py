@@ -23,7 +23,7 @@ from enum import Enum
 from typing import Any, Literal
 
 from engine.errors import IllegalMoveError
-from engine.game import Game
+from engine.game import RULES_VERSION, Game
 from engine.moves import RESIGN, Move
 from engine.registry import find_rule_set
 from engine.view import PileState, PileView, View
@@ -138,12 +138,16 @@ DealKind = Literal["secret", "number", "daily"]
 class Race:
     def __init__(self, *, race_id: str, code: str, rule_set: str, seed: int, algorithm: int,
                  deal_kind: DealKind, host_id: str, host_name: str, seats_max: int,
-                 time_limit_s: int | None, countdown_s: float = COUNTDOWN_S,
+                 time_limit_s: int | None, rules: int = RULES_VERSION,
+                 countdown_s: float = COUNTDOWN_S,
                  grace_s: float = GRACE_S, daily_day: date | None = None,
                  events_kept: int = EVENTS_KEPT) -> None:
         self.game_type = find_rule_set(rule_set)
         self.race_id, self.code, self.rule_set = race_id, code, rule_set
         self.seed, self.algorithm, self.deal_kind = seed, algorithm, deal_kind
+        self.rules = rules
+        """The rules version every racer's game is played under (a race restored from before
+        version 2 keeps version 1, so its stored moves mean what they meant)."""
         self.host_id, self.seats_max, self.time_limit_s = host_id, seats_max, time_limit_s
         self.countdown_s, self.grace_s = countdown_s, grace_s
         self.daily_day = daily_day
@@ -183,7 +187,8 @@ class Race:
         for player_id, name, moves in racers:
             racer = race.racers[player_id] = Racer(player_id, name, connected=False,
                                                    away_since=now, status="racing")
-            game = racer.game = race.game_type(race.seed, race.algorithm, keep_opening=False)
+            game = racer.game = race.game_type(race.seed, race.algorithm, rules=race.rules,
+                                               keep_opening=False)
             for text, at_ms in moves:
                 when = started_at + at_ms / 1000
                 game.push(Move.parse(text))
@@ -324,7 +329,8 @@ class Race:
             deal_number=str(self.seed) if self.deal_kind == "number" else None,
             algorithm=self.algorithm))]
         for racer in self.racers.values():
-            racer.game = self.game_type(self.seed, self.algorithm, keep_opening=False)
+            racer.game = self.game_type(self.seed, self.algorithm, rules=self.rules,
+                                        keep_opening=False)
             racer.status = "racing"
             out.append(Outgoing(racer.player_id, YourView(view=view_model(racer.game.view()))))
         out.append(self._room_changed())

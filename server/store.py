@@ -104,14 +104,15 @@ async def player_by_token(sessions: Sessions, token: str) -> PlayerRow | None:
 
 
 async def create_race(sessions: Sessions, *, race_id: str, code: str, rule_set: str,
-                      deal_kind: DealKind, seed: int, algorithm: int, host_id: str,
+                      deal_kind: DealKind, seed: int, algorithm: int, rules: int, host_id: str,
                       seats_max: int, time_limit_s: int | None,
                       daily_day: date | None = None) -> RaceRow:
     """A race in its lobby. The commitment is computed here from the seed, as the race does."""
     if (deal_kind == "daily") != (daily_day is not None):
         raise ValueError("a daily deal, and only a daily deal, has a daily day")
     race = RaceRow(id=race_id, code=code, rule_set=rule_set, deal_kind=deal_kind, seed=seed,
-                   algorithm=algorithm, commitment=commitment(seed), daily_day=daily_day,
+                   algorithm=algorithm, rules=rules, commitment=commitment(seed),
+                   daily_day=daily_day,
                    seats_max=seats_max, time_limit_s=time_limit_s, host_id=host_id,
                    created_at=datetime.now(UTC))
     async with sessions.begin() as session:
@@ -360,6 +361,7 @@ async def race_record(sessions: Sessions, race_id: str, now: datetime) -> dict[s
         "deal_kind": race.deal_kind,
         "daily_day": None if race.daily_day is None else race.daily_day.isoformat(),
         "algorithm": race.algorithm,
+        "rules": race.rules,
         "commitment": race.commitment,
         "seed": str(race.seed) if revealed else None,
         "created_at": race.created_at.isoformat(),
@@ -379,7 +381,8 @@ async def race_record(sessions: Sessions, race_id: str, now: datetime) -> dict[s
 def _move_log(race: RaceRow, entry: EntryRow) -> dict[str, Any]:
     """The racer's move log, with the outcome their moves reach (found by replaying them)."""
     moves = tuple(Move.parse(move.text) for move in entry.move_log)
-    game = replay_trusted(MoveLog(race.rule_set, race.seed, race.algorithm, moves))
+    game = replay_trusted(MoveLog(race.rule_set, race.seed, race.algorithm, moves,
+                                  rules=race.rules))
     return MoveLog.of(game, [move.at_ms for move in entry.move_log]).to_json()
 
 

@@ -181,7 +181,16 @@ class HiddenCards(Game):
         ]
 
     def foundation_count(self) -> int:
-        return self.home
+        """HC-15: cards in their final place. Under rules version 1 a card counted only once the
+        player had placed it, so a card dealt onto the heap of its own value and never taken
+        was not home and such a game was lost; version 2 judges the final layout (HC-14): a
+        king in the king row, and any card on the heap of its own value, where it stays (a card
+        taken from its own heap goes back under it)."""
+        if self.rules == 1:
+            return self.home
+        return len(self.kings) + sum(card.rank == value
+                                     for value, heap in enumerate(self.heaps, start=1)
+                                     for card in heap)
 
     def _notes(self) -> list[str]:
         if self.owed:

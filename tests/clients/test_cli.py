@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from clients.cli import Session, main
+from engine.deal import seed_from_text
 from engine.game import Game
 from engine.players import GreedyPlayer, play_out
 from engine.registry import RULE_SET_NAMES, find_rule_set
@@ -127,3 +128,28 @@ def test_verify_refuses_a_false_claim_and_junk(tmp_path: Path) -> None:
     junk.write_text("{not json")
     result = run_cli("verify", str(junk))
     assert result.returncode == 1 and "cannot read" in result.stderr
+
+
+def test_verify_replays_a_log_recorded_under_rules_version_1_as_it_was() -> None:
+    old = Path(__file__).parents[1] / "engine" / "logs" / "rules-1-hidden-cards.json"
+    result = run_cli("verify", str(old))
+    assert result.returncode == 0, result.stderr
+    assert "hidden-cards, deal 10 (algorithm 1, rules 1), 54 moves replayed" in result.stdout
+    assert "outcome: lost: heap:1, the heap to take from, shows no unplaced card" in result.stdout
+
+
+@pytest.mark.parametrize(("seed", "says"), [
+    ("-5", "a deal number is 0 or more, not -5"),
+    ("18446744073709551616", "a deal number is at most 2^64-1 = 18446744073709551615"),
+])
+def test_a_seed_no_deal_has_is_refused_with_a_clear_message(seed: str, says: str) -> None:
+    result = run_cli("deal", "octagon", f"--seed={seed}")
+    assert result.returncode == 2 and says in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_seed_that_is_not_plain_ascii_digits_is_a_text_seed() -> None:
+    text = run_cli("deal", "octagon", "--seed", "+5")
+    number = run_cli("deal", "octagon", "--seed", "5")
+    assert text.returncode == number.returncode == 0
+    assert text.stdout.splitlines()[0] == f"The Octagon, deal {seed_from_text('+5')}"
+    assert number.stdout.splitlines()[0] == "The Octagon, deal 5"

@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 
 from engine.cards import ACE, CARD_BY_ID, Card, Suit, ordered_pack
-from engine.deal import SEED_MAX, SplitMix64, deal_stock, parse_seed, seed_from_text, shuffled
+from engine.deal import (
+    SEED_MAX,
+    SplitMix64,
+    deal_number,
+    deal_stock,
+    parse_seed,
+    seed_from_text,
+    shuffled,
+)
 
 DOC = Path(__file__).parents[2] / "docs" / "deals.md"
 
@@ -84,4 +92,18 @@ def test_text_seeds_hash_and_numbers_stay_numbers() -> None:
     assert seed_from_text("daily:2026-11-22:octagon") == 17103868817714377104
     assert parse_seed("42") == 42
     assert parse_seed("daily:2026-11-22:octagon") == 17103868817714377104
-    assert parse_seed(str(SEED_MAX + 1)) == seed_from_text(str(SEED_MAX + 1))
+    assert parse_seed(str(SEED_MAX)) == SEED_MAX and parse_seed("007") == 7
+
+
+@pytest.mark.parametrize("text", [" 5", "5 ", "+5", "1_000", "\u0663", "\uff15", "5\n", "0x10"])
+def test_only_ascii_digits_are_a_deal_number_any_other_text_is_hashed(text: str) -> None:
+    """RULINGS principle 7: Python's int() reads all of these as numbers."""
+    assert parse_seed(text) == seed_from_text(text)
+    with pytest.raises(ValueError, match="digits 0-9 only"):
+        deal_number(text)
+
+
+@pytest.mark.parametrize("text", [str(SEED_MAX + 1), "99999999999999999999999", "-5", "-0"])
+def test_a_number_no_deal_has_is_refused_not_hashed(text: str) -> None:
+    with pytest.raises(ValueError, match="at most 2\\^64-1|0 or more"):
+        parse_seed(text)

@@ -5,6 +5,8 @@
   the game untouched;
 - no view, legal move or event shows a card before it is turned: a card becomes visible only
   when an event announces it, and the stock is never visible;
+- a redeal is never left as the only thing to do (RULINGS principle 6: the engine makes it);
+- progress reaches every card exactly when the game is won;
 - replay of the move log reproduces every state and the outcome;
 - every game ends (won, lost, or given up by a player whose moves only shuffle cards about).
 """
@@ -21,12 +23,15 @@ from hypothesis import strategies as st
 from engine.deal import SEED_MAX
 from engine.errors import IllegalMoveError
 from engine.game import Game
-from engine.moves import Move
+from engine.moves import REDEALS, Move
 from engine.players import GreedyPlayer, RandomPlayer
 from engine.registry import RULE_SET_NAMES, find_rule_set
 from engine.replay import MoveLog, replay, replay_trusted
 from engine.view import Status
 
+DEALT_AGAIN = {"redeal", "gathered", "gather", "afresh"}
+"""Event kinds of the rule sets' redeals, after which cards shown earlier in the same step may lie
+face down again (a turned card gathered into the stock)."""
 CYCLIC = {"four-corners", "cornerstones", "cornerstones-arnold"}
 """Rule sets whose moves can shuffle cards back and forth for ever (docs/rules/*.md)."""
 
@@ -89,6 +94,9 @@ def play_checked(name: str, seed: int, rng: random.Random, greedy: bool) -> Game
         check_view_hides_what_is_hidden(game)
         legal = game.legal_moves()
         assert legal, "a game in progress has moves"
+        assert not (len(legal) == 2 and legal[0] in REDEALS), \
+            f"{legal[0]} is the only thing left to do: the engine makes it (principle 6)"
+        assert game.progress().on_foundations < game.total_cards, "all home, yet not won"
         assert len(set(legal)) == len(legal), f"duplicate legal moves: {legal}"
         for probe in rng.sample(legal, min(2, len(legal))):
             trial = game.copy()
@@ -104,12 +112,17 @@ def play_checked(name: str, seed: int, rng: random.Random, greedy: bool) -> Game
         events = game.play(move)
         now_shown = visible_ids(game)
         event_cards = {card.id for event in events for card in event.cards}
-        assert event_cards <= now_shown, f"{move}: an event shows a card that is not face up"
+        last_deal = max((index for index, event in enumerate(events)
+                         if event.kind in DEALT_AGAIN), default=-1)
+        shown_since = {card.id for event in events[last_deal + 1:] for card in event.cards}
+        assert shown_since <= now_shown, f"{move}: an event shows a card that is not face up"
         newly = now_shown - previously_shown
         assert newly <= event_cards, f"{move}: cards turned up without an event saying so"
         assert card_ids(game) == total, f"{move}: a card was lost or duplicated"
         states.append(game.full_state())
     outcome = game.outcome()
+    progress = game.progress()
+    assert (progress.on_foundations == progress.total) == (outcome.status is Status.WON)
     if outcome.status is Status.RESIGNED:
         assert name in CYCLIC, f"{name} should end by itself"
     log = MoveLog.of(game)

@@ -13,6 +13,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
@@ -22,14 +23,17 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Connection, func, inspect, select, update
+from sqlalchemy import Connection, func, insert, inspect, select, update
 from sqlalchemy.exc import IntegrityError, OperationalError, StatementError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.pool import NullPool
 
+from clients.cli import verify_race
 from engine.deal import SEED_MAX
+from engine.game import RULES_VERSION
+from engine.moves import Move
 from engine.players import GreedyPlayer, Player, RandomPlayer
-from engine.replay import MoveLog, replay
+from engine.replay import MoveLog, ReplayError, replay
 from server.db import (
     Base,
     EntryRow,
@@ -179,12 +183,12 @@ async def new_players(sessions: Sessions, *names: str) -> list[str]:
 
 
 async def new_race(sessions: Sessions, host_id: str, *, seed: int = 7, rule_set: str = RULES,
-                   daily_day: date | None = None) -> str:
+                   daily_day: date | None = None, rules: int = RULES_VERSION) -> str:
     race_id = new_id()
     await create_race(sessions, race_id=race_id, code="ABCD1234", rule_set=rule_set,
                       deal_kind="number" if daily_day is None else "daily", seed=seed,
-                      algorithm=1, host_id=host_id, seats_max=4, time_limit_s=None,
-                      daily_day=daily_day)
+                      algorithm=1, rules=rules, host_id=host_id, seats_max=4,
+                      time_limit_s=None, daily_day=daily_day)
     return race_id
 
 
@@ -213,7 +217,8 @@ async def test_a_race_refuses_a_seed_beyond_64_bits_a_naive_time_and_a_daily_wit
         await record_start(sessions, race_id, datetime(2026, 11, 18, 12), [ann])
     with pytest.raises(ValueError, match="daily"):
         await create_race(sessions, race_id=new_id(), code="DAILY1", rule_set=RULES,
-                          deal_kind="daily", seed=1, algorithm=1, host_id=ann, seats_max=1,
+                          deal_kind="daily", seed=1, algorithm=1, rules=RULES_VERSION,
+                          host_id=ann, seats_max=1,
                           time_limit_s=None)
 
 
@@ -655,6 +660,18 @@ async def _upgrade(url: str, revision: str) -> None:
     await asyncio.to_thread(command.upgrade, config, revision)
 
 
+async def race_before_0004(sessions: Sessions, host_id: str, *, rule_set: str = RULES,
+                           seed: int = 7) -> str:
+    """A race stored as the revisions before 0004 stored one: the columns they had, no rules."""
+    race_id = new_id()
+    async with sessions.begin() as session:
+        await session.execute(insert(RaceRow.__table__).values(
+            id=race_id, code="OLD00001", rule_set=rule_set, deal_kind="number", seed=seed,
+            algorithm=1, commitment=commitment(seed), seats_max=4, host_id=host_id,
+            created_at=NOW))
+    return race_id
+
+
 @pytest.mark.asyncio
 async def test_migration_0003_counts_the_wins_already_stored(empty_database_url: str) -> None:
     """Results stored before player_wins existed: the upgrade counts them, and the board is
@@ -669,16 +686,15 @@ async def test_migration_0003_counts_the_wins_already_stored(empty_database_url:
             rule_set = rng.choice([RULES, "octagon"])
             racers = rng.sample(players, rng.randint(1, 3))
             started = NOW - timedelta(minutes=rng.randint(0, 3) * 60)  # ties in the last win
-            race_id = await new_race(sessions, racers[0], rule_set=rule_set)
-            await record_start(sessions, race_id, started, racers)
+            race_id = await race_before_0004(sessions, racers[0], rule_set=rule_set)
             async with sessions.begin() as session:  # record_results needs player_wins
-                for place, player in enumerate(racers, start=1):
-                    await session.execute(
-                        update(EntryRow)
-                        .where(EntryRow.race_id == race_id, EntryRow.player_id == player)
-                        .values(status=rng.choice(["won", "won", "lost"]), rank=place,
-                                time_ms=60_000, finished_at=started + timedelta(minutes=1),
-                                ended_at=started + timedelta(minutes=1)))
+                await session.execute(insert(EntryRow.__table__), [
+                    {"race_id": race_id, "player_id": player, "rule_set": rule_set, "seed": 7,
+                     "status": rng.choice(["won", "won", "lost"]), "rank": place,
+                     "on_foundations": 0, "moves": 0, "time_ms": 60_000,
+                     "finished_at": started + timedelta(minutes=1),
+                     "ended_at": started + timedelta(minutes=1)}
+                    for place, player in enumerate(racers, start=1)])
         async with sessions.begin() as session:
             won = (await session.execute(
                 select(EntryRow.rule_set, EntryRow.player_id, EntryRow.finished_at)
@@ -781,3 +797,47 @@ def test_db_upgrade_command_migrates_the_configured_database(tmp_path: Path) -> 
         tables = {row[0] for row in connection.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert {"players", "races", "entries", "moves", "daily_deals"} <= tables
+
+
+@dataclass
+class FirstMove(Player):
+    """Always the first legal move: in Hidden Cards, the reserve taken as reserve:1, 2, 3, 4."""
+
+    def choose(self, legal_moves: Sequence[Move], home: int) -> Move:
+        return legal_moves[0]
+
+
+@pytest.mark.asyncio
+async def test_migration_0004_a_race_stored_before_rules_version_2_verifies_as_it_was(
+        empty_database_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Hidden Cards seed 10 was lost, 50 home, under rules version 1, and is won under version
+    2. A race stored before the change is version 1 after the upgrade: its record replays, and
+    ``patience-race verify`` agrees, with the outcome it had."""
+    await _upgrade(empty_database_url, "0003")
+    engine = make_engine(empty_database_url)
+    try:
+        sessions = make_sessionmaker(engine)
+        (ann,) = await new_players(sessions, "Ann")
+        race_id = await race_before_0004(sessions, ann, rule_set="hidden-cards", seed=10)
+        await _upgrade(empty_database_url, "head")
+        async with sessions.begin() as session:
+            stored = await session.get(RaceRow, race_id)
+            assert stored is not None and stored.rules == 1
+        race = Race(race_id=race_id, code="OLD00001", rule_set="hidden-cards", seed=10,
+                    algorithm=1, rules=stored.rules, deal_kind="number", host_id=ann,
+                    host_name="Ann", seats_max=4, time_limit_s=None)
+        await play_and_store(sessions, race, {ann: FirstMove(random.Random(0))}, unix(NOW))
+
+        record = await race_record(sessions, race_id, NOW + timedelta(days=1))
+        assert record is not None and record["rules"] == 1
+        assert record["results"][0]["status"] == "lost"
+        assert record["results"][0]["on_foundations"] == 50
+        log = record["logs"][ann]
+        assert log["rules"] == 1 and log["outcome"] == "lost" and len(log["moves"]) == 54
+        assert verify_race("old.json", record) == 0
+        assert "54 moves replayed, lost, 50 home; announced lost, 50 home: agrees" in (
+            capsys.readouterr().out)
+        with pytest.raises(ReplayError, match="move 54 .* the game is over \\(won"):
+            replay(MoveLog.from_json({**log, "rules": 2}))  # won a move earlier under version 2
+    finally:
+        await engine.dispose()

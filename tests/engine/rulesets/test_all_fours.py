@@ -9,6 +9,7 @@ import pytest
 from engine.cards import RANK_NAMES, Card
 from engine.deal import deal_stock
 from engine.errors import IllegalMoveError
+from engine.game import RULES_VERSION
 from engine.moves import AFRESH, REDEAL, RESIGN, TURN, Move
 from engine.piles import PileId
 from engine.rulesets.all_fours import AllFours
@@ -29,11 +30,11 @@ def complete(rank: int) -> str:
 
 
 def position(heaps: dict[int, str], current: int, turned: bool = True,
-             afresh_used: bool = False) -> AllFours:
+             afresh_used: bool = False, rules: int = RULES_VERSION) -> AllFours:
     """A game set up by hand. ``heaps`` maps heap numbers to ``"placed cards | face-down
     cards"``, bottom first (heaps not named are complete); the top card of heap ``current`` is
     the card just turned if ``turned``."""
-    game = AllFours(SEED)
+    game = AllFours(SEED, rules=rules)
     game.placed = [0] * 13
     for number in range(1, 14):
         placed, _, down = heaps.get(number, complete(number)).partition("|")
@@ -139,22 +140,30 @@ def test_af04_a_card_turned_on_its_own_heap_is_still_placed_under_it() -> None:
     assert pile(game, 4) == ["4D", "4S", "9C"]
 
 
-def test_af05_begin_afresh_once_at_the_first_standstill() -> None:
+def test_af05_begin_afresh_once_at_the_first_standstill_by_itself() -> None:
     game = position({1: "AH AC AD | AS", 6: "6S | 6D 6C 6H"}, current=1)
     assert refusal(game, "afresh") == "you may begin afresh only at a standstill; first place AS"
-    game.play(Move.parse("AS heap:1 -> heap:1 bottom"))
-    assert moves(game) == ["afresh"]
-    events = game.play(AFRESH)
-    assert [str(event) for event in events] == ["begin afresh from heap:6", "6H turned on heap:6"]
+    events = game.play(Move.parse("AS heap:1 -> heap:1 bottom"))
+    assert [str(event) for event in events] == [
+        "AS placed under heap:1", "standstill: heap:1 has no face-down card",
+        "begin afresh from heap:6", "6H turned on heap:6"]
     assert moves(game) == ["6H heap:6 -> heap:6 bottom"]
+    assert game.history == [Move.parse("AS heap:1 -> heap:1 bottom")]
     game.play(Move.parse("6H heap:6 -> heap:6 bottom"))
     assert moves(game) == ["6C heap:6 -> heap:6 bottom"]
 
 
+def test_af05_under_rules_version_1_beginning_afresh_was_the_players_move() -> None:
+    game = position({1: "AH AC AD | AS", 6: "6S | 6D 6C 6H"}, current=1, rules=1)
+    game.play(Move.parse("AS heap:1 -> heap:1 bottom"))
+    assert moves(game) == ["afresh"]
+    events = game.play(AFRESH)
+    assert [str(event) for event in events] == ["begin afresh from heap:6", "6H turned on heap:6"]
+
+
 def test_af06_the_first_uncompleted_heap_is_the_first_short_of_its_four() -> None:
-    game = position({1: "AH AC AD AS |", 3: "3S 3H 3D | 3C", 9: "9S | 9D 9C 9H"},
-                    current=1, turned=False)
-    game.play(AFRESH)
+    game = position({1: "AH AC AD | AS", 3: "3S 3H 3D | 3C", 9: "9S | 9D 9C 9H"}, current=1)
+    game.play(Move.parse("AS heap:1 -> heap:1 bottom"))
     assert game.current == 2 and pile(game, 3) == ["3S", "3H", "3D", "3C"]
     assert moves(game) == ["3C heap:3 -> heap:3 bottom"]
 
@@ -181,8 +190,15 @@ def test_af09_standstill_when_the_heap_fed_has_no_face_down_card() -> None:
     game = position({1: "AH AC AD | 5D", 5: "5S 5H 5C | AS", 9: "9S | 9D 9C 9H"}, current=1)
     game.play(Move.parse("5D heap:1 -> heap:5 bottom"))
     events = game.play(Move.parse("AS heap:5 -> heap:1 bottom"))
-    assert [str(event) for event in events] == [
+    assert [str(event) for event in events][:2] == [
         "AS placed under heap:1", "standstill: heap:1 has no face-down card"]
+
+
+def test_af09_a_standstill_waits_under_rules_version_1() -> None:
+    game = position({1: "AH AC AD | 5D", 5: "5S 5H 5C | AS", 9: "9S | 9D 9C 9H"}, current=1,
+                    rules=1)
+    game.play(Move.parse("5D heap:1 -> heap:5 bottom"))
+    game.play(Move.parse("AS heap:5 -> heap:1 bottom"))
     assert moves(game) == ["afresh"]
     assert refusal(game, "AS heap:1 -> heap:1 bottom") == (
         "standstill: heap:1 has no face-down card to turn; begin afresh or resign")

@@ -185,7 +185,7 @@ def test_cs04_deal_order_right_column_then_left_round_again() -> None:
 
 def test_cs05_first_ace_or_king_chooses_a_free_line_from_any_pile() -> None:
     game = position(home={**empty_home(), "ace:2": "AH"}, next_pile="right:4")
-    deal(game, "AS 5C")
+    deal(game, "AS 5C AD")  # AD waits in turned for its line, so the deal is not over
     assert pile(game, "right:4") == ""
     assert legal(game) == {"AS turned -> ace:1", "AS turned -> ace:3", "AS turned -> ace:4",
                            "resign"}
@@ -460,12 +460,21 @@ def test_ca01_arnold_shares_the_layout_and_the_deal() -> None:
 
 
 def test_ca02_two_redeals_whenever_the_player_chooses_after_a_deal() -> None:
-    game = position(CornerstonesArnold, piles={"left:2": "5H", "right:3": "9C"})
-    assert legal(game) == {"redeal", "resign"}
+    game = position(CornerstonesArnold, piles={"left:2": "5H", "right:3": "9C", "left:4": "10C"})
+    assert legal(game) == {"redeal", "9C right:3 -> left:4", "10C left:4 -> right:3", "resign"}
     game.play(Move.parse("redeal"))
     assert game.redeals_used == 1 and "redeal" in legal(game)
     game.play(Move.parse("redeal"))
     assert "redeal" not in legal(game)
+
+
+def test_ca02_a_redeal_that_is_all_that_is_left_is_made_by_the_engine() -> None:
+    game = position(CornerstonesArnold, piles={"left:2": "5H", "right:3": "6C"})
+    assert "redeal" in legal(game), "other moves remain: the player chooses"
+    events = game.play(Move.parse("5H left:2 -> right:3"))
+    assert [event.kind for event in events][:2] == ["move", "redeal"]
+    assert game.redeals_used == 1 and game.history == [Move.parse("5H left:2 -> right:3")]
+    assert pile(game, "right:1") == "6C" and pile(game, "right:2") == "5H"
     waiting = position(CornerstonesArnold, home={"ace:1": up("S", "6"),
                                                  "king:1": down("S", "8")})
     deal(waiting, "7S")

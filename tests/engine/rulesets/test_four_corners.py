@@ -6,6 +6,7 @@ import pytest
 
 from engine.cards import CARDS, Card, Suit
 from engine.errors import IllegalMoveError
+from engine.game import RULES_VERSION
 from engine.moves import Move
 from engine.piles import PileId
 from engine.rulesets.corners_common import FOUNDATION_INDEX
@@ -35,9 +36,9 @@ def down(suit: str, last: str) -> str:
 
 def position(*, heaps: dict[str, str] | None = None, foundations: dict[str, str] | None = None,
              stock: str = "", turned: str = "", next_heap: str = "left:1",
-             deal: int = 1) -> FourCorners:
+             deal: int = 1, rules: int = RULES_VERSION) -> FourCorners:
     """A game (any seed) with its piles set by hand; ``stock`` lists the next card dealt first."""
-    game = FourCorners(0)
+    game = FourCorners(0, rules=rules)
     game.heaps = [[] for _ in HEAP_INDEX]
     game.foundations = [[] for _ in FOUNDATION_INDEX]
     for pile, text in (foundations or {}).items():
@@ -226,7 +227,7 @@ def test_fc06_corner_card_fitting_two_foundations_waits_for_the_players_choice()
 
 def test_fc06_the_last_card_of_a_deal_may_wait_then_the_deal_is_complete() -> None:
     game = position(foundations={**STARTED, "ace:1": up("S", "6"), "king:1": down("S", "8")},
-                    heaps={"left:2": "9D"})
+                    heaps={"left:2": "9D", "left:3": "10D"})
     deal(game, "7S")
     assert not game.stock and "redeal" not in legal(game)
     events = game.play(Move.parse("7S turned -> ace:1"))
@@ -326,7 +327,7 @@ def test_fc10_top_cards_build_on_each_other_in_suit_up_or_down() -> None:
 
 def test_fc10_equal_cards_of_the_two_packs_each_move_from_their_own_heap() -> None:
     second_eight = CARDS[(8, Suit.S, 1)]
-    game = played(left_1="8S", left_2="9S", left_3="4D")
+    game = played(left_1="8S", left_2="9S", left_3="4D", left_4="5D")
     game.heaps[HEAP_INDEX[PileId("right", 3)]] = [second_eight]
     assert {"8S left:1 -> left:2", "8S right:3 -> left:2", "9S left:2 -> left:1",
             "9S left:2 -> right:3"} <= legal(game)
@@ -336,7 +337,7 @@ def test_fc10_equal_cards_of_the_two_packs_each_move_from_their_own_heap() -> No
     assert refusal(game, "8S left:1 -> left:2") == (
         "8S is not one rank above or below 8S in the same suit")
     home = position(foundations={**STARTED, "ace:1": up("S", "7")},
-                    heaps={"left:1": "8S", "right:3": "8S"})
+                    heaps={"left:1": "8S", "right:3": "8S", "left:4": "4D", "left:5": "5D"})
     assert {"8S left:1 -> ace:1", "8S right:3 -> ace:1"} <= legal(home)
     home.play(Move.parse("8S left:1 -> ace:1"))
     assert refusal(home, "8S right:3 -> ace:1") == "8S does not follow 8S on ace:1"
@@ -415,6 +416,28 @@ def test_fc14_deal_restrictions_apply_again_after_a_redeal() -> None:
         "9C dealt to left:1",  # FC-7: the same heap takes the next card
         "2H dealt to left:2"]  # FC-5: left:2 is next to ace:1, not to ace:2
     assert (foundation(game, "ace:1"), foundation(game, "ace:2")) == ("AS 2S", "AH")
+
+
+def test_fc14_a_redeal_that_is_all_that_is_left_is_made_by_the_engine() -> None:
+    game = position(foundations={**STARTED, "ace:1": up("S", "6"), "king:1": down("S", "8")},
+                    heaps={"left:2": "9D"})
+    deal(game, "7S")
+    events = game.play(Move.parse("7S turned -> ace:1"))
+    assert [event.text for event in events][:3] == [
+        "deal 1 of 3 complete", "the heaps are gathered, left:1 first, for deal 2 of 3",
+        "9D dealt to left:1"]
+    assert game.history == [Move.parse("7S turned -> ace:1")]
+    assert game.deal == 3, "dealt alone, 9D again leaves nothing to do: the second redeal too"
+    assert game.outcome().status is Status.LOST
+
+
+def test_fc14_under_rules_version_1_every_redeal_was_a_move() -> None:
+    game = position(foundations={**STARTED, "ace:1": up("S", "6"), "king:1": down("S", "8")},
+                    heaps={"left:2": "9D"}, rules=1)
+    deal(game, "7S")
+    events = game.play(Move.parse("7S turned -> ace:1"))
+    assert [event.text for event in events] == ["deal 1 of 3 complete"]
+    assert legal(game) == {"redeal", "resign"}
 
 
 def test_fc14_no_redeal_before_the_deal_is_complete() -> None:

@@ -9,6 +9,7 @@ import pytest
 from engine.cards import RANK_NAMES, Card
 from engine.deal import deal_stock
 from engine.errors import IllegalMoveError
+from engine.game import RULES_VERSION
 from engine.moves import AFRESH, REDEAL, RESIGN, TURN, Move
 from engine.piles import PileId
 from engine.rulesets.hidden_cards import RESERVE, HiddenCards
@@ -28,12 +29,13 @@ def complete(rank: int) -> str:
 
 def position(heaps: dict[int, str] | None = None, placed: dict[int, int] | None = None,
              reserve: tuple[str, ...] = ("2S", "3S", "4S", "5S"), hand: str = "",
-             kings: str = "", current: int = 1, owed: bool = False) -> HiddenCards:
+             kings: str = "", current: int = 1, owed: bool = False,
+             rules: int = RULES_VERSION) -> HiddenCards:
     """A game set up by hand: ``heaps`` maps heap numbers to their cards, bottom first (heaps
     not named keep the cards of deal ``SEED``); ``placed`` how many at the bottom were placed
     there; ``reserve`` the four reserve places ("" for an empty one); ``current`` the heap to take
     from next; ``owed`` whether a reserve card is to be taken for a king."""
-    game = HiddenCards(SEED)
+    game = HiddenCards(SEED, rules=rules)
     for number, text in (heaps or {}).items():
         game.heaps[number - 1] = cards(text)
     game.placed = [0] * 12
@@ -241,7 +243,7 @@ def test_hc09_a_king_from_the_reserve_goes_up_and_another_card_is_taken() -> Non
 
 def test_hc10_the_engine_makes_no_move_of_its_own() -> None:
     game = HiddenCards(SEED)
-    assert game.foundation_count() == 0 and [len(heap) for heap in game.heaps] == [4] * 12
+    assert game.placed == [0] * 12 and [len(heap) for heap in game.heaps] == [4] * 12
     king = position(heaps={3: "2C 3D 4H KH"}, current=3)
     events = king.play(Move.parse("KH heap:3 -> kings"))
     assert len(events) == 1 and king.hand == [] and len(moves(king)) == 4
@@ -280,8 +282,9 @@ def test_hc12_random_play_always_ends_at_heap_1() -> None:
         game = HiddenCards(seed)
         while not game.outcome().is_over:
             game.play(rng.choice([move for move in game.legal_moves() if not move.is_resign]))
-        assert game.current == 0 and game.placed[0] == 4
         assert game.outcome().reason != "a king came up and the reserve is empty"
+        if game.outcome().status is Status.LOST:
+            assert game.current == 0 and game.placed[0] == 4
 
 
 def test_hc13_a_king_with_the_reserve_empty_ends_the_game() -> None:
@@ -328,15 +331,46 @@ def test_hc14_the_player_may_resign_at_any_time() -> None:
 # -- progress -----------------------------------------------------------------------------
 
 
-def test_hc15_home_counts_placed_cards_and_kings_not_cards_dealt_to_their_own_heap() -> None:
+def test_hc14_seed_10_won_with_cards_dealt_onto_their_own_heaps_never_moved() -> None:
+    """The outside report: reserve taken in the order reserve:1..4, every other move forced."""
+    game = HiddenCards(10)
+    while not game.outcome().is_over:
+        game.play(game.legal_moves()[0])
+    assert game.outcome().status is Status.WON
+    assert game.progress().on_foundations == 52
+    assert [card.rank for heap in game.heaps for card in heap] == [
+        rank for rank in range(1, 13) for _ in range(4)]
+    unmoved = {"7D", "10H"}
+    assert all(not any(str(move.card) == card for move in game.history) for card in unmoved)
+
+
+def test_hc14_under_rules_version_1_the_same_game_was_lost() -> None:
+    game = HiddenCards(10, rules=1)
+    while not game.outcome().is_over:
+        game.play(game.legal_moves()[0])
+    assert str(game.outcome()) == "lost: heap:1, the heap to take from, shows no unplaced card"
+    assert game.progress().on_foundations == 50
+
+
+def test_hc15_home_counts_kings_and_every_card_on_the_heap_of_its_own_value() -> None:
     game = position(heaps={1: "4H JC 6C 6H", 6: "10D 6D 3H KS"})
-    assert game.foundation_count() == 0
+    others = sum(card.rank == number for number in range(2, 13) if number != 6
+                 for card in game.heaps[number - 1])
+    assert game.foundation_count() == others + 1, "6D was dealt onto heap:6: it is home"
     game.play(Move.parse("6H heap:1 -> heap:6 bottom"))
-    assert game.progress().on_foundations == 1
+    assert game.progress().on_foundations == others + 2
     game.play(Move.parse("KS heap:6 -> kings"))
-    assert game.progress().on_foundations == 2
+    assert game.progress().on_foundations == others + 3
     game.play(Move.parse("reserve:1 -> hand"))
-    assert game.progress().on_foundations == 2
+    assert game.progress().on_foundations == others + 3
+
+
+def test_hc15_a_card_taken_from_its_own_heap_and_placed_under_it_stays_home() -> None:
+    game = position(heaps={1: "4H JC 6C 6H", 6: "10D 7C 3H 6S"})
+    before = game.foundation_count()
+    game.play(Move.parse("6H heap:1 -> heap:6 bottom"))
+    game.play(Move.parse("6S heap:6 -> heap:6 bottom"))
+    assert game.foundation_count() == before + 1
 
 
 def test_hc16_placed_cards_lie_at_the_bottom_and_a_note_counts_them() -> None:

@@ -7,6 +7,7 @@ import pytest
 from engine.cards import ACE, CARDS, KING, Card, Suit
 from engine.deal import deal_stock
 from engine.errors import IllegalMoveError
+from engine.game import RULES_VERSION
 from engine.moves import REDEAL, TURN, Move
 from engine.rulesets.octagon import AUX, FOUNDATIONS, STOCK, WASTE, Octagon
 from engine.view import Status
@@ -20,11 +21,12 @@ def cards(text: str) -> list[Card]:
 
 
 def position(aux: tuple[str, str, str, str] = ("", "", "", ""), waste: str = "",
-             stock: str = "", built: dict[int, int] | None = None, deal: int = 1) -> Octagon:
+             stock: str = "", built: dict[int, int] | None = None, deal: int = 1,
+             rules: int = RULES_VERSION) -> Octagon:
     """A game set by hand: auxiliary heaps and waste bottom to top, the stock in the order its
     cards will be turned, and ``built`` foundation number -> rank of its top card (the others
     show their ace)."""
-    game = Octagon(SEED)
+    game = Octagon(SEED, rules=rules)
     game.aux = [cards(heap) for heap in aux]
     game.waste = cards(waste)
     game.stock = cards(stock)[::-1]
@@ -160,7 +162,7 @@ def test_oc06_top_of_the_waste_goes_home() -> None:
 
 
 def test_oc07_top_of_an_aux_heap_goes_home_before_any_card_is_turned() -> None:
-    game = position(aux=("QD 2C", "9C", "8D", "7S"), stock="KS KH")
+    game = position(aux=("QD 2C", "9C", "8D", "7S"), stock="KS 2D")
     assert "2C aux:1 -> foundation:7" in moves(game)
     game.play(Move.parse("2C aux:1 -> foundation:8"))
     assert game.foundations[7] == cards("AC 2C") and game.aux[0] == cards("QD")
@@ -279,14 +281,28 @@ def test_oc14_redeal_turns_the_waste_over_first_card_first() -> None:
     assert "redeal" not in moves(game)
     assert refusal(game, "redeal") == (
         "the stock still holds 1 card: the waste is turned over only when the stock is used up")
+    events = game.play(TURN)
+    assert [str(event) for event in events][:2] == [
+        "5D turned onto the waste", "the waste is turned over as the stock for deal 2 of 3"], \
+        "nothing can be played: the turn-over is all that is left, so the engine makes it"
+    turned = [event.cards[0] for event in events[2:6]]
+    assert turned == cards("KS QH JC 5D"), "none can play, so the engine turns them all"
+    assert str(events[6]) == "the waste is turned over as the stock for deal 3 of 3"
+    assert game.deal == 3 and game.waste == cards("KS QH JC 5D") and game.stock == []
+    assert game.outcome().status is Status.LOST and game.history == [TURN]
+
+
+def test_oc14_the_turn_over_is_the_players_move_while_a_card_can_be_played() -> None:
+    game = position(aux=("9C", "8D", "7S", "6H"), waste="KS QH 5H")
+    assert moves(game) == {"5H waste -> aux:4", "redeal", "resign"}
+
+
+def test_oc14_under_rules_version_1_the_turn_over_was_always_a_move() -> None:
+    game = position(aux=("9C", "8D", "7S", "6H"), waste="KS QH JC", stock="5D", rules=1)
     game.play(TURN)
-    assert moves(game) == {"redeal", "resign"}, "the turn-over is the player's move"
+    assert moves(game) == {"redeal", "resign"}
     events = game.play(REDEAL)
     assert str(events[0]) == "the waste is turned over as the stock for deal 2 of 3"
-    assert game.deal == 2
-    turned = [event.cards[0] for event in events[1:]]
-    assert turned == cards("KS QH JC 5D"), "none can play, so the engine turns them all"
-    assert game.waste == cards("KS QH JC 5D") and game.stock == []
 
 
 def test_oc14_three_deals_in_all() -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from engine.cards import Card, Suit
 from engine.errors import IllegalMoveError
+from engine.game import RULES_VERSION
 from engine.moves import REDEAL, RESIGN, TURN, Move
 from engine.players import RandomPlayer
 from engine.registry import find_rule_set
@@ -29,10 +30,10 @@ def foundation(index: int, top: str) -> list[Card]:
 
 def position(turned: str | None = None, corners: tuple[str, str, str, str] = ("", "", "", ""),
              tops: tuple[str, str, str, str] = ("AS", "AH", "AD", "AC"), stock: str = "",
-             pass_number: int = 1) -> PussInTheCorner:
+             pass_number: int = 1, rules: int = RULES_VERSION) -> PussInTheCorner:
     """A game set by hand: corner heaps bottom to top, foundation tops, the stock in the order
     it would be dealt (first card first)."""
-    game = PussInTheCorner(SEED)
+    game = PussInTheCorner(SEED, rules=rules)
     game.foundations = [foundation(index, top) for index, top in enumerate(tops)]
     game.corners = [cards(text) for text in corners]
     game.stock = cards(stock)[::-1]
@@ -317,12 +318,21 @@ def test_pc12_playing_home_during_the_transfers_uses_none_of_them() -> None:
 # -- redeal --------------------------------------------------------------------------------
 
 
-def test_pc13_the_gather_waits_for_redeal_after_the_last_card() -> None:
+def test_pc13_the_gather_waits_while_a_corner_top_can_go_home_then_comes_by_itself() -> None:
     game = position("9D", corners=("5C 2S", "", "", ""))
     game.play(Move.parse("9D turned -> corner:2"))
     assert game.turned is None and game.pass_number == 1
     assert legal(game) == {"2S corner:1 -> foundation:1", "2S corner:1 -> foundation:4",
                            "redeal", "resign"}
+    events = game.play(Move.parse("2S corner:1 -> foundation:1"))
+    assert [event.kind for event in events] == ["home", "gather", "turn"]
+    assert game.pass_number == 2 and game.turned == Card.parse("5C")
+    assert game.history[-1] == Move.parse("2S corner:1 -> foundation:1")
+
+
+def test_pc13_under_rules_version_1_the_gather_was_always_a_move() -> None:
+    game = position("9D", corners=("5C 2S", "", "", ""), rules=1)
+    game.play(Move.parse("9D turned -> corner:2"))
     game.play(Move.parse("2S corner:1 -> foundation:1"))
     assert legal(game) == {"redeal", "resign"}, "no automatic gather"
     assert game.view().pile(CORNERS[0]).cards == (Card.parse("5C"),)
@@ -345,9 +355,8 @@ def test_pc13_redeal_is_refused_before_the_stock_is_out() -> None:
 
 def test_pc14_heaps_gathered_heap_1_to_4_lowest_card_first() -> None:
     game = position("JC", corners=("3C 9D", "KH", "", "5S 6H"), tops=("AS", "AH", "2D", "AC"))
-    game.play(Move.parse("JC turned -> corner:4"))
-    events = game.play(REDEAL)
-    assert events[0].text == ("the corner heaps gathered, corner:1 to corner:4, lowest card "
+    events = game.play(Move.parse("JC turned -> corner:4"))
+    assert events[1].text == ("the corner heaps gathered, corner:1 to corner:4, lowest card "
                               "first, and dealt again: pass 2 of 2")
     assert game.corners == [[], [], [], []]
     dealt = []
@@ -371,9 +380,8 @@ def test_pc15_second_pass_keeps_the_seven_but_has_no_redeal() -> None:
 
 def test_pc16_the_gathered_stock_is_face_down() -> None:
     game = position("5S", corners=("3C 9D", "KH", "", ""))
-    game.play(Move.parse("5S turned -> corner:4"))
-    events = game.play(REDEAL)
-    assert not events[0].cards, "the gather event shows no card"
+    events = game.play(Move.parse("5S turned -> corner:4"))
+    assert events[1].kind == "gather" and not events[1].cards, "the gather shows no card"
     assert game.view().pile(STOCK).cards == (None, None, None)
     assert game.view().pile(TURNED).cards == (Card.parse("3C"),)
     assert not any(card["face_up"] for pile in game.full_state()["piles"]
