@@ -325,8 +325,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    result: int = args.run(args)
+    """Run one command. When whoever reads the output stops early (``patience-race games |
+    head -1``), the command ends quietly with status 1, as Python's documentation advises
+    (the signal module, "Note on SIGPIPE"): 1 because the output was cut short, as a tool
+    stopped by SIGPIPE does not end with 0 either."""
+    try:
+        args = build_parser().parse_args(argv)
+        result: int = args.run(args)
+        sys.stdout.flush()  # output held in the buffer (stdout is a pipe) is written here
+    except BrokenPipeError:
+        # Nothing more can be written; pointing stdout at devnull keeps the interpreter's own
+        # flush at exit from failing again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     return result
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -127,3 +128,26 @@ def test_verify_refuses_a_false_claim_and_junk(tmp_path: Path) -> None:
     junk.write_text("{not json")
     result = run_cli("verify", str(junk))
     assert result.returncode == 1 and "cannot read" in result.stderr
+
+
+@pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
+@pytest.mark.parametrize("command", [["games"], ["deal", "octagon", "--seed", "1"],
+                                     ["deal", "octagon", "--seed", "1", "--json"]],
+                         ids=" ".join)
+def test_output_into_a_pipe_nobody_reads_ends_quietly(command: list[str], buffered: bool) -> None:
+    """As in `patience-race games | head -1` once head has its line and has gone: here the reader
+    is gone before the command starts, so that every write meets the closed pipe."""
+    reader, writer = os.pipe()
+    os.close(reader)
+    environment = {name: value for name, value in os.environ.items()
+                   if name != "PYTHONUNBUFFERED"}
+    if not buffered:
+        environment["PYTHONUNBUFFERED"] = "1"
+    try:
+        result = subprocess.run([sys.executable, "-m", "clients.cli", *command], stdout=writer,
+                                stderr=subprocess.PIPE, text=True, env=environment, timeout=120)
+    finally:
+        os.close(writer)
+    assert result.stderr == ""
+    assert result.returncode == 1
+
