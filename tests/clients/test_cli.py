@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -151,3 +152,11 @@ def test_output_into_a_pipe_nobody_reads_ends_quietly(command: list[str], buffer
     assert result.stderr == ""
     assert result.returncode == 1
 
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.parametrize("left_behind", ["patience-race.sqlite3", "patience-race.sqlite3-wal",
+                                         "patience-race.sqlite3-shm"])
+def test_git_ignores_the_database_files_serve_leaves_behind(left_behind: str) -> None:
+    checkout = Path(__file__).parents[2]
+    ignored = subprocess.run(["git", "check-ignore", "--quiet", left_behind], cwd=checkout)
+    assert ignored.returncode == 0, f"git would offer to commit {left_behind}"
