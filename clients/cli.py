@@ -6,7 +6,7 @@
     patience-race verify LOG.json                re-deal and replay a move log
     patience-race serve [--host H] [--port P] [--database-url URL]   run the race server
     patience-race db upgrade [--database-url URL]                    apply the migrations
-    patience-race bot CODE [--strategy greedy|random] [--pace SECONDS]  a practice opponent
+    patience-race bot CODE [--strategy greedy|random] [--pace SECONDS] [-v]  a practice opponent
     patience-race race [CODE] [--server URL] [--name NAME]  race in the terminal (a full-screen UI)
 """
 
@@ -20,6 +20,7 @@ import os
 import secrets
 import sys
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -250,11 +251,17 @@ def cmd_bot(args: argparse.Namespace) -> int:
     from clients.bot import run_bot
 
     result = asyncio.run(run_bot(args.server, args.code, args.name, args.strategy, args.pace,
-                                 args.seed))
-    print(f"{args.name}: {result.status} after {result.moves} moves")
-    for entry in result.ranking or []:
-        print(f"  {entry.rank}. {entry.name}: {entry.status}, {entry.on_foundations} home")
+                                 args.seed, say=partial(print, flush=True), verbose=args.verbose))
+    print(f"{args.name}: {words(result.status)} after {result.moves} moves, "
+          f"{result.on_foundations}/{result.total} home")
+    for entry in result.ranking:
+        print(f"  {entry.rank}. {entry.name}: {words(entry.status)}, {entry.on_foundations} home")
     return 0
+
+
+def words(status: str) -> str:
+    """``timed_out`` as a person writes it: ``timed out``."""
+    return status.replace("_", " ")
 
 
 def cmd_race(args: argparse.Namespace) -> int:
@@ -305,6 +312,7 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("--name", default="Bot", help="the bot's display name")
     bot.add_argument("--server", default="ws://127.0.0.1:8765/ws", help="the server's URL")
     bot.add_argument("--seed", type=int, help="seed of the bot's own choices (repeatable play)")
+    bot.add_argument("--verbose", "-v", action="store_true", help="print every move it makes")
     bot.set_defaults(run=cmd_bot)
 
     race = commands.add_parser("race", help="race in the terminal: create or join a room")
