@@ -248,10 +248,23 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
 
 
 def cmd_bot(args: argparse.Namespace) -> int:
-    from clients.bot import run_bot
+    from websockets.exceptions import WebSocketException
 
-    result = asyncio.run(run_bot(args.server, args.code, args.name, args.strategy, args.pace,
-                                 args.seed, say=partial(print, flush=True), verbose=args.verbose))
+    from clients.bot import run_bot
+    from clients.sdk import RequestRefused
+
+    try:
+        result = asyncio.run(run_bot(args.server, args.code, args.name, args.strategy,
+                                     args.pace, args.seed, say=partial(print, flush=True),
+                                     verbose=args.verbose))
+    except RequestRefused as refused:  # no such room, a full one, one already racing
+        print(f"patience-race bot: {refused.message}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        raise  # whoever read the output has gone: main ends quietly
+    except (OSError, WebSocketException) as error:  # refused, unknown host, closed, no answer
+        print(f"patience-race bot: no connection to {args.server}: {error}", file=sys.stderr)
+        return 1
     print(f"{args.name}: {words(result.status)} after {result.moves} moves, "
           f"{result.on_foundations}/{result.total} home")
     for entry in result.ranking:

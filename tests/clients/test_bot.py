@@ -4,22 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import re
+import socket
 import subprocess
 import sys
 
 from clients.bot import run_bot
 from clients.sdk import RaceClient
 from server.protocol import RaceFinished, RoomState, YourView
-from tests.server.test_server import Server
+from tests.server.test_server import Server, stop_server
 
 TIME_LIMIT_S = 30
 """The shortest time limit a room may have."""
 
 
-async def start_bot(server: Server, code: str, *options: str) -> asyncio.subprocess.Process:
-    """``patience-race bot CODE OPTIONS``, as a person runs it."""
-    command = [sys.executable, "-m", "clients.cli", "bot", code, "--server", server.url,
-               *options]
+async def start_bot(url: str, code: str, *options: str) -> asyncio.subprocess.Process:
+    """``patience-race bot CODE --server URL OPTIONS``, as a person runs it."""
+    command = [sys.executable, "-m", "clients.cli", "bot", code, "--server", url, *options]
     return await asyncio.create_subprocess_exec(*command, stdout=subprocess.PIPE,
                                                 stderr=subprocess.PIPE)
 
@@ -52,7 +52,7 @@ async def test_the_bot_command_joins_by_code_and_with_verbose_tells_every_move(
         server: Server) -> None:
     ann = await server.client("Ann")
     room = await ann.create_room("hidden-cards", deal="number", number=7)
-    process = await start_bot(server, room.code, "--strategy", "random", "--pace", "0.01",
+    process = await start_bot(server.url, room.code, "--strategy", "random", "--pace", "0.01",
                               "--name", "Randy", "--seed", "3", "--verbose")
     await until_seated(ann, room, 2)
     await ann.ready()
@@ -78,7 +78,7 @@ async def test_the_bot_says_how_the_race_ended_when_the_time_limit_ends_it_durin
     ann = await server.client("Ann")
     room = await ann.create_room("hidden-cards", deal="number", number=7,
                                  time_limit_s=TIME_LIMIT_S)
-    process = await start_bot(server, room.code, "--pace", str(TIME_LIMIT_S + 2), "--name",
+    process = await start_bot(server.url, room.code, "--pace", str(TIME_LIMIT_S + 2), "--name",
                               "Robo")
     await until_seated(ann, room, 2)
     await ann.ready()
@@ -92,3 +92,35 @@ async def test_the_bot_says_how_the_race_ended_when_the_time_limit_ends_it_durin
         "Robo: timed out after 0 moves, 0/52 home"]
     ranked = sorted(line.split(". ", 1)[1] for line in lines[2:])
     assert ranked == ["Ann: timed out, 0 home", "Robo: timed out, 0 home"]
+
+
+async def test_the_bot_command_says_why_it_cannot_join(server: Server) -> None:
+    process = await start_bot(server.url, "NOSUCHROOM")
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 1
+    assert err.decode() == "patience-race bot: there is no room 'NOSUCHROOM'\n"
+
+
+async def test_the_bot_command_says_when_there_is_no_server_to_join() -> None:
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        address = f"ws://127.0.0.1:{unused.getsockname()[1]}/ws"
+        process = await start_bot(address, "ABCD1234")
+        out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 1
+    said = err.decode()
+    assert said.startswith(f"patience-race bot: no connection to {address}: "), said
+    assert "Traceback" not in said
+
+
+async def test_the_bot_command_says_when_the_server_goes_away(server: Server) -> None:
+    ann = await server.client("Ann")
+    room = await ann.create_room("octagon")
+    process = await start_bot(server.url, room.code)
+    await until_seated(ann, room, 2)
+    await stop_server(server)
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 1
+    said = err.decode()
+    assert said.startswith(f"patience-race bot: no connection to {server.url}: "), said
+    assert "Traceback" not in said
