@@ -2,7 +2,7 @@
 
 The race screen draws your board in the rule set's layout, the notes, the legal moves (Enter or
 a click plays the one highlighted) and every racer's progress, live. A move is typed in its text
-form (with completion from the legal moves) or as its number in the list; a refused move's reason
+form (Tab completes it from the legal moves) or as its number in the list; a refused move's reason
 is shown in red under the board and the text stays in the field to be corrected.
 """
 
@@ -14,6 +14,7 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual import events, on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, ScrollableContainer, Vertical
@@ -88,6 +89,19 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(answer)
 
 
+class MoveInput(Input):
+    """The move field. Tab takes the suggested move, as the right arrow does at the end of the
+    text (Textual binds Tab to moving the focus on); with nothing suggested, Tab moves on."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("tab", "complete", "Complete the move")]
+
+    def action_complete(self) -> None:
+        if not self._suggestion:
+            raise SkipAction
+        self.value = self._suggestion
+        self.cursor_position = len(self.value)
+
+
 class RaceScreen(RacerScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+r", "resign", "Resign"),
@@ -125,8 +139,8 @@ class RaceScreen(RacerScreen):
             yield DataTable(id="racers", cursor_type="none")
         yield Static(id="last")
         yield Static(id="status")
-        yield Input(id="move", placeholder="type a move (like 8H heap:3 -> foundation:2) or its "
-                    "number, then Enter")
+        yield MoveInput(id="move", placeholder="type a move (like 8H heap:3 -> foundation:2) or "
+                        "its number, then Enter")
         yield Footer()
 
     def on_mount(self) -> None:

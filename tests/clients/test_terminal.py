@@ -20,6 +20,7 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import DataTable, Input, OptionList, Select, Static
 
+from clients.sdk import RaceClient
 from clients.terminal import RacerApp
 from clients.terminal_race import RaceScreen, ResultsScreen
 from clients.terminal_screens import LeaderboardScreen, RoomScreen, StartScreen
@@ -94,6 +95,16 @@ def row_of(pilot: Pilot[None], selector: str, name: str) -> str:
 async def type_move(pilot: Pilot[None], text: str) -> None:
     pilot.app.screen.query_one("#move", Input).focus()
     await pilot.press(*text, "enter")
+
+
+async def race_against(pilot: Pilot[None], ann: RaceClient) -> None:
+    """From the room the app has joined, both ready, to the app's race screen with its board."""
+    await on_screen(pilot, RoomScreen)
+    await until(pilot, lambda: pilot.app.screen.query_one("#ready").disabled is False)
+    await pilot.press("r")
+    await ann.ready()
+    await on_screen(pilot, RaceScreen)
+    await until(pilot, lambda: shown(pilot, "#moves") != "")
 
 
 async def test_a_race_from_the_form_to_the_results(server: Server, tmp_path: Path) -> None:
@@ -254,3 +265,22 @@ def test_the_token_file_keeps_one_player_per_server_and_name(tmp_path: Path) -> 
     fresh = Identity("ws://a/ws", "Ann", "p3", "t3")
     tokens.save(fresh)
     assert tokens.load() == [bob, elsewhere, fresh]
+
+
+async def test_tab_completes_the_suggested_move(server: Server, tmp_path: Path) -> None:
+    ann = await server.client("Ann")
+    room = await ann.create_room("all-fours", deal="number", number=7)
+    app = racer(server, tmp_path / "token.json", name="Bob", code=room.code)
+    async with app.run_test(size=SIZE) as pilot:
+        await race_against(pilot, ann)
+        field = app.screen.query_one("#move", Input)
+        await pilot.press("tab")
+        assert app.focused is not field, "with nothing to complete, Tab moves on as usual"
+        field.focus()
+        await pilot.press("5", "d")
+        await pilot.pause()
+        await pilot.press("tab")
+        assert (field.value, app.focused) == (FIRST_MOVE, field)
+        await pilot.press("enter")
+        await until(pilot, lambda: f"You played {FIRST_MOVE}" in shown(pilot, "#last"))
+        await ann.close()
