@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from clients.board import draw, draw_piles_whole
+from clients.terminal_session import DEFAULT_SERVER
 from engine.deal import parse_seed
 from engine.errors import EngineError, IllegalMoveError, InvalidLogError
 from engine.game import Game
@@ -323,14 +324,14 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("--strategy", choices=["greedy", "random"], default="greedy")
     bot.add_argument("--pace", type=float, default=1.0, help="seconds between moves (default 1)")
     bot.add_argument("--name", default="Bot", help="the bot's display name")
-    bot.add_argument("--server", default="ws://127.0.0.1:8765/ws", help="the server's URL")
+    bot.add_argument("--server", default=DEFAULT_SERVER, help="the server's URL")
     bot.add_argument("--seed", type=int, help="seed of the bot's own choices (repeatable play)")
     bot.add_argument("--verbose", "-v", action="store_true", help="print every move it makes")
     bot.set_defaults(run=cmd_bot)
 
     race = commands.add_parser("race", help="race in the terminal: create or join a room")
     race.add_argument("code", nargs="?", metavar="CODE", help="join this room at once")
-    race.add_argument("--server", default="ws://127.0.0.1:8765/ws", help="the server's URL")
+    race.add_argument("--server", default=DEFAULT_SERVER, help="the server's URL")
     race.add_argument("--name", help="your name: a new player the first time, then that player "
                       "again (the token is kept)")
     race.add_argument("--token-file", type=Path, help="where your token is kept (default: "

@@ -23,8 +23,8 @@ from textual.widgets import DataTable, Input, OptionList, Select, Static
 from clients.sdk import RaceClient
 from clients.terminal import RacerApp
 from clients.terminal_race import RaceScreen, ResultsScreen
-from clients.terminal_screens import LeaderboardScreen, RoomScreen, StartScreen
-from clients.terminal_session import Identity, IdentityFile, RaceSession
+from clients.terminal_screens import LeaderboardScreen, RoomScreen, StartScreen, join_hint
+from clients.terminal_session import DEFAULT_SERVER, Identity, IdentityFile, RaceSession
 from server.protocol import ProgressEvent, RaceFinished, YourView
 from tests.server.test_server import Server, make_settings, start_server, stop_server
 
@@ -127,6 +127,9 @@ async def test_a_race_from_the_form_to_the_results(server: Server, tmp_path: Pat
         assert "All Fours" in title and "a chosen deal" in title and "2 seats" in title
         code = re.search(r"Room (\w+)", title)
         assert code is not None
+        assert shown(pilot, "#share") == (
+            f"Friends join with the code {code.group(1)}: "
+            f"patience-race race {code.group(1)} --server {server.url}")
         assert "Ann | · not yet | host, you" in shown(pilot, "#seats")
         assert "(empty seat)" in shown(pilot, "#seats")
 
@@ -265,6 +268,12 @@ def test_the_token_file_keeps_one_player_per_server_and_name(tmp_path: Path) -> 
     fresh = Identity("ws://a/ws", "Ann", "p3", "t3")
     tokens.save(fresh)
     assert tokens.load() == [bob, elsewhere, fresh]
+
+
+def test_the_join_hint_names_the_server_unless_it_is_the_default() -> None:
+    assert join_hint("K7M2XQ4B", DEFAULT_SERVER) == "patience-race race K7M2XQ4B"
+    assert join_hint("K7M2XQ4B", "ws://cards.example:9000/ws") == (
+        "patience-race race K7M2XQ4B --server ws://cards.example:9000/ws")
 
 
 async def test_tab_completes_the_suggested_move(server: Server, tmp_path: Path) -> None:
