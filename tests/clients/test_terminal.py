@@ -13,6 +13,7 @@ import stat
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
+import pytest
 import pytest_asyncio
 from rich.text import Text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -25,10 +26,14 @@ from clients.terminal import RacerApp
 from clients.terminal_race import RaceScreen, ResultsScreen
 from clients.terminal_screens import LeaderboardScreen, RoomScreen, StartScreen, join_hint
 from clients.terminal_session import DEFAULT_SERVER, Identity, IdentityFile, RaceSession
+from engine.registry import RULE_SET_NAMES, find_rule_set
+from engine.view import Slot
 from server.protocol import ProgressEvent, RaceFinished, YourView
 from tests.server.test_server import Server, make_settings, start_server, stop_server
 
 SIZE = (160, 50)
+SMALL = (80, 24)
+"""The smallest terminal the racer is made for."""
 FIRST_MOVE = "5D heap:1 -> heap:5 bottom"
 """All Fours, deal 7 (docs/protocol.md): the opening's only move but resigning."""
 
@@ -292,4 +297,51 @@ async def test_tab_completes_the_suggested_move(server: Server, tmp_path: Path) 
         assert (field.value, app.focused) == (FIRST_MOVE, field)
         await pilot.press("enter")
         await until(pilot, lambda: f"You played {FIRST_MOVE}" in shown(pilot, "#last"))
+        await ann.close()
+
+
+def drawn(slot: Slot, board: str) -> bool:
+    """The board shows the pile under its label or its name (``heap:1`` is not ``heap:10``)."""
+    return any(re.search(rf"(?<![\w:-]){re.escape(name)}(?![\w:])", board)
+               for name in (slot.label, str(slot.pile)) if name)
+
+
+def all_in_view(pilot: Pilot[None]) -> bool:
+    """Neither the screen nor your board's box has anything scrolled out of view."""
+    return all(widget.max_scroll_x == widget.max_scroll_y == 0
+               for widget in (pilot.app.screen, pilot.app.screen.query_one("#board-box")))
+
+
+@pytest.mark.parametrize("rule_set", RULE_SET_NAMES)
+async def test_every_pile_is_in_view_on_an_80_by_24_terminal(server: Server, tmp_path: Path,
+                                                             rule_set: str) -> None:
+    ann = await server.client("Ann")
+    room = await ann.create_room(rule_set, deal="number", number=7)
+    app = racer(server, tmp_path / "token.json", name="Bob", code=room.code)
+    async with app.run_test(size=SMALL) as pilot:
+        await race_against(pilot, ann)
+        await pilot.pause()
+        board = shown(pilot, "#board")
+        missing = [str(slot.pile) for slot in find_rule_set(rule_set).layout
+                   if not drawn(slot, board)]
+        assert not missing, f"not drawn: {missing}\n{board}"
+        assert all_in_view(pilot), f"the screen or the board scrolls:\n{board}"
+        await ann.close()
+
+
+async def test_the_board_is_drawn_again_to_fit_a_resized_terminal(server: Server,
+                                                                  tmp_path: Path) -> None:
+    ann = await server.client("Ann")
+    room = await ann.create_room("hidden-cards", deal="number", number=7)
+    app = racer(server, tmp_path / "token.json", name="Bob", code=room.code)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await race_against(pilot, ann)
+        await pilot.pause()
+        assert shown(pilot, "#board").count("\n") == 2, "three rows, as the rule set lays out"
+        assert "heap:1 (A)" in shown(pilot, "#board")
+        await pilot.resize_terminal(*SMALL)
+        await until(pilot, lambda: all_in_view(pilot))
+        assert "reserve:4" in shown(pilot, "#board")
+        await pilot.resize_terminal(200, 50)
+        await until(pilot, lambda: shown(pilot, "#board").count("\n") == 2)
         await ann.close()
