@@ -121,14 +121,15 @@ class StartScreen(RacerScreen):
     ]
     DEFAULT_CSS = """
     StartScreen { align-horizontal: center; }
-    StartScreen > Vertical { width: 90; height: auto; border: round $primary; padding: 0 1; }
+    StartScreen > Vertical { width: 100%; max-width: 90; height: auto; border: round $primary;
+                             padding: 0 1; }
     StartScreen Horizontal { height: auto; }
     StartScreen Label { width: 16; padding: 1 0; }
     StartScreen #rule-set, StartScreen #deal { width: 1fr; }
     StartScreen Input { width: 1fr; }
     StartScreen #seats, StartScreen #time-limit { width: 12; }
-    StartScreen #title { padding: 1 0; width: 90; }
-    StartScreen #status { width: 90; padding: 1 0; }
+    StartScreen #title { padding: 1 0; width: 100%; max-width: 90; }
+    StartScreen #status { width: 100%; max-width: 90; padding: 1 0; }
     """
 
     def __init__(self, session: RaceSession, code: str | None = None) -> None:

@@ -345,3 +345,12 @@ async def test_the_board_is_drawn_again_to_fit_a_resized_terminal(server: Server
         await pilot.resize_terminal(200, 50)
         await until(pilot, lambda: shown(pilot, "#board").count("\n") == 2)
         await ann.close()
+
+
+async def test_the_start_form_fits_an_80_column_terminal(server: Server, tmp_path: Path) -> None:
+    app = racer(server, tmp_path / "token.json", name="Ann")
+    async with app.run_test(size=SMALL) as pilot:
+        await until(pilot, lambda: "playing as Ann" in shown(pilot, "#title"))
+        for control in ("#create-room", "#code", "#join-room"):
+            region = app.screen.query_one(control).region
+            assert app.screen.region.contains_region(region), f"{control} is cut off: {region}"
