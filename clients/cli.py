@@ -6,7 +6,7 @@
     patience-race verify LOG.json                re-deal and replay a move log
     patience-race serve [--host H] [--port P] [--database-url URL]   run the race server
     patience-race db upgrade [--database-url URL]                    apply the migrations
-    patience-race bot CODE [--strategy greedy|random] [--pace SECONDS]  a practice opponent
+    patience-race bot CODE [--strategy greedy|random] [--pace SECONDS] [-v]  a practice opponent
     patience-race race [CODE] [--server URL] [--name NAME]  race in the terminal (a full-screen UI)
 """
 
@@ -20,10 +20,12 @@ import os
 import secrets
 import sys
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
 from clients.board import draw, draw_piles_whole
+from clients.terminal_session import DEFAULT_SERVER
 from engine.deal import deal_number, parse_seed
 from engine.errors import EngineError, IllegalMoveError, InvalidLogError
 from engine.game import Game
@@ -251,14 +253,33 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
 
 
 def cmd_bot(args: argparse.Namespace) -> int:
-    from clients.bot import run_bot
+    from websockets.exceptions import WebSocketException
 
-    result = asyncio.run(run_bot(args.server, args.code, args.name, args.strategy, args.pace,
-                                 args.seed))
-    print(f"{args.name}: {result.status} after {result.moves} moves")
-    for entry in result.ranking or []:
-        print(f"  {entry.rank}. {entry.name}: {entry.status}, {entry.on_foundations} home")
+    from clients.bot import run_bot
+    from clients.sdk import RequestRefused
+
+    try:
+        result = asyncio.run(run_bot(args.server, args.code, args.name, args.strategy,
+                                     args.pace, args.seed, say=partial(print, flush=True),
+                                     verbose=args.verbose))
+    except RequestRefused as refused:  # no such room, a full one, one already racing
+        print(f"patience-race bot: {refused.message}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        raise  # whoever read the output has gone: main ends quietly
+    except (OSError, WebSocketException) as error:  # refused, unknown host, closed, no answer
+        print(f"patience-race bot: no connection to {args.server}: {error}", file=sys.stderr)
+        return 1
+    print(f"{args.name}: {words(result.status)} after {result.moves} moves, "
+          f"{result.on_foundations}/{result.total} home")
+    for entry in result.ranking:
+        print(f"  {entry.rank}. {entry.name}: {words(entry.status)}, {entry.on_foundations} home")
     return 0
+
+
+def words(status: str) -> str:
+    """``timed_out`` as a person writes it: ``timed out``."""
+    return status.replace("_", " ")
 
 
 def cmd_race(args: argparse.Namespace) -> int:
@@ -307,13 +328,14 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("--strategy", choices=["greedy", "random"], default="greedy")
     bot.add_argument("--pace", type=float, default=1.0, help="seconds between moves (default 1)")
     bot.add_argument("--name", default="Bot", help="the bot's display name")
-    bot.add_argument("--server", default="ws://127.0.0.1:8765/ws", help="the server's URL")
+    bot.add_argument("--server", default=DEFAULT_SERVER, help="the server's URL")
     bot.add_argument("--seed", type=int, help="seed of the bot's own choices (repeatable play)")
+    bot.add_argument("--verbose", "-v", action="store_true", help="print every move it makes")
     bot.set_defaults(run=cmd_bot)
 
     race = commands.add_parser("race", help="race in the terminal: create or join a room")
     race.add_argument("code", nargs="?", metavar="CODE", help="join this room at once")
-    race.add_argument("--server", default="ws://127.0.0.1:8765/ws", help="the server's URL")
+    race.add_argument("--server", default=DEFAULT_SERVER, help="the server's URL")
     race.add_argument("--name", help="your name: a new player the first time, then that player "
                       "again (the token is kept)")
     race.add_argument("--token-file", type=Path, help="where your token is kept (default: "
@@ -329,8 +351,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    result: int = args.run(args)
+    """Run one command. When whoever reads the output stops early (``patience-race games |
+    head -1``), the command ends quietly with status 1, as Python's documentation advises
+    (the signal module, "Note on SIGPIPE"): 1 because the output was cut short, as a tool
+    stopped by SIGPIPE does not end with 0 either."""
+    try:
+        args = build_parser().parse_args(argv)
+        result: int = args.run(args)
+        sys.stdout.flush()  # output held in the buffer (stdout is a pipe) is written here
+    except BrokenPipeError:
+        # Nothing more can be written; pointing stdout at devnull keeps the interpreter's own
+        # flush at exit from failing again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     return result
 
 

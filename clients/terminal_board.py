@@ -4,11 +4,17 @@ The board follows the rule set's declared table layout (``Game.layout``), as ``c
 does for plain text: each pile in its grid cell, a squared pile showing its top card and how many
 cards it holds, a fanned pile all its cards. Hearts and diamonds are red, ``##`` is a face-down
 card and ``--`` an empty place; the labels of the piles the last move changed are highlighted.
+
+A board wider than the terminal is drawn narrower rather than cut off (Hidden Cards' table is
+about 180 columns wide as declared, an 80-column terminal has 76 for it): piles are labelled by
+their names alone (``ace:1`` for "ace:1 S up", the name a move uses), or the grid's columns are
+folded into bands, each drawn under the one before, whichever takes the fewest lines.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+import sys
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 
 from rich.text import Text
 
@@ -20,7 +26,10 @@ FACE_DOWN = "blue"
 EMPTY = "dim"
 LABEL = "cyan"
 CHANGED_LABEL = "bold black on yellow"
-CELL_GAP = "   "
+CELL_GAP = 2
+
+Cells = dict[tuple[int, int], Text]
+"""Each pile's text by its grid cell (row, column)."""
 
 
 def card_text(card: str | None) -> Text:
@@ -39,28 +48,82 @@ def pile_text(cards: Sequence[str | None], spread: str) -> Text:
     return top if len(cards) == 1 else Text.assemble(top, (f" ({len(cards)})", EMPTY))
 
 
-def board_text(piles: Mapping[str, Sequence[str | None]], layout: Sequence[Slot],
-               changed: Collection[str] = ()) -> Text:
-    """Every pile in its grid cell, one grid row per line, columns aligned."""
-    cells: dict[tuple[int, int], Text] = {}
+def pile_cells(piles: Mapping[str, Sequence[str | None]], layout: Sequence[Slot],
+               changed: Collection[str], names_only: bool) -> Cells:
+    """Each pile, labelled, in its cell; ``names_only``: labelled by the pile's name alone."""
+    cells: Cells = {}
     for slot in layout:
         pile = str(slot.pile)
-        label = Text(slot.label or pile, style=CHANGED_LABEL if pile in changed else LABEL)
+        label = Text(pile if names_only else slot.label or pile,
+                     style=CHANGED_LABEL if pile in changed else LABEL)
         cells[slot.row, slot.col] = Text.assemble(label, " ", pile_text(piles[pile], slot.spread))
-    rows = 1 + max(row for row, _ in cells)
-    cols = 1 + max(col for _, col in cells)
-    widths = [max((cells[r, c].cell_len for r in range(rows) if (r, c) in cells), default=0)
-              for c in range(cols)]
+    return cells
+
+
+def column_widths(cells: Cells) -> dict[int, int]:
+    """The width of each column that holds a pile."""
+    widths: dict[int, int] = {}
+    for (_, col), cell in cells.items():
+        widths[col] = max(widths.get(col, 0), cell.cell_len)
+    return widths
+
+
+def grid_lines(cells: Cells, columns: Sequence[int], widths: Mapping[int, int]) -> list[Text]:
+    """These columns of the grid, one line per row that has a pile in them, columns aligned."""
+    rows = sorted({row for row, col in cells if col in columns})
     lines = []
-    for row in range(rows):
+    for row in rows:
         line = Text()
-        for col in range(cols):
+        for col in columns:
             cell = cells.get((row, col), Text())
             line.append_text(cell)
-            line.append(" " * (widths[col] - cell.cell_len) + CELL_GAP)
+            line.append(" " * (widths[col] - cell.cell_len + CELL_GAP))
         line.rstrip()
         lines.append(line)
-    return Text("\n").join(lines)
+    return lines
+
+
+def bands(widths: Mapping[int, int], width: int) -> list[list[int]]:
+    """The columns, left to right, cut into bands of neighbours that fit side by side in
+    ``width`` (a column wider than that is a band of its own)."""
+    result: list[list[int]] = [[]]
+    used = 0
+    for col in sorted(widths):
+        needed = widths[col] + (CELL_GAP if result[-1] else 0)
+        if result[-1] and used + needed > width:
+            result.append([])
+            used, needed = 0, widths[col]
+        result[-1].append(col)
+        used += needed
+    return result
+
+
+def drawings(piles: Mapping[str, Sequence[str | None]], layout: Sequence[Slot],
+             changed: Collection[str], width: int) -> Iterator[list[Text]]:
+    """The ways to draw the board, in the order preferred among those as short: as declared,
+    names only, folded into bands of columns, names only and folded."""
+    for fold in (False, True):
+        for names_only in (False, True):
+            cells = pile_cells(piles, layout, changed, names_only)
+            widths = column_widths(cells)
+            columns = bands(widths, width) if fold else [sorted(widths)]
+            yield [line for band in columns for line in grid_lines(cells, band, widths)]
+
+
+def widest(lines: Iterable[Text]) -> int:
+    return max((line.cell_len for line in lines), default=0)
+
+
+def board_text(piles: Mapping[str, Sequence[str | None]], layout: Sequence[Slot],
+               changed: Collection[str] = (), width: int | None = None) -> Text:
+    """Every pile in its grid cell, one grid row per line, columns aligned; when that is wider
+    than ``width``, the drawing in the fewest lines that fits (see the module's docstring), or
+    if none fits the narrowest (the board's box then scrolls)."""
+    limit = sys.maxsize if width is None else width
+    ways = list(drawings(piles, layout, changed, limit))
+    fitting = [lines for lines in ways if widest(lines) <= limit]
+    best = min(fitting, key=len) if fitting else min(ways, key=widest)
+    return Text("\n").join(best)
 
 
 def progress_bar(done: int, total: int, width: int = 20) -> Text:

@@ -1,9 +1,10 @@
 """The terminal racer's race and results screens.
 
-The race screen draws your board in the rule set's layout, the notes, the legal moves (Enter or
-a click plays the one highlighted) and every racer's progress, live. A move is typed in its text
-form (with completion from the legal moves) or as its number in the list; a refused move's reason
-is shown in red under the board and the text stays in the field to be corrected.
+The race screen draws your board in the rule set's layout (narrower on a narrow terminal), the
+notes, the legal moves (Enter or a click plays the one highlighted) and every racer's progress,
+live. A move is typed in its text form (Tab completes it from the legal moves) or as its number
+in the list; a refused move's reason is shown in red under the board and the text stays in the
+field to be corrected.
 """
 
 from __future__ import annotations
@@ -14,15 +15,17 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual import events, on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, ScrollableContainer, Vertical
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
 from textual.widgets import Button, DataTable, Footer, Input, OptionList, Static
 
 from clients.sdk import RequestRefused
-from clients.terminal_board import board_text, progress_bar
+from clients.terminal_board import board_text, progress_bar, widest
 from clients.terminal_screens import (
     LeaderboardScreen,
     RacerScreen,
@@ -88,6 +91,30 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(answer)
 
 
+class MoveInput(Input):
+    """The move field. Tab takes the suggested move, as the right arrow does at the end of the
+    text (Textual binds Tab to moving the focus on); with nothing suggested, Tab moves on."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("tab", "complete", "Complete the move")]
+
+    def action_complete(self) -> None:
+        if not self._suggestion:
+            raise SkipAction
+        self.value = self._suggestion
+        self.cursor_position = len(self.value)
+
+
+class BoardBox(ScrollableContainer):
+    """The box your board is drawn in. It tells the screen when its size changes (the terminal's
+    did, or the lists below took or gave back room), so that the board is drawn again to fit."""
+
+    class Resized(Message):
+        """The box has a new size."""
+
+    def on_resize(self) -> None:
+        self.post_message(self.Resized())
+
+
 class RaceScreen(RacerScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+r", "resign", "Resign"),
@@ -96,15 +123,17 @@ class RaceScreen(RacerScreen):
     ]
     DEFAULT_CSS = """
     RaceScreen #top { height: 1; background: $primary-background; padding: 0 1; }
-    RaceScreen #board-box { height: auto; max-height: 60%; border: round $primary;
-                            padding: 0 1; }
+    /* The board's box is as tall as its drawing (draw_board sets its max-height); the lists
+       below take the rest of the room, and at least a quarter of it. */
+    RaceScreen #board-box { height: 3fr; border: round $primary; padding: 0 0 0 1; }
     RaceScreen #board { width: auto; }
     RaceScreen #notes { color: $text-muted; padding: 0 1; }
-    RaceScreen #lower { height: 1fr; min-height: 6; }
+    RaceScreen #lower { height: 1fr; }
     RaceScreen #moves { width: 1fr; border: round $secondary; }
     RaceScreen #racers { width: 1fr; border: round $secondary; }
     RaceScreen #last { padding: 0 1; }
     RaceScreen #status { padding: 0 1; }
+    RaceScreen #move { padding: 0 1; }
     """
 
     def __init__(self, session: RaceSession) -> None:
@@ -117,7 +146,7 @@ class RaceScreen(RacerScreen):
 
     def compose(self) -> ComposeResult:
         yield Static(id="top")
-        with ScrollableContainer(id="board-box"):
+        with BoardBox(id="board-box"):
             yield Static(id="board")
         yield Static(id="notes")
         with Horizontal(id="lower"):
@@ -125,8 +154,8 @@ class RaceScreen(RacerScreen):
             yield DataTable(id="racers", cursor_type="none")
         yield Static(id="last")
         yield Static(id="status")
-        yield Input(id="move", placeholder="type a move (like 8H heap:3 -> foundation:2) or its "
-                    "number, then Enter")
+        yield MoveInput(id="move", compact=True, placeholder="type a move (like 8H heap:3 -> "
+                        "foundation:2) or its number, then Enter")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -144,8 +173,7 @@ class RaceScreen(RacerScreen):
         board = state.board
         if board is None:
             return
-        self.query_one("#board", Static).update(
-            board_text(board.piles, self.game.layout, board.changed))
+        self.draw_board()
         self.query_one("#notes", Static).update("\n".join(board.notes))
         if board.legal_moves != self.shown_moves:
             self.shown_moves = list(board.legal_moves)
@@ -169,6 +197,24 @@ class RaceScreen(RacerScreen):
             self.query_one("#move", Input).value = ""
             self.query_one("#moves", OptionList).disabled = True
         self.show_clock()
+
+    def draw_board(self) -> None:
+        """Your board, drawn to fit the width of its box, and the box made as tall as the
+        drawing (on a terminal too short for it and the lists below, the box scrolls)."""
+        board = self.session.state.board
+        box = self.query_one("#board-box", BoardBox)
+        width = box.scrollable_content_region.width
+        if board is None or width <= 0:
+            return  # the box is not laid out yet: its first size brings it here again
+        drawing = board_text(board.piles, self.game.layout, board.changed, width)
+        self.query_one("#board", Static).update(drawing)
+        lines = drawing.split()
+        scrollbar = box.styles.scrollbar_size_horizontal if widest(lines) > width else 0
+        box.styles.max_height = len(lines) + box.styles.gutter.height + scrollbar
+
+    @on(BoardBox.Resized)
+    def box_resized(self) -> None:
+        self.draw_board()
 
     def show_clock(self) -> None:
         state = self.session.state

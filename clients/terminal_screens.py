@@ -30,7 +30,12 @@ from textual.widgets import (
 )
 
 from clients.sdk import RequestRefused
-from clients.terminal_session import CONNECTION_ERRORS, RaceSession, default_name
+from clients.terminal_session import (
+    CONNECTION_ERRORS,
+    DEFAULT_SERVER,
+    RaceSession,
+    default_name,
+)
 from engine.registry import all_rule_sets, find_rule_set
 from server.protocol import LeaderboardEntry, RoomState
 
@@ -59,6 +64,12 @@ def clock(ms: int) -> str:
 
 def racer_name(name: str, mine: bool) -> Text:
     return Text(f"{name} (you)", style="bold") if mine else Text(name)
+
+
+def join_hint(code: str, server: str) -> str:
+    """The command a friend types to join: it names the server unless it is the default."""
+    command = f"patience-race race {code}"
+    return command if server == DEFAULT_SERVER else f"{command} --server {server}"
 
 
 def room_summary(room: RoomState) -> str:
@@ -110,14 +121,15 @@ class StartScreen(RacerScreen):
     ]
     DEFAULT_CSS = """
     StartScreen { align-horizontal: center; }
-    StartScreen > Vertical { width: 90; height: auto; border: round $primary; padding: 0 1; }
+    StartScreen > Vertical { width: 100%; max-width: 90; height: auto; border: round $primary;
+                             padding: 0 1; }
     StartScreen Horizontal { height: auto; }
     StartScreen Label { width: 16; padding: 1 0; }
     StartScreen #rule-set, StartScreen #deal { width: 1fr; }
     StartScreen Input { width: 1fr; }
     StartScreen #seats, StartScreen #time-limit { width: 12; }
-    StartScreen #title { padding: 1 0; width: 90; }
-    StartScreen #status { width: 90; padding: 1 0; }
+    StartScreen #title { padding: 1 0; width: 100%; max-width: 90; }
+    StartScreen #status { width: 100%; max-width: 90; padding: 1 0; }
     """
 
     def __init__(self, session: RaceSession, code: str | None = None) -> None:
@@ -273,7 +285,8 @@ class RoomScreen(RacerScreen):
             return
         self.query_one("#room-title", Static).update(room_summary(room))
         self.query_one("#share", Static).update(
-            f"Friends join with the code {room.code}: patience-race race {room.code}")
+            f"Friends join with the code {room.code}: "
+            f"{join_hint(room.code, self.session.server)}")
         table = self.query_one("#seats", DataTable)
         table.clear()
         for seat in state.seats.values():

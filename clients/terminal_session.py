@@ -33,6 +33,8 @@ from server.protocol import (
     Welcome,
 )
 
+DEFAULT_SERVER = "ws://127.0.0.1:8765/ws"
+"""Where ``patience-race serve`` listens unless told otherwise."""
 CONNECTION_ERRORS = (OSError, ConnectionError, TimeoutError, WebSocketException)
 """What a lost or unreachable server raises (``ConnectionRefusedError`` is an ``OSError``)."""
 FIRST_PAUSE_S = 0.25

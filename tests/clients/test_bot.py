@@ -3,45 +3,124 @@
 from __future__ import annotations
 
 import asyncio
+import re
+import socket
 import subprocess
 import sys
 
 from clients.bot import run_bot
-from server.protocol import RaceFinished, YourView
-from tests.server.test_server import Server
+from clients.sdk import RaceClient
+from server.protocol import RaceFinished, RoomState, YourView
+from tests.server.test_server import Server, stop_server
+
+TIME_LIMIT_S = 30
+"""The shortest time limit a room may have."""
+
+
+async def start_bot(url: str, code: str, *options: str) -> asyncio.subprocess.Process:
+    """``patience-race bot CODE --server URL OPTIONS``, as a person runs it."""
+    command = [sys.executable, "-m", "clients.cli", "bot", code, "--server", url, *options]
+    return await asyncio.create_subprocess_exec(*command, stdout=subprocess.PIPE,
+                                                stderr=subprocess.PIPE)
+
+
+async def until_seated(host: RaceClient, room: RoomState, seats: int) -> None:
+    while len(room.seats) < seats:
+        room = await host.next_event(RoomState)
 
 
 async def test_a_bot_races_a_person_to_the_end(server: Server) -> None:
     ann = await server.client("Ann")
     room = await ann.create_room("octagon", deal="number", number=5)
-    bot = asyncio.create_task(run_bot(server.url, room.code, "Robo", "greedy", pace=0, seed=1))
-    await asyncio.sleep(0.3)
+    said: list[str] = []
+    bot = asyncio.create_task(run_bot(server.url, room.code, "Robo", "greedy", pace=0, seed=1,
+                                      say=said.append))
+    await until_seated(ann, room, 2)
     await ann.ready()
     await ann.next_event(YourView)
     await ann.resign()
     result = await asyncio.wait_for(bot, 60)
     assert result.status in {"won", "lost"} and result.moves > 10
-    assert result.ranking is not None
     assert [entry.name for entry in result.ranking] == ["Robo", "Ann"]
     finished = await ann.next_event(RaceFinished)
     assert finished.ranking == result.ranking
+    assert said == [f"Robo is in room {room.code} (The Octagon): greedy, as fast as the server "
+                    "answers once the race starts"], "no line per move unless verbose"
 
 
-async def test_the_bot_command_joins_by_code(server: Server) -> None:
+async def test_the_bot_command_joins_by_code_and_with_verbose_tells_every_move(
+        server: Server) -> None:
     ann = await server.client("Ann")
     room = await ann.create_room("hidden-cards", deal="number", number=7)
-    command = [sys.executable, "-m", "clients.cli", "bot", room.code, "--strategy", "random",
-               "--pace", "0.01", "--name", "Randy", "--server", server.url, "--seed", "3"]
-    process = await asyncio.create_subprocess_exec(*command, stdout=subprocess.PIPE,
-                                                   stderr=subprocess.PIPE)
-    for _ in range(100):
-        state = await ann.next_event(type(room))
-        if len(state.seats) == 2:
-            break
+    process = await start_bot(server.url, room.code, "--strategy", "random", "--pace", "0.01",
+                              "--name", "Randy", "--seed", "3", "--verbose")
+    await until_seated(ann, room, 2)
     await ann.ready()
     await ann.next_event(YourView)
     await ann.resign()
     out, err = await asyncio.wait_for(process.communicate(), 60)
     assert process.returncode == 0, err.decode()
-    text = out.decode()
-    assert text.startswith("Randy: ") and "1. Randy" in text and "2. Ann: resigned" in text
+    lines = out.decode().splitlines()
+    assert lines[0] == (f"Randy is in room {room.code} (Hidden Cards): random, a move every "
+                        "0.01 s once the race starts")
+    moves = [line for line in lines if re.fullmatch(r"  \d+\. .+ \(\d+/52 home\)", line)]
+    assert moves[0] == "  1. 5D heap:1 -> heap:5 bottom (1/52 home)"
+    end = re.fullmatch(r"Randy: (won|lost) after (\d+) moves, (\d+)/52 home", lines[-3])
+    assert end is not None, lines[-3]
+    assert len(moves) == int(end.group(2)) and lines[1:-3] == moves
+    assert lines[-2].startswith("  1. Randy: ") and lines[-1] == "  2. Ann: resigned, 0 home"
+
+
+async def test_the_bot_says_how_the_race_ended_when_the_time_limit_ends_it_during_its_move(
+        server: Server) -> None:
+    """The bot's first move comes after the time limit has ended the race: the server refuses
+    it (not_racing), and the bot tells how the race ended as it does at any other end."""
+    ann = await server.client("Ann")
+    room = await ann.create_room("hidden-cards", deal="number", number=7,
+                                 time_limit_s=TIME_LIMIT_S)
+    process = await start_bot(server.url, room.code, "--pace", str(TIME_LIMIT_S + 2), "--name",
+                              "Robo")
+    await until_seated(ann, room, 2)
+    await ann.ready()
+    await ann.next_event(YourView)
+    out, err = await asyncio.wait_for(process.communicate(), TIME_LIMIT_S + 60)
+    assert (process.returncode, err.decode()) == (0, "")
+    lines = out.decode().splitlines()
+    assert lines[:2] == [
+        f"Robo is in room {room.code} (Hidden Cards): greedy, a move every 32 s once the race "
+        "starts",
+        "Robo: timed out after 0 moves, 0/52 home"]
+    ranked = sorted(line.split(". ", 1)[1] for line in lines[2:])
+    assert ranked == ["Ann: timed out, 0 home", "Robo: timed out, 0 home"]
+
+
+async def test_the_bot_command_says_why_it_cannot_join(server: Server) -> None:
+    process = await start_bot(server.url, "NOSUCHROOM")
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 1
+    assert err.decode() == "patience-race bot: there is no room 'NOSUCHROOM'\n"
+
+
+async def test_the_bot_command_says_when_there_is_no_server_to_join() -> None:
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        address = f"ws://127.0.0.1:{unused.getsockname()[1]}/ws"
+        process = await start_bot(address, "ABCD1234")
+        out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 1
+    said = err.decode()
+    assert said.startswith(f"patience-race bot: no connection to {address}: "), said
+    assert "Traceback" not in said
+
+
+async def test_the_bot_command_says_when_the_server_goes_away(server: Server) -> None:
+    ann = await server.client("Ann")
+    room = await ann.create_room("octagon")
+    process = await start_bot(server.url, room.code)
+    await until_seated(ann, room, 2)
+    await stop_server(server)
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 1
+    said = err.decode()
+    assert said.startswith(f"patience-race bot: no connection to {server.url}: "), said
+    assert "Traceback" not in said

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -153,3 +155,34 @@ def test_a_seed_that_is_not_plain_ascii_digits_is_a_text_seed() -> None:
     assert text.returncode == number.returncode == 0
     assert text.stdout.splitlines()[0] == f"The Octagon, deal {seed_from_text('+5')}"
     assert number.stdout.splitlines()[0] == "The Octagon, deal 5"
+
+
+@pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
+@pytest.mark.parametrize("command", [["games"], ["deal", "octagon", "--seed", "1"],
+                                     ["deal", "octagon", "--seed", "1", "--json"]],
+                         ids=" ".join)
+def test_output_into_a_pipe_nobody_reads_ends_quietly(command: list[str], buffered: bool) -> None:
+    """As in `patience-race games | head -1` once head has its line and has gone: here the reader
+    is gone before the command starts, so that every write meets the closed pipe."""
+    reader, writer = os.pipe()
+    os.close(reader)
+    environment = {name: value for name, value in os.environ.items()
+                   if name != "PYTHONUNBUFFERED"}
+    if not buffered:
+        environment["PYTHONUNBUFFERED"] = "1"
+    try:
+        result = subprocess.run([sys.executable, "-m", "clients.cli", *command], stdout=writer,
+                                stderr=subprocess.PIPE, text=True, env=environment, timeout=120)
+    finally:
+        os.close(writer)
+    assert result.stderr == ""
+    assert result.returncode == 1
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.parametrize("left_behind", ["patience-race.sqlite3", "patience-race.sqlite3-wal",
+                                         "patience-race.sqlite3-shm"])
+def test_git_ignores_the_database_files_serve_leaves_behind(left_behind: str) -> None:
+    checkout = Path(__file__).parents[2]
+    ignored = subprocess.run(["git", "check-ignore", "--quiet", left_behind], cwd=checkout)
+    assert ignored.returncode == 0, f"git would offer to commit {left_behind}"

@@ -13,6 +13,7 @@ import stat
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
+import pytest
 import pytest_asyncio
 from rich.text import Text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -20,14 +21,19 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import DataTable, Input, OptionList, Select, Static
 
+from clients.sdk import RaceClient
 from clients.terminal import RacerApp
 from clients.terminal_race import RaceScreen, ResultsScreen
-from clients.terminal_screens import LeaderboardScreen, RoomScreen, StartScreen
-from clients.terminal_session import Identity, IdentityFile, RaceSession
+from clients.terminal_screens import LeaderboardScreen, RoomScreen, StartScreen, join_hint
+from clients.terminal_session import DEFAULT_SERVER, Identity, IdentityFile, RaceSession
+from engine.registry import RULE_SET_NAMES, find_rule_set
+from engine.view import Slot
 from server.protocol import ProgressEvent, RaceFinished, YourView
 from tests.server.test_server import Server, make_settings, start_server, stop_server
 
 SIZE = (160, 50)
+SMALL = (80, 24)
+"""The smallest terminal the racer is made for."""
 FIRST_MOVE = "5D heap:1 -> heap:5 bottom"
 """All Fours, deal 7 (docs/protocol.md): the opening's only move but resigning."""
 
@@ -96,6 +102,16 @@ async def type_move(pilot: Pilot[None], text: str) -> None:
     await pilot.press(*text, "enter")
 
 
+async def race_against(pilot: Pilot[None], ann: RaceClient) -> None:
+    """From the room the app has joined, both ready, to the app's race screen with its board."""
+    await on_screen(pilot, RoomScreen)
+    await until(pilot, lambda: pilot.app.screen.query_one("#ready").disabled is False)
+    await pilot.press("r")
+    await ann.ready()
+    await on_screen(pilot, RaceScreen)
+    await until(pilot, lambda: shown(pilot, "#moves") != "")
+
+
 async def test_a_race_from_the_form_to_the_results(server: Server, tmp_path: Path) -> None:
     token_file = tmp_path / "config" / "token.json"
     app = racer(server, token_file)
@@ -116,6 +132,9 @@ async def test_a_race_from_the_form_to_the_results(server: Server, tmp_path: Pat
         assert "All Fours" in title and "a chosen deal" in title and "2 seats" in title
         code = re.search(r"Room (\w+)", title)
         assert code is not None
+        assert shown(pilot, "#share") == (
+            f"Friends join with the code {code.group(1)}: "
+            f"patience-race race {code.group(1)} --server {server.url}")
         assert "Ann | · not yet | host, you" in shown(pilot, "#seats")
         assert "(empty seat)" in shown(pilot, "#seats")
 
@@ -254,3 +273,84 @@ def test_the_token_file_keeps_one_player_per_server_and_name(tmp_path: Path) -> 
     fresh = Identity("ws://a/ws", "Ann", "p3", "t3")
     tokens.save(fresh)
     assert tokens.load() == [bob, elsewhere, fresh]
+
+
+def test_the_join_hint_names_the_server_unless_it_is_the_default() -> None:
+    assert join_hint("K7M2XQ4B", DEFAULT_SERVER) == "patience-race race K7M2XQ4B"
+    assert join_hint("K7M2XQ4B", "ws://cards.example:9000/ws") == (
+        "patience-race race K7M2XQ4B --server ws://cards.example:9000/ws")
+
+
+async def test_tab_completes_the_suggested_move(server: Server, tmp_path: Path) -> None:
+    ann = await server.client("Ann")
+    room = await ann.create_room("all-fours", deal="number", number=7)
+    app = racer(server, tmp_path / "token.json", name="Bob", code=room.code)
+    async with app.run_test(size=SIZE) as pilot:
+        await race_against(pilot, ann)
+        field = app.screen.query_one("#move", Input)
+        await pilot.press("tab")
+        assert app.focused is not field, "with nothing to complete, Tab moves on as usual"
+        field.focus()
+        await pilot.press("5", "d")
+        await pilot.pause()
+        await pilot.press("tab")
+        assert (field.value, app.focused) == (FIRST_MOVE, field)
+        await pilot.press("enter")
+        await until(pilot, lambda: f"You played {FIRST_MOVE}" in shown(pilot, "#last"))
+        await ann.close()
+
+
+def drawn(slot: Slot, board: str) -> bool:
+    """The board shows the pile under its label or its name (``heap:1`` is not ``heap:10``)."""
+    return any(re.search(rf"(?<![\w:-]){re.escape(name)}(?![\w:])", board)
+               for name in (slot.label, str(slot.pile)) if name)
+
+
+def all_in_view(pilot: Pilot[None]) -> bool:
+    """Neither the screen nor your board's box has anything scrolled out of view."""
+    return all(widget.max_scroll_x == widget.max_scroll_y == 0
+               for widget in (pilot.app.screen, pilot.app.screen.query_one("#board-box")))
+
+
+@pytest.mark.parametrize("rule_set", RULE_SET_NAMES)
+async def test_every_pile_is_in_view_on_an_80_by_24_terminal(server: Server, tmp_path: Path,
+                                                             rule_set: str) -> None:
+    ann = await server.client("Ann")
+    room = await ann.create_room(rule_set, deal="number", number=7)
+    app = racer(server, tmp_path / "token.json", name="Bob", code=room.code)
+    async with app.run_test(size=SMALL) as pilot:
+        await race_against(pilot, ann)
+        await pilot.pause()
+        board = shown(pilot, "#board")
+        missing = [str(slot.pile) for slot in find_rule_set(rule_set).layout
+                   if not drawn(slot, board)]
+        assert not missing, f"not drawn: {missing}\n{board}"
+        assert all_in_view(pilot), f"the screen or the board scrolls:\n{board}"
+        await ann.close()
+
+
+async def test_the_board_is_drawn_again_to_fit_a_resized_terminal(server: Server,
+                                                                  tmp_path: Path) -> None:
+    ann = await server.client("Ann")
+    room = await ann.create_room("hidden-cards", deal="number", number=7)
+    app = racer(server, tmp_path / "token.json", name="Bob", code=room.code)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await race_against(pilot, ann)
+        await pilot.pause()
+        assert shown(pilot, "#board").count("\n") == 2, "three rows, as the rule set lays out"
+        assert "heap:1 (A)" in shown(pilot, "#board")
+        await pilot.resize_terminal(*SMALL)
+        await until(pilot, lambda: all_in_view(pilot))
+        assert "reserve:4" in shown(pilot, "#board")
+        await pilot.resize_terminal(200, 50)
+        await until(pilot, lambda: shown(pilot, "#board").count("\n") == 2)
+        await ann.close()
+
+
+async def test_the_start_form_fits_an_80_column_terminal(server: Server, tmp_path: Path) -> None:
+    app = racer(server, tmp_path / "token.json", name="Ann")
+    async with app.run_test(size=SMALL) as pilot:
+        await until(pilot, lambda: "playing as Ann" in shown(pilot, "#title"))
+        for control in ("#create-room", "#code", "#join-room"):
+            region = app.screen.query_one(control).region
+            assert app.screen.region.contains_region(region), f"{control} is cut off: {region}"
