@@ -10,6 +10,8 @@ import sys
 
 from clients.bot import run_bot
 from clients.sdk import RaceClient
+from engine.moves import Move
+from engine.registry import find_rule_set
 from server.protocol import RaceFinished, RoomState, YourView
 from tests.server.test_server import Server, stop_server
 
@@ -64,11 +66,15 @@ async def test_the_bot_command_joins_by_code_and_with_verbose_tells_every_move(
     assert lines[0] == (f"Randy is in room {room.code} (Hidden Cards): random, a move every "
                         "0.01 s once the race starts")
     moves = [line for line in lines if re.fullmatch(r"  \d+\. .+ \(\d+/52 home\)", line)]
-    assert moves[0] == "  1. 5D heap:1 -> heap:5 bottom (1/52 home)"
+    first = find_rule_set("hidden-cards")(7)
+    first.play(Move.parse("5D heap:1 -> heap:5 bottom"))
+    assert moves[0] == f"  1. 5D heap:1 -> heap:5 bottom ({first.foundation_count()}/52 home)"
     end = re.fullmatch(r"Randy: (won|lost) after (\d+) moves, (\d+)/52 home", lines[-3])
     assert end is not None, lines[-3]
     assert len(moves) == int(end.group(2)) and lines[1:-3] == moves
-    assert lines[-2].startswith("  1. Randy: ") and lines[-1] == "  2. Ann: resigned, 0 home"
+    dealt_home = find_rule_set("hidden-cards")(7).foundation_count()
+    assert lines[-2].startswith("  1. Randy: ")
+    assert lines[-1] == f"  2. Ann: resigned, {dealt_home} home"
 
 
 async def test_the_bot_says_how_the_race_ended_when_the_time_limit_ends_it_during_its_move(
@@ -89,7 +95,8 @@ async def test_the_bot_says_how_the_race_ended_when_the_time_limit_ends_it_durin
     assert lines[:2] == [
         f"Robo is in room {room.code} (Hidden Cards): greedy, a move every 32 s once the race "
         "starts",
-        "Robo: timed out after 0 moves, 0/52 home"]
+        f"Robo: timed out after 0 moves, {find_rule_set('hidden-cards')(7).foundation_count()}"
+        "/52 home"]
     ranked = sorted(line.split(". ", 1)[1] for line in lines[2:])
     assert ranked == ["Ann: timed out, 0 home", "Robo: timed out, 0 home"]
 
