@@ -359,14 +359,20 @@ class Race:
         progress, outcome = game.progress(), game.outcome()
         if progress.on_foundations > racer.reached:
             racer.reached, racer.reached_at = progress.on_foundations, now
-        out = [Outgoing(player_id, MoveAccepted(
+        # The room hears of the move first: one progress event, with the racer's final status
+        # if the move ended their game. Then the mover's reply. Then, if that was the race's
+        # last game, the race's end (its result is stored before it is announced: the reply
+        # does not wait for that).
+        if outcome.is_over:
+            racer.status, racer.finished_at = outcome.status.value, now
+        out = [self._progress(racer), Outgoing(player_id, MoveAccepted(
             id=request_id, move=str(move), events=[str(event) for event in events],
             changed=changed, legal_moves=[str(m) for m in game.legal_moves()],
             status=outcome.status.value, reason=outcome.reason,
             on_foundations=progress.on_foundations, moves=progress.moves,
             notes=game.notes()))]
-        out.append(self._progress(racer))
-        out += self._check_finished(racer, now)
+        if outcome.is_over:
+            out += self._end_if_all_finished(now)
         return out
 
     def resign(self, player_id: str, now: float, request_id: str | None = None) -> list[Outgoing]:
@@ -391,12 +397,11 @@ class Race:
         if resign and racer.game is not None and not racer.game.outcome().is_over:
             racer.game.play(RESIGN)
             racer.move_times.append(now)
-        racer.status = status
-        racer.finished_at = now
-        out = [self._progress(racer)]
-        if all(r.finished for r in self.racers.values()):
-            out += self._end(now)
-        return out
+        racer.status, racer.finished_at = status, now
+        return [self._progress(racer), *self._end_if_all_finished(now)]
+
+    def _end_if_all_finished(self, now: float) -> list[Outgoing]:
+        return self._end(now) if all(r.finished for r in self.racers.values()) else []
 
     def _end(self, now: float) -> list[Outgoing]:
         self.phase = Phase.FINISHED

@@ -429,3 +429,35 @@ async def test_the_sdk_waits_out_the_rate_limit_and_every_request_is_answered(
         assert len(boards) == 30 and all(board.entries == [] for board in boards)
     finally:
         await stop_server(running)
+
+
+async def recording_client(server: Server, name: str) -> RaceClient:
+    """A client that keeps every frame it receives, in order (``received``)."""
+    client = await RaceClient.connect(server.url, record=True)
+    await client.hello(name=name)
+    return client
+
+
+def frames_of(client: RaceClient) -> list[dict[str, Any]]:
+    return [json.loads(frame) for frame in client.received or []]
+
+
+async def test_the_move_that_ends_a_game_is_one_progress_event_then_the_reply(
+        server: Server) -> None:
+    ann, bob = [await recording_client(server, name) for name in ("Ann", "Bob")]
+    room = await ann.create_room("all-fours", seats=2, deal="number", number=DEAL)
+    await bob.join(room.code)
+    for client in (ann, bob):
+        await client.ready()
+    last = await play_to_end(ann)
+    await bob.next_event(YourView)
+    await bob.resign()
+    await ann.next_event(RaceFinished)
+    for player, final in ((ann.player_id, last.status), (bob.player_id, "resigned")):
+        mine = [frame for frame in frames_of(ann)
+                if frame["type"] == "progress" and frame["player_id"] == player]
+        assert [frame["moves"] for frame in mine] == list(range(1, len(mine) + 1))
+        assert [frame["status"] for frame in mine] == ["racing"] * (len(mine) - 1) + [final]
+    types = [frame["type"] for frame in frames_of(bob)]
+    assert types[-4:] == ["progress", "move_ok", "race_finished", "room"]
+
