@@ -282,9 +282,16 @@ class Race:
             if player_id == self.host_id and self.racers:
                 self.host_id = next(iter(self.racers))
             return [self._room_changed()]
+        # Once the race is on a racer keeps their seat (and their result), gone from the room:
+        # leaving resigns a game still going, and the room shows them away.
+        was_here = racer.connected
+        racer.connected, racer.away_since = False, None
         if self.phase is Phase.RACING and not racer.finished:
-            return self._finish(racer, "resigned", now, resign=True)
-        return []
+            out = self._finish(racer, "resigned", now, resign=True)
+            if self.ended_at is not None:
+                return out  # that ended the race: its last room snapshot shows them gone
+            return [*out, self._room_changed()]
+        return [self._room_changed()] if was_here else []
 
     def ready(self, player_id: str, ready: bool, now: float) -> list[Outgoing]:
         racer = self._racer(player_id)

@@ -278,3 +278,27 @@ def test_the_move_that_ends_a_game_makes_one_progress_event_with_the_final_statu
     assert [type(m) for m in sent] == [ProgressEvent, MoveAccepted, RaceFinished, RoomState], (
         "the reply comes after the room event of the move, and before the race's end")
 
+
+def test_a_racer_who_leaves_the_race_shows_as_gone_from_then_on() -> None:
+    race = new_race()
+    started(race, "p2", "p3")
+    start = T0 + race.countdown_s
+    out = race.leave("p2", start + 5)
+    progress, room = (o.message for o in out)
+    assert isinstance(progress, ProgressEvent) and progress.status == "resigned"
+    assert isinstance(room, RoomState) and room.seq == progress.seq + 1
+
+    def seat(room: RoomState) -> tuple[bool, str]:
+        (mine,) = [s for s in room.seats if s.player_id == "p2"]
+        return mine.connected, mine.status
+
+    assert seat(room) == (False, "resigned")
+    assert race.next_deadline() is None, "no grace period runs for a racer who has left"
+    race.resign("p1", start + 6)
+    out = race.resign("p3", start + 7)
+    (end,) = messages(out, RoomState)
+    assert end.phase == "finished" and seat(end) == (False, "resigned")
+    race.reconnect("p2", start + 8)
+    assert seat(race.room_state()) == (True, "resigned")
+    (finished_leave,) = race.leave("p3", start + 9)
+    assert isinstance(finished_leave.message, RoomState), "leaving a finished race is news too"

@@ -34,6 +34,7 @@ from server.protocol import (
     ProgressEvent,
     RaceFinished,
     RaceStarted,
+    RoomState,
     ShuttingDown,
     YourView,
 )
@@ -461,3 +462,19 @@ async def test_the_move_that_ends_a_game_is_one_progress_event_then_the_reply(
     types = [frame["type"] for frame in frames_of(bob)]
     assert types[-4:] == ["progress", "move_ok", "race_finished", "room"]
 
+
+async def test_a_racer_who_leaves_the_race_is_shown_gone(server: Server) -> None:
+    (ann, bob), code = await race_of(server, "octagon", ["Ann", "Bob"])
+    await ann.next_event(YourView)
+    await ann.leave()
+    left = await bob.next_event(ProgressEvent)
+    assert (left.player_id, left.status) == (ann.player_id, "resigned")
+    room = await bob.next_event(RoomState)
+    assert room.seq == left.seq + 1
+    assert [seat.connected for seat in room.seats if seat.player_id == ann.player_id] == [False]
+    await bob.resign()
+    await bob.next_event(RaceFinished)
+    end = await bob.next_event(RoomState)
+    assert end.phase == "finished"
+    assert {seat.player_id: seat.connected for seat in end.seats} == {
+        ann.player_id: False, bob.player_id: True}
