@@ -26,8 +26,9 @@ log = logging.getLogger("patience_race.writer")
 class _Job:
     moves: list[AcceptedMove] | None = None
     action: Callable[[], Awaitable[Any]] | None = None
-    done: asyncio.Future[None] = field(default_factory=lambda: asyncio.get_running_loop()
+    done: asyncio.Future[bool] = field(default_factory=lambda: asyncio.get_running_loop()
                                        .create_future())
+    """True once written."""
 
 
 class Writer:
@@ -49,13 +50,13 @@ class Writer:
     def pending(self) -> int:
         return self._queue.qsize()
 
-    def store_moves(self, rows: list[AcceptedMove]) -> asyncio.Future[None]:
+    def store_moves(self, rows: list[AcceptedMove]) -> asyncio.Future[bool]:
         """Queue accepted moves; the future is done once they are committed."""
         job = _Job(moves=rows)
         self._queue.put_nowait(job)
         return job.done
 
-    def run(self, action: Callable[[], Awaitable[Any]]) -> asyncio.Future[None]:
+    def run(self, action: Callable[[], Awaitable[Any]]) -> asyncio.Future[bool]:
         """Queue any other idempotent write, done in order with the moves."""
         job = _Job(action=action)
         self._queue.put_nowait(job)
@@ -80,7 +81,7 @@ class Writer:
             await self._write_until_done(jobs)
             for job in jobs:
                 if not job.done.done():
-                    job.done.set_result(None)
+                    job.done.set_result(True)
 
     async def _write_until_done(self, jobs: list[_Job]) -> None:
         delay = self._retry_s

@@ -363,6 +363,7 @@ async def test_moves_before_the_start_and_a_full_room_are_refused(server: Server
     with pytest.raises(RequestRefused) as full:
         await cy.join(room.code)
     assert full.value.code == "room_full"
+    assert (await cy.create_room("octagon")).code != room.code, "refused, Cy is in no room"
 
 
 async def test_a_flood_is_slowed_then_closed_with_a_policy_code(sessions: Sessions,
