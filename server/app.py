@@ -19,7 +19,6 @@ import logging
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -35,7 +34,7 @@ from engine.registry import RULE_SET_NAMES
 from server import store
 from server.boards import leaderboard
 from server.db import RaceRow, make_sessionmaker
-from server.outbox import Addressed, Outbox
+from server.outbox import Addressed
 from server.protocol import (
     CLIENT_MESSAGE,
     ActionObject,
@@ -64,6 +63,7 @@ from server.protocol import (
     Welcome,
 )
 from server.race import Outgoing, Race, RaceError, as_frame
+from server.rooms import Client, Room, TokenBucket
 from server.settings import Settings
 from server.writer import Writer
 
@@ -80,49 +80,6 @@ class Refusal(Exception):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code, self.message = code, message
-
-
-@dataclass(slots=True)
-class TokenBucket:
-    """Per-connection rate limit: ``rate`` messages a second, bursts up to ``burst``."""
-
-    rate: float
-    burst: float
-    tokens: float = 0.0
-    stamp: float = 0.0
-    refused_in_a_row: int = 0
-
-    def allow(self, now: float) -> bool:
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            self.refused_in_a_row = 0
-            return True
-        self.refused_in_a_row += 1
-        return False
-
-
-@dataclass(eq=False, slots=True)
-class Client:
-    ws: ServerConnection
-    bucket: TokenBucket
-    player_id: str | None = None
-    name: str | None = None
-    room: Room | None = None
-
-
-@dataclass(eq=False, slots=True)
-class Room:
-    race: Race
-    members: set[Client] = field(default_factory=set)
-    outbox: Outbox = field(default_factory=Outbox)
-    """Everything said in the room, to leave in the order it was said (server.outbox)."""
-    timer: asyncio.TimerHandle | None = None
-    deadline: float | None = None
-    """What ``timer`` was set for."""
-    saved: dict[str, int] = field(default_factory=dict)
-    """How many of each racer's moves are queued for storage."""
 
 
 def restore_race(row: RaceRow, settings: Settings, now: float) -> Race:
@@ -279,15 +236,15 @@ class Service:
                 self._deliver(room, room.race.leave(client.player_id, now))
                 room.members.discard(client)
                 client.room = None
-                await self._reply(room, client, Ok(id=message.id))
+                await room.reply(client, Ok(id=message.id))
             case Ready():
                 room = self._current(client)
                 self._deliver(room, room.race.ready(client.player_id, message.ready, now))
-                await self._reply(room, client, Ok(id=message.id))
+                await room.reply(client, Ok(id=message.id))
             case StartRace():
                 room = self._current(client)
                 self._deliver(room, room.race.start(client.player_id, now))
-                await self._reply(room, client, Ok(id=message.id))
+                await room.reply(client, Ok(id=message.id))
             case MakeMove():
                 await self._move(client, self._parse_move(message), message.id, now)
             case Resign():
@@ -436,7 +393,7 @@ class Service:
         full = missed is None
         if missed is None:
             missed = race.catch_up_state()
-        await self._reply(room, client, Resynced(
+        await room.reply(client, Resynced(
             id=message.id, full=full, missed=[event.model_dump(mode="json") for event in missed]),
             *self._own_view(client, room, message.id))
 
@@ -444,7 +401,7 @@ class Service:
                     request_id: str | None) -> asyncio.Future[bool]:
         """The reply to create, join and spectate: the room now, and your own board if you are
         racing in it."""
-        return self._reply(room, client, room.race.room_state(request_id),
+        return room.reply(client, room.race.room_state(request_id),
                            *self._own_view(client, room, None))
 
     def _own_view(self, client: Client, room: Room, request_id: str | None) -> list[Message]:
@@ -465,44 +422,21 @@ class Service:
         for outgoing in out:
             if isinstance(outgoing.message, RaceStarted):
                 self._record_start(race, outgoing.message)
-        rows = self._unsaved_moves(room)
+        rows = room.unsaved_moves()
         after = self.writer.store_moves(rows) if rows else None
         frames: list[Addressed] = []
         for outgoing in out:
             if isinstance(outgoing.message, RaceFinished):
                 room.outbox.add(frames, after)
                 frames, after = [], self._store_result(room)
-            frames.append(([member.ws for member in room.members
-                            if outgoing.to is None or member.player_id == outgoing.to],
-                           outgoing.text()))
+            frames.append(room.address(outgoing))
         self._arm(room)
         return room.outbox.add(frames, after)
-
-    def _reply(self, room: Room, client: Client, *messages: Message) -> asyncio.Future[bool]:
-        """A reply to a request about a room: it leaves after everything said in the room
-        before it (the room events the request caused among them)."""
-        return room.outbox.add([([client.ws], as_frame(message)) for message in messages])
 
     def _record_start(self, race: Race, started: RaceStarted) -> None:
         at = datetime.fromtimestamp(started.started_at_ms / 1000, UTC)
         racers = list(race.racers)
         self.writer.run(lambda: store.record_start(self.sessions, race.race_id, at, racers))
-
-    def _unsaved_moves(self, room: Room) -> list[store.AcceptedMove]:
-        """Rows for the moves the race accepted since the last call (resignations the race
-        makes itself, for time-outs and abandoned seats, included)."""
-        race = room.race
-        rows: list[store.AcceptedMove] = []
-        for racer in race.racers.values():
-            if racer.game is None or race.started_at is None:
-                continue
-            saved = room.saved.get(racer.player_id, 0)
-            for index in range(saved, len(racer.game.history)):
-                rows.append({"race_id": race.race_id, "player_id": racer.player_id,
-                             "index": index, "text": str(racer.game.history[index]),
-                             "at_ms": round((racer.move_times[index] - race.started_at) * 1000)})
-            room.saved[racer.player_id] = len(racer.game.history)
-        return rows
 
     def _store_result(self, room: Room) -> asyncio.Future[bool]:
         """Queue the race's result for storage; the room closes a while after it is stored."""
