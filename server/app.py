@@ -110,6 +110,8 @@ class Service:
         self.move_recorder = store.MoveRecorder(engine)
         self.writer = Writer(self.move_recorder)
         self.closing = False
+        self.closed_by: float | None = None
+        """When shutting down: the loop time by which everything must be closed."""
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -124,27 +126,59 @@ class Service:
             log.info("race %s (%s) restored from the database", race.code, race.rule_set)
 
     async def shutdown(self) -> None:
-        """Tell everyone, store everything queued, close the connections."""
-        self.closing = True
+        """Store everything queued, tell everyone, close every connection at once: all within
+        ``settings.shutdown_s``. From now on no request is acted on.
+
+        Writes the database has not taken by then are given up (none was acknowledged: the
+        racers resume without them). A write cut short may hold up the end of the shutdown,
+        not the clients, for as long as its driver takes to let go (``Writer.stopped``)."""
+        loop = asyncio.get_running_loop()
+        self.closing, self.closed_by = True, loop.time() + self.settings.shutdown_s
         for room in self.rooms.values():
             if room.timer is not None:
                 room.timer.cancel()
-        await self.writer.close()
+        given_up = await self.writer.close(self._time_left())
+        if given_up:
+            log.warning("stopping with %d database writes not done in time", given_up)
+        await self._close(list(self.clients))
+        await self.writer.stopped()
         await self.move_recorder.close()
+
+    def _time_left(self) -> float:
+        assert self.closed_by is not None
+        return max(0.0, self.closed_by - asyncio.get_running_loop().time())
+
+    async def _close(self, clients: list[Client]) -> None:
+        """Tell them the server is stopping and close their connections, all at once. Those not
+        closed by the shutdown's deadline are dropped: a client that never answers the close
+        would otherwise hold its connection for websockets' close timeout (10 s)."""
         notice = ShuttingDown(message="the server is restarting; every accepted move is saved: "
                               "reconnect and resume")
-        for client in list(self.clients):
+        closing = {}
+        for client in clients:
             self._send(client, notice)
-            await client.ws.close(1001, "server shutting down")
+            closing[asyncio.create_task(client.ws.close(1001, "server shutting down"))] = client
+        if not closing:
+            return
+        _, late = await asyncio.wait(closing, timeout=self._time_left())
+        for task in late:
+            closing[task].ws.transport.abort()
+        if late:
+            await asyncio.wait(late)
 
     # -- connections ----------------------------------------------------------------------------
 
     async def handle(self, ws: ServerConnection) -> None:
         client = Client(ws, TokenBucket(self.settings.rate_per_s, self.settings.rate_burst,
                                         tokens=self.settings.rate_burst, stamp=self.clock()))
+        if self.closing:
+            await self._close([client])
+            return
         self.clients.add(client)
         try:
             async for frame in ws:
+                if self.closing:
+                    continue  # the server is stopping: it acts on nothing more
                 if not await self._receive(client, frame):
                     await ws.close(FLOOD_CLOSE_CODE, "too many messages")
                     break
