@@ -3,8 +3,12 @@
 Everything that decides anything lives elsewhere: the rules in ``engine``, the race in
 ``server.race``, the wire format in ``server.protocol``, the storage in ``server.store``. This
 module parses frames, enforces the transport limits (frame size, rate), keeps the rooms and the
-connections, wakes races at their deadlines, queues writes, and turns refusals into error
-messages. Plain HTTP on the same port is in ``server.http``.
+connections, wakes races at their deadlines, queues writes, sends what each race says through its
+room's outbox (``server.outbox``: in order, each message once what it depends on is stored), and
+turns refusals into error messages. Plain HTTP on the same port is in ``server.http``.
+
+A connection's requests are handled one at a time: the next is read once the reply to the last
+is out (so a move is acknowledged, and its reply sent, before the same player's next move).
 """
 
 from __future__ import annotations
@@ -14,8 +18,7 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -31,6 +34,7 @@ from engine.registry import RULE_SET_NAMES
 from server import store
 from server.boards import leaderboard
 from server.db import RaceRow, make_sessionmaker
+from server.outbox import Addressed
 from server.protocol import (
     CLIENT_MESSAGE,
     ActionObject,
@@ -59,6 +63,7 @@ from server.protocol import (
     Welcome,
 )
 from server.race import Outgoing, Race, RaceError, as_frame
+from server.rooms import Client, Room, TokenBucket
 from server.settings import Settings
 from server.writer import Writer
 
@@ -75,49 +80,6 @@ class Refusal(Exception):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code, self.message = code, message
-
-
-@dataclass(slots=True)
-class TokenBucket:
-    """Per-connection rate limit: ``rate`` messages a second, bursts up to ``burst``."""
-
-    rate: float
-    burst: float
-    tokens: float = 0.0
-    stamp: float = 0.0
-    refused_in_a_row: int = 0
-
-    def allow(self, now: float) -> bool:
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            self.refused_in_a_row = 0
-            return True
-        self.refused_in_a_row += 1
-        return False
-
-
-@dataclass(eq=False, slots=True)
-class Client:
-    ws: ServerConnection
-    bucket: TokenBucket
-    player_id: str | None = None
-    name: str | None = None
-    room: Room | None = None
-
-
-@dataclass(eq=False, slots=True)
-class Room:
-    race: Race
-    members: set[Client] = field(default_factory=set)
-    timer: asyncio.TimerHandle | None = None
-    deadline: float | None = None
-    """What ``timer`` was set for."""
-    saved: dict[str, int] = field(default_factory=dict)
-    """How many of each racer's moves are queued for storage."""
-    held_back: list[Outgoing] = field(default_factory=list)
-    storing: bool = False
 
 
 def restore_race(row: RaceRow, settings: Settings, now: float) -> Race:
@@ -148,6 +110,8 @@ class Service:
         self.move_recorder = store.MoveRecorder(engine)
         self.writer = Writer(self.move_recorder)
         self.closing = False
+        self.closed_by: float | None = None
+        """When shutting down: the loop time by which everything must be closed."""
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -162,27 +126,59 @@ class Service:
             log.info("race %s (%s) restored from the database", race.code, race.rule_set)
 
     async def shutdown(self) -> None:
-        """Tell everyone, store everything queued, close the connections."""
-        self.closing = True
+        """Store everything queued, tell everyone, close every connection at once: all within
+        ``settings.shutdown_s``. From now on no request is acted on.
+
+        Writes the database has not taken by then are given up (none was acknowledged: the
+        racers resume without them). A write cut short may hold up the end of the shutdown,
+        not the clients, for as long as its driver takes to let go (``Writer.stopped``)."""
+        loop = asyncio.get_running_loop()
+        self.closing, self.closed_by = True, loop.time() + self.settings.shutdown_s
         for room in self.rooms.values():
             if room.timer is not None:
                 room.timer.cancel()
-        await self.writer.close()
+        given_up = await self.writer.close(self._time_left())
+        if given_up:
+            log.warning("stopping with %d database writes not done in time", given_up)
+        await self._close(list(self.clients))
+        await self.writer.stopped()
         await self.move_recorder.close()
+
+    def _time_left(self) -> float:
+        assert self.closed_by is not None
+        return max(0.0, self.closed_by - asyncio.get_running_loop().time())
+
+    async def _close(self, clients: list[Client]) -> None:
+        """Tell them the server is stopping and close their connections, all at once. Those not
+        closed by the shutdown's deadline are dropped: a client that never answers the close
+        would otherwise hold its connection for websockets' close timeout (10 s)."""
         notice = ShuttingDown(message="the server is restarting; every accepted move is saved: "
                               "reconnect and resume")
-        for client in list(self.clients):
+        closing = {}
+        for client in clients:
             self._send(client, notice)
-            await client.ws.close(1001, "server shutting down")
+            closing[asyncio.create_task(client.ws.close(1001, "server shutting down"))] = client
+        if not closing:
+            return
+        _, late = await asyncio.wait(closing, timeout=self._time_left())
+        for task in late:
+            closing[task].ws.transport.abort()
+        if late:
+            await asyncio.wait(late)
 
     # -- connections ----------------------------------------------------------------------------
 
     async def handle(self, ws: ServerConnection) -> None:
         client = Client(ws, TokenBucket(self.settings.rate_per_s, self.settings.rate_burst,
                                         tokens=self.settings.rate_burst, stamp=self.clock()))
+        if self.closing:
+            await self._close([client])
+            return
         self.clients.add(client)
         try:
             async for frame in ws:
+                if self.closing:
+                    continue  # the server is stopping: it acts on nothing more
                 if not await self._receive(client, frame):
                     await ws.close(FLOOD_CLOSE_CODE, "too many messages")
                     break
@@ -257,28 +253,32 @@ class Service:
                 await self._create_room(client, message)
             case JoinRoom():
                 room = self._room(message.code)
+                self._may_enter(client, room)
+                out = room.race.join(client.player_id, client.name or "", now)
                 self._enter(client, room)
-                self._deliver(room, room.race.join(client.player_id, client.name or "", now))
-                self._reply_room(client, room, message.id)
+                self._deliver(room, out)
+                await self._reply_room(client, room, message.id)
             case Spectate():
                 room = self._room(message.code)
+                self._may_enter(client, room)
+                out = room.race.spectate(client.player_id)
                 self._enter(client, room)
-                self._deliver(room, room.race.spectate(client.player_id))
-                self._reply_room(client, room, message.id)
+                self._deliver(room, out)
+                await self._reply_room(client, room, message.id)
             case LeaveRoom():
                 room = self._current(client)
                 self._deliver(room, room.race.leave(client.player_id, now))
                 room.members.discard(client)
                 client.room = None
-                self._send(client, Ok(id=message.id))
+                await room.reply(client, Ok(id=message.id))
             case Ready():
                 room = self._current(client)
                 self._deliver(room, room.race.ready(client.player_id, message.ready, now))
-                self._send(client, Ok(id=message.id))
+                await room.reply(client, Ok(id=message.id))
             case StartRace():
                 room = self._current(client)
                 self._deliver(room, room.race.start(client.player_id, now))
-                self._send(client, Ok(id=message.id))
+                await room.reply(client, Ok(id=message.id))
             case MakeMove():
                 await self._move(client, self._parse_move(message), message.id, now)
             case Resign():
@@ -327,9 +327,13 @@ class Service:
             raise Refusal("not_in_room", "you are in no room")
         return client.room
 
-    def _enter(self, client: Client, room: Room) -> None:
+    def _may_enter(self, client: Client, room: Room) -> None:
         if client.room is not None and client.room is not room:
             raise Refusal("in_another_room", "leave your room first")
+
+    def _enter(self, client: Client, room: Room) -> None:
+        """Make the connection a member: it gets what is said in the room from now on."""
+        self._may_enter(client, room)
         client.room = room
         room.members.add(client)
 
@@ -386,7 +390,7 @@ class Service:
             time_limit_s=race.time_limit_s, daily_day=race.daily_day))
         room = self.rooms[race.code] = Room(race)
         self._enter(client, room)
-        self._reply_room(client, room, request_id)
+        await self._reply_room(client, room, request_id)
         return room
 
     # -- racing ---------------------------------------------------------------------------------
@@ -403,13 +407,11 @@ class Service:
 
     async def _move(self, client: Client, move: Move, request_id: str | None,
                     now: float) -> None:
-        """Validate, store, then acknowledge: an acknowledged move is never lost."""
+        """Validate, store, then acknowledge: an acknowledged move is never lost. The
+        connection's next request is read once the reply is out."""
         assert client.player_id is not None
         room = self._current(client)
-        out = room.race.move(client.player_id, move, now, request_id)
-        rows = self._unsaved_moves(room)
-        await self.writer.store_moves(rows)
-        self._deliver(room, out)
+        await self._deliver(room, room.race.move(client.player_id, move, now, request_id))
 
     async def _resume(self, client: Client, message: Resume, now: float) -> None:
         assert client.player_id is not None
@@ -417,89 +419,71 @@ class Service:
         race = room.race
         if client.player_id not in race.racers:
             raise Refusal("not_in_room", "you have no seat in that room")
+        self._may_enter(client, room)
+        room.members.discard(client)  # the reply hands this connection the room event below
+        self._deliver(room, race.reconnect(client.player_id, now))
         self._enter(client, room)
-        out = race.reconnect(client.player_id, now)
         missed = None if message.last_seq == 0 else race.events_since(message.last_seq)
         full = missed is None
         if missed is None:
             missed = race.catch_up_state()
-        self._send(client, Resynced(
-            id=message.id, full=full, missed=[event.model_dump(mode="json") for event in missed]))
-        self._send_own_view(client, room, message.id)
-        self._deliver(room, out)
+        await room.reply(client, Resynced(
+            id=message.id, full=full, missed=[event.model_dump(mode="json") for event in missed]),
+            *self._own_view(client, room, message.id))
 
-    def _reply_room(self, client: Client, room: Room, request_id: str | None) -> None:
-        """The direct reply to create, join and spectate: the room now, and your own board if
-        you are racing in it."""
-        self._send(client, room.race.room_state(request_id))
-        self._send_own_view(client, room, None)
+    def _reply_room(self, client: Client, room: Room,
+                    request_id: str | None) -> asyncio.Future[bool]:
+        """The reply to create, join and spectate: the room now, and your own board if you are
+        racing in it."""
+        return room.reply(client, room.race.room_state(request_id),
+                           *self._own_view(client, room, None))
 
-    def _send_own_view(self, client: Client, room: Room, request_id: str | None) -> None:
+    def _own_view(self, client: Client, room: Room, request_id: str | None) -> list[Message]:
         assert client.player_id is not None
         view = room.race.own_view(client.player_id, request_id)
-        if view is not None:
-            self._send(client, view)
+        return [] if view is None else [view]
 
     # -- delivery and timers --------------------------------------------------------------------
 
-    def _deliver(self, room: Room, out: Iterable[Outgoing]) -> None:
-        """Send what the race said, after queueing any moves it accepted for storage. A race's
-        final result is held back until it is stored, so an announced result is always in the
-        database."""
+    def _deliver(self, room: Room, out: list[Outgoing]) -> asyncio.Future[bool]:
+        """Queue what the race said in the room's outbox, addressed to the room's members now,
+        in the order the race said it; the future is done once it has all left.
+
+        The moves the race accepted are queued for storage, and what it said waits until they
+        are committed. A race's result is stored before it is announced: the result and what
+        follows wait for that. Whatever is queued later waits behind all of it."""
         race = room.race
-        ready: list[Outgoing] = []
         for outgoing in out:
             if isinstance(outgoing.message, RaceStarted):
                 self._record_start(race, outgoing.message)
-            if isinstance(outgoing.message, RaceFinished) or room.held_back:
-                room.held_back.append(outgoing)
-            else:
-                ready.append(outgoing)
-        rows = self._unsaved_moves(room)
-        if rows:
-            self.writer.store_moves(rows)
-        self._fan_out(room, ready)
-        if ready is not out and room.held_back and not room.storing:
-            room.storing = True
-            asyncio.get_running_loop().create_task(self._store_result(room))
+        rows = room.unsaved_moves()
+        after = self.writer.store_moves(rows) if rows else None
+        frames: list[Addressed] = []
+        for outgoing in out:
+            if isinstance(outgoing.message, RaceFinished):
+                room.outbox.add(frames, after)
+                frames, after = [], self._store_result(room)
+            frames.append(room.address(outgoing))
         self._arm(room)
+        return room.outbox.add(frames, after)
 
     def _record_start(self, race: Race, started: RaceStarted) -> None:
         at = datetime.fromtimestamp(started.started_at_ms / 1000, UTC)
         racers = list(race.racers)
         self.writer.run(lambda: store.record_start(self.sessions, race.race_id, at, racers))
 
-    def _unsaved_moves(self, room: Room) -> list[store.AcceptedMove]:
-        """Rows for the moves the race accepted since the last call (resignations the race
-        makes itself, for time-outs and abandoned seats, included)."""
-        race = room.race
-        rows: list[store.AcceptedMove] = []
-        for racer in race.racers.values():
-            if racer.game is None or race.started_at is None:
-                continue
-            saved = room.saved.get(racer.player_id, 0)
-            for index in range(saved, len(racer.game.history)):
-                rows.append({"race_id": race.race_id, "player_id": racer.player_id,
-                             "index": index, "text": str(racer.game.history[index]),
-                             "at_ms": round((racer.move_times[index] - race.started_at) * 1000)})
-            room.saved[racer.player_id] = len(racer.game.history)
-        return rows
-
-    def _fan_out(self, room: Room, out: list[Outgoing]) -> None:
-        for outgoing in out:
-            frame = outgoing.text()
-            broadcast([member.ws for member in room.members
-                       if outgoing.to is None or member.player_id == outgoing.to], frame)
-
-    async def _store_result(self, room: Room) -> None:
+    def _store_result(self, room: Room) -> asyncio.Future[bool]:
+        """Queue the race's result for storage; the room closes a while after it is stored."""
         race = room.race
         assert race.ended_at is not None
         ended = datetime.fromtimestamp(race.ended_at, UTC)
         ranking = race.ranking()
-        await self.writer.run(lambda: store.record_results(self.sessions, race.race_id, ended,
-                                                           ranking))
-        held, room.held_back, room.storing = room.held_back, [], False
-        self._fan_out(room, held)
+        stored = self.writer.run(lambda: store.record_results(self.sessions, race.race_id, ended,
+                                                              ranking))
+        stored.add_done_callback(lambda _: self._close_later(room))
+        return stored
+
+    def _close_later(self, room: Room) -> None:
         if not self.closing:
             asyncio.get_running_loop().call_later(self.settings.finished_room_s,
                                                   self._close_room, room)

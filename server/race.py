@@ -287,9 +287,16 @@ class Race:
             if player_id == self.host_id and self.racers:
                 self.host_id = next(iter(self.racers))
             return [self._room_changed()]
+        # Once the race is on a racer keeps their seat (and their result), gone from the room:
+        # leaving resigns a game still going, and the room shows them away.
+        was_here = racer.connected
+        racer.connected, racer.away_since = False, None
         if self.phase is Phase.RACING and not racer.finished:
-            return self._finish(racer, "resigned", now, resign=True)
-        return []
+            out = self._finish(racer, "resigned", now, resign=True)
+            if self.ended_at is not None:
+                return out  # that ended the race: its last room snapshot shows them gone
+            return [*out, self._room_changed()]
+        return [self._room_changed()] if was_here else []
 
     def ready(self, player_id: str, ready: bool, now: float) -> list[Outgoing]:
         racer = self._racer(player_id)
@@ -365,14 +372,20 @@ class Race:
         progress, outcome = game.progress(), game.outcome()
         if progress.on_foundations > racer.reached:
             racer.reached, racer.reached_at = progress.on_foundations, now
-        out = [Outgoing(player_id, MoveAccepted(
+        # The room hears of the move first: one progress event, with the racer's final status
+        # if the move ended their game. Then the mover's reply. Then, if that was the race's
+        # last game, the race's end (its result is stored before it is announced: the reply
+        # does not wait for that).
+        if outcome.is_over:
+            racer.status, racer.finished_at = outcome.status.value, now
+        out = [self._progress(racer), Outgoing(player_id, MoveAccepted(
             id=request_id, move=str(move), events=[str(event) for event in events],
             changed=changed, legal_moves=[str(m) for m in game.legal_moves()],
             status=outcome.status.value, reason=outcome.reason,
             on_foundations=progress.on_foundations, moves=progress.moves,
             notes=game.notes()))]
-        out.append(self._progress(racer))
-        out += self._check_finished(racer, now)
+        if outcome.is_over:
+            out += self._end_if_all_finished(now)
         return out
 
     def resign(self, player_id: str, now: float, request_id: str | None = None) -> list[Outgoing]:
@@ -397,12 +410,11 @@ class Race:
         if resign and racer.game is not None and not racer.game.outcome().is_over:
             racer.game.play(RESIGN)
             racer.move_times.append(now)
-        racer.status = status
-        racer.finished_at = now
-        out = [self._progress(racer)]
-        if all(r.finished for r in self.racers.values()):
-            out += self._end(now)
-        return out
+        racer.status, racer.finished_at = status, now
+        return [self._progress(racer), *self._end_if_all_finished(now)]
+
+    def _end_if_all_finished(self, now: float) -> list[Outgoing]:
+        return self._end(now) if all(r.finished for r in self.racers.values()) else []
 
     def _end(self, now: float) -> list[Outgoing]:
         self.phase = Phase.FINISHED

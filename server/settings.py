@@ -45,6 +45,11 @@ class Settings(BaseSettings):
     """How many it may send at once."""
     flood_close_after: int = 200
     """Refused messages in a row after which the connection is closed (1008)."""
+    shutdown_s: float = 3.0
+    """How long a graceful shutdown (SIGTERM, Ctrl-C) may take in all, well inside a container's
+    10 s stop timeout: storing what is queued, telling the clients, closing their connections.
+    A connection not closed by then is dropped; a write the database has not taken by then is
+    given up (it was not acknowledged: its client resumes without it)."""
 
     @property
     def safe_database_url(self) -> str:

@@ -4,7 +4,10 @@ Move handling never waits on the database except for the one thing it must: a mo
 before it is acknowledged. Moves queued while a write is under way are stored together in one
 transaction, so durability costs one commit per batch rather than one per move. Every write is
 idempotent, so a failed batch is simply retried (with backoff, logged, and shown on /healthz)
-until the database answers again; nothing queued is dropped.
+until the database answers again; nothing queued is dropped while the server runs.
+
+Each write's future says True once it is written. Only ``close`` gives writes up: those the
+database has not taken within its time limit, and any queued after it, say False.
 """
 
 from __future__ import annotations
@@ -26,8 +29,9 @@ log = logging.getLogger("patience_race.writer")
 class _Job:
     moves: list[AcceptedMove] | None = None
     action: Callable[[], Awaitable[Any]] | None = None
-    done: asyncio.Future[None] = field(default_factory=lambda: asyncio.get_running_loop()
+    done: asyncio.Future[bool] = field(default_factory=lambda: asyncio.get_running_loop()
                                        .create_future())
+    """True once written; False if given up (see ``Writer.close``)."""
 
 
 class Writer:
@@ -36,6 +40,9 @@ class Writer:
         self._record_moves = record_moves
         self._queue: asyncio.Queue[_Job] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
+        self._writing: list[_Job] = []
+        """The jobs of the batch under way."""
+        self._closed = False
         self._retry_s, self._max_retry_s = retry_s, max_retry_s
         self.failing_since: float | None = None
         self.last_error: str | None = None
@@ -49,38 +56,64 @@ class Writer:
     def pending(self) -> int:
         return self._queue.qsize()
 
-    def store_moves(self, rows: list[AcceptedMove]) -> asyncio.Future[None]:
-        """Queue accepted moves; the future is done once they are committed."""
-        job = _Job(moves=rows)
-        self._queue.put_nowait(job)
-        return job.done
+    def store_moves(self, rows: list[AcceptedMove]) -> asyncio.Future[bool]:
+        """Queue accepted moves; the future says True once they are committed."""
+        return self._queue_job(_Job(moves=rows))
 
-    def run(self, action: Callable[[], Awaitable[Any]]) -> asyncio.Future[None]:
+    def run(self, action: Callable[[], Awaitable[Any]]) -> asyncio.Future[bool]:
         """Queue any other idempotent write, done in order with the moves."""
-        job = _Job(action=action)
-        self._queue.put_nowait(job)
+        return self._queue_job(_Job(action=action))
+
+    def _queue_job(self, job: _Job) -> asyncio.Future[bool]:
+        if self._closed:
+            job.done.set_result(False)
+        else:
+            self._queue.put_nowait(job)
         return job.done
 
     async def flush(self) -> None:
         """Wait until everything queued so far is written."""
         await self.run(_nothing)
 
-    async def close(self) -> None:
-        await self.flush()
+    async def close(self, timeout: float | None = None) -> int:
+        """Write everything queued, waiting at most ``timeout`` seconds, then stop; ``stopped``
+        waits for a write cut short to let go. Returns how many writes were given up, not
+        done in time (their futures say False, as do those of writes queued from now on)."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout):
+                await self.flush()
+        self._closed = True
         if self._task is not None:
             self._task.cancel()
+        given_up = [job for job in [*self._writing, *self._drain()] if not job.done.done()]
+        for job in given_up:
+            job.done.set_result(False)
+        return len(given_up)
+
+    async def stopped(self) -> None:
+        """Once ``close`` has been called: until the writing task has ended. A write cut short
+        ends within its driver's own limits (on SQLite, the statement runs on in the driver's
+        thread until the 5 s busy timeout; asyncpg's close waits up to 2 s). Wait for it: left
+        to be cancelled again as the event loop closes, aiosqlite can hang."""
+        if self._task is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
 
+    def _drain(self) -> list[_Job]:
+        jobs = []
+        while not self._queue.empty():
+            jobs.append(self._queue.get_nowait())
+        return jobs
+
     async def _run(self) -> None:
         while True:
-            jobs = [await self._queue.get()]
-            while not self._queue.empty():
-                jobs.append(self._queue.get_nowait())
+            jobs = [await self._queue.get(), *self._drain()]
+            self._writing = jobs
             await self._write_until_done(jobs)
             for job in jobs:
                 if not job.done.done():
-                    job.done.set_result(None)
+                    job.done.set_result(True)
+            self._writing = []
 
     async def _write_until_done(self, jobs: list[_Job]) -> None:
         delay = self._retry_s

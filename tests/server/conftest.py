@@ -11,6 +11,8 @@ database, dropped at the end.
 - ``sessions``: the session factory the store functions take.
 - ``empty_database_url``: a fresh database with no tables, for migration tests.
 - ``server``: the real server on an ephemeral port, on the emptied ``database_url``.
+- ``moves_locked``: another connection holds a lock that makes every write of moves wait (a slow
+  commit, as a backup or a maintenance script would cause), until the block ends.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
+import sqlite3
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -116,3 +120,32 @@ async def server(sessions: async_sessionmaker[AsyncSession],
         yield running
     finally:
         await stop_server(running)
+
+
+@asynccontextmanager
+async def moves_locked(database_url: str) -> AsyncIterator[None]:
+    """Hold a lock that makes the server's writes of moves wait: on SQLite the write lock
+    (``BEGIN IMMEDIATE``; hold it less than the driver's 5 s busy timeout for a slow commit
+    rather than a failed one), on PostgreSQL the ``moves`` table."""
+    url = make_url(database_url)
+    if url.get_backend_name() == "sqlite":
+        assert url.database is not None
+        locker = sqlite3.connect(url.database, isolation_level=None)
+        try:
+            locker.execute("BEGIN IMMEDIATE")
+            yield
+        finally:
+            if locker.in_transaction:
+                locker.execute("COMMIT")
+            locker.close()
+        return
+    engine = create_async_engine(database_url, poolclass=NullPool)
+    try:
+        async with engine.connect() as connection:
+            await connection.execute(text("LOCK TABLE moves IN ACCESS EXCLUSIVE MODE"))
+            try:
+                yield
+            finally:
+                await connection.rollback()
+    finally:
+        await engine.dispose()

@@ -253,3 +253,52 @@ def test_a_daily_deal_does_not_reveal_its_seed_at_the_end() -> None:
     race.resign("p1", T0 + 3)
     (finished,) = [e for e in race.events_since(0) or [] if isinstance(e, RaceFinished)]
     assert finished.seed is None
+
+
+def test_the_move_that_ends_a_game_makes_one_progress_event_with_the_final_status() -> None:
+    race = new_race("all-fours")
+    started(race, "p2")
+    start = T0 + race.countdown_s
+    game = race.racers["p1"].game
+    player = GreedyPlayer(random.Random(2))
+    now = start
+    while True:
+        now += 0.5
+        out = race.move("p1", player.choose_in(game), now)
+        (progress,) = messages(out, ProgressEvent)
+        if race.racers["p1"].finished:
+            break
+        assert progress.status == "racing"
+    assert progress.status == game.outcome().status.value != "racing"
+    assert progress.moves == len(game.history)
+    out = race.resign("p2", now + 1)
+    (progress,) = messages(out, ProgressEvent)
+    assert (progress.player_id, progress.status, progress.moves) == ("p2", "resigned", 1)
+    sent = [o.message for o in out]
+    assert [type(m) for m in sent] == [ProgressEvent, MoveAccepted, RaceFinished, RoomState], (
+        "the reply comes after the room event of the move, and before the race's end")
+
+
+def test_a_racer_who_leaves_the_race_shows_as_gone_from_then_on() -> None:
+    race = new_race()
+    started(race, "p2", "p3")
+    start = T0 + race.countdown_s
+    out = race.leave("p2", start + 5)
+    progress, room = (o.message for o in out)
+    assert isinstance(progress, ProgressEvent) and progress.status == "resigned"
+    assert isinstance(room, RoomState) and room.seq == progress.seq + 1
+
+    def seat(room: RoomState) -> tuple[bool, str]:
+        (mine,) = [s for s in room.seats if s.player_id == "p2"]
+        return mine.connected, mine.status
+
+    assert seat(room) == (False, "resigned")
+    assert race.next_deadline() is None, "no grace period runs for a racer who has left"
+    race.resign("p1", start + 6)
+    out = race.resign("p3", start + 7)
+    (end,) = messages(out, RoomState)
+    assert end.phase == "finished" and seat(end) == (False, "resigned")
+    race.reconnect("p2", start + 8)
+    assert seat(race.room_state()) == (True, "resigned")
+    (finished_leave,) = race.leave("p3", start + 9)
+    assert isinstance(finished_leave.message, RoomState), "leaving a finished race is news too"

@@ -34,6 +34,7 @@ from server.protocol import (
     ProgressEvent,
     RaceFinished,
     RaceStarted,
+    RoomState,
     ShuttingDown,
     YourView,
 )
@@ -366,6 +367,7 @@ async def test_moves_before_the_start_and_a_full_room_are_refused(server: Server
     with pytest.raises(RequestRefused) as full:
         await cy.join(room.code)
     assert full.value.code == "room_full"
+    assert (await cy.create_room("octagon")).code != room.code, "refused, Cy is in no room"
 
 
 async def test_a_flood_is_slowed_then_closed_with_a_policy_code(sessions: Sessions,
@@ -433,3 +435,51 @@ async def test_the_sdk_waits_out_the_rate_limit_and_every_request_is_answered(
         assert len(boards) == 30 and all(board.entries == [] for board in boards)
     finally:
         await stop_server(running)
+
+
+async def recording_client(server: Server, name: str) -> RaceClient:
+    """A client that keeps every frame it receives, in order (``received``)."""
+    client = await RaceClient.connect(server.url, record=True)
+    await client.hello(name=name)
+    return client
+
+
+def frames_of(client: RaceClient) -> list[dict[str, Any]]:
+    return [json.loads(frame) for frame in client.received or []]
+
+
+async def test_the_move_that_ends_a_game_is_one_progress_event_then_the_reply(
+        server: Server) -> None:
+    ann, bob = [await recording_client(server, name) for name in ("Ann", "Bob")]
+    room = await ann.create_room("all-fours", seats=2, deal="number", number=DEAL)
+    await bob.join(room.code)
+    for client in (ann, bob):
+        await client.ready()
+    last = await play_to_end(ann)
+    await bob.next_event(YourView)
+    await bob.resign()
+    await ann.next_event(RaceFinished)
+    for player, final in ((ann.player_id, last.status), (bob.player_id, "resigned")):
+        mine = [frame for frame in frames_of(ann)
+                if frame["type"] == "progress" and frame["player_id"] == player]
+        assert [frame["moves"] for frame in mine] == list(range(1, len(mine) + 1))
+        assert [frame["status"] for frame in mine] == ["racing"] * (len(mine) - 1) + [final]
+    types = [frame["type"] for frame in frames_of(bob)]
+    assert types[-4:] == ["progress", "move_ok", "race_finished", "room"]
+
+
+async def test_a_racer_who_leaves_the_race_is_shown_gone(server: Server) -> None:
+    (ann, bob), code = await race_of(server, "octagon", ["Ann", "Bob"])
+    await ann.next_event(YourView)
+    await ann.leave()
+    left = await bob.next_event(ProgressEvent)
+    assert (left.player_id, left.status) == (ann.player_id, "resigned")
+    room = await bob.next_event(RoomState)
+    assert room.seq == left.seq + 1
+    assert [seat.connected for seat in room.seats if seat.player_id == ann.player_id] == [False]
+    await bob.resign()
+    await bob.next_event(RaceFinished)
+    end = await bob.next_event(RoomState)
+    assert end.phase == "finished"
+    assert {seat.player_id: seat.connected for seat in end.seats} == {
+        ann.player_id: False, bob.player_id: True}
