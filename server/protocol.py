@@ -15,12 +15,27 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 PROTOCOL_VERSION = 1
 
-RequestId = Annotated[str | None, Field(max_length=64,
-                                        description="Chosen by the client, echoed in the reply.")]
+RequestId = Annotated[str | None, Field(max_length=64, description=(
+    "Chosen by the client, echoed in the reply (and in an error). Send one: a reply without an "
+    "id looks exactly like a room event or an unasked view."))]
 Code = Annotated[str, Field(min_length=4, max_length=16, pattern=r"^[A-Za-z0-9]+$",
                             description="A room's join code.")]
 RuleSetName = Annotated[str, Field(max_length=40, description="A name from the rule set list.")]
 MoveText = Annotated[str, Field(max_length=80, description="A move's text form (docs/moves.md).")]
+
+GameStatus = Annotated[Literal["in_progress", "won", "lost", "resigned"], Field(description=(
+    "The game, as its rules see it: in_progress (also for a racer whose time ran out: the rules "
+    "did not end the game); won (every card home); lost (no legal move and no redeal left); "
+    "resigned (the player resigned, or the server resigned for a player who left the race or "
+    "stayed away past the grace period)."))]
+SeatStatus = Annotated[
+    Literal["waiting", "racing", "won", "lost", "resigned", "timed_out", "abandoned"],
+    Field(description=(
+        "The racer, as the race sees them: waiting (before the start); racing; then, once "
+        "finished, won, lost or resigned as their game ended, timed_out (the time limit came "
+        "first) or abandoned (away past the grace period: the server resigned for them)."))]
+FinalStatus = Annotated[Literal["won", "lost", "resigned", "timed_out", "abandoned"], Field(
+    description="How the racer finished, in the words of a seat's status.")]
 
 
 class Message(BaseModel):
@@ -40,7 +55,9 @@ class Hello(Message):
 
 
 class DealChoice(Message):
-    kind: Literal["secret", "number", "daily"] = "secret"
+    kind: Literal["secret", "number", "daily"] = Field(default="secret", description=(
+        "secret: a random deal nobody knows until the end; number: the deal given in 'number'. "
+        "'daily' names the daily deal's rooms and is refused here: send a 'daily' request."))
     number: Annotated[str | None, Field(
         pattern=r"^[0-9]{1,20}$",
         description="For kind 'number': the deal number as a decimal string.")] = None
@@ -86,7 +103,9 @@ class StartRace(Message):
 
 
 class MoveObject(Message):
-    """A move's JSON object form (docs/moves.md)."""
+    """A move's JSON object form (docs/moves.md): the deepest card moved (left out only where
+    the player cannot know it), the piles it goes from and to, how many cards move, and
+    whether they go under the target pile."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -98,6 +117,8 @@ class MoveObject(Message):
 
 
 class ActionObject(Message):
+    """An action's JSON object form: ``{"action": "redeal"}`` is the move ``redeal``."""
+
     action: Literal["resign", "redeal", "turn", "afresh"]
 
 
@@ -179,7 +200,8 @@ class Welcome(Message):
 
 
 class Ok(Message):
-    """The reply to a request whose effect everyone sees as a room event (ready, start, leave)."""
+    """The reply to a request whose effect everyone sees as room events (ready, start, leave):
+    it comes after them."""
 
     type: Literal["ok"] = "ok"
     id: RequestId = None
@@ -196,23 +218,26 @@ class SeatInfo(Message):
     player_id: str
     name: str
     ready: bool
-    connected: bool
-    on_foundations: int = 0
-    total: int = 0
-    moves: int = 0
-    status: str = Field(default="waiting",
-                        description="waiting, racing, won, lost, resigned or timed_out")
+    connected: bool = Field(description=(
+        "False while the player has no connection to the room (dropped, or left the race)."))
+    on_foundations: int = Field(default=0, description="Cards home now; 0 before the start.")
+    total: int = Field(default=0, description="Cards in the game; 0 before the start.")
+    moves: int = Field(default=0, description="Moves made; 0 before the start.")
+    status: SeatStatus = "waiting"
 
 
 class RoomState(Message):
-    """The room as everyone in it sees it; sent on join, and as a room event on every change."""
+    """The room as everyone in it sees it: a room event on every change of seats, readiness,
+    phase or connection, and the reply to create_room, join, spectate and daily."""
 
     type: Literal["room"] = "room"
     id: RequestId = None
-    seq: int
+    seq: int = Field(description=(
+        "As a room event, its number. As a reply, the number of the latest room event (0 when "
+        "there is none yet): the reply is not an event of its own."))
     code: str
     rule_set: str
-    deal_kind: str
+    deal_kind: Literal["secret", "number", "daily"]
     phase: Literal["lobby", "countdown", "racing", "finished"]
     host: str
     seats_max: int
@@ -228,8 +253,8 @@ class RoomState(Message):
 class Countdown(Message):
     type: Literal["countdown"] = "countdown"
     seq: int
-    starts_at_ms: int
-    seconds: float
+    starts_at_ms: int = Field(description="When the race starts, Unix ms.")
+    seconds: float = Field(description="The countdown's length; 0 for the daily deal.")
 
 
 class PileModel(Message):
@@ -243,8 +268,8 @@ class ViewModel(Message):
     rule_set: str
     piles: list[PileModel]
     legal_moves: list[str]
-    status: str
-    reason: str
+    status: GameStatus
+    reason: str = Field(description="Why the game ended, once it has; empty while it is on.")
     on_foundations: int
     total: int
     moves: int
@@ -258,11 +283,12 @@ class RaceStarted(Message):
     commitment: str
     deal_number: str | None = Field(
         default=None, description="Only for a chosen deal number; a secret seed waits for the end.")
-    algorithm: int
+    algorithm: int = Field(description="The deal algorithm's version (docs/deals.md).")
 
 
 class YourView(Message):
-    """Your own board: at the start, and after a resume."""
+    """Your own board: at the start (id null), after a join into your own race (id null), and
+    after a resume (the resume's id)."""
 
     type: Literal["view"] = "view"
     id: RequestId = None
@@ -276,7 +302,7 @@ class MoveAccepted(Message):
     events: list[str] = Field(description="What happened, the forced steps included.")
     changed: list[PileModel] = Field(description="The piles of your view that changed.")
     legal_moves: list[str]
-    status: str
+    status: GameStatus
     reason: str = Field(description="Why the game ended, once it has; empty while it is on.")
     on_foundations: int
     moves: int
@@ -292,17 +318,24 @@ class ProgressEvent(Message):
     on_foundations: int
     total: int
     moves: int
-    status: str
+    status: SeatStatus
 
 
 class RankEntry(Message):
-    rank: int
+    rank: int = Field(description=(
+        "1, 2, 3...: every racer has their own rank; racers tied on every ranking term keep "
+        "their seat order."))
     player_id: str
     name: str
-    status: str
-    time_ms: int | None = Field(description="From the start to the finish.")
-    on_foundations: int
-    reached_at_ms: int | None = Field(description="When that count was first reached.")
+    status: FinalStatus
+    time_ms: int | None = Field(description=(
+        "From the start to when the racer finished, whatever the status: for a winner the "
+        "winning time, for anyone else when they lost, resigned, ran out of time or were given "
+        "up for gone."))
+    on_foundations: int = Field(description="The most cards the racer had home.")
+    reached_at_ms: int | None = Field(description=(
+        "When that count was first reached, from the start; null if no move of the racer's "
+        "ever showed a card home."))
     moves: int
 
 
@@ -322,8 +355,13 @@ class Resynced(Message):
 
     type: Literal["resumed"] = "resumed"
     id: RequestId = None
-    missed: list[dict[str, Any]]
-    full: bool
+    missed: list[dict[str, Any]] = Field(description=(
+        "Not full: the room events after last_seq, in seq order, of the room snapshots among "
+        "them only the latest (so their seqs are skipped). Full: the room as it is now, then "
+        "race_finished if the race is over."))
+    full: bool = Field(description=(
+        "True when the events could not be given (last_seq 0, a server restart, or more missed "
+        "than the room keeps)."))
 
 
 class LeaderboardEntry(Message):
@@ -333,12 +371,14 @@ class LeaderboardEntry(Message):
     player_id: str
     name: str
     race_id: str | None = None
-    status: str | None = None
-    time_ms: int | None = None
+    status: FinalStatus | None = None
+    time_ms: int | None = Field(default=None, description=(
+        "As in a race's ranking: the winning time, or when the racer finished."))
     on_foundations: int | None = None
-    wins: int | None = None
-    deal: str | None = Field(default=None,
-                             description="The deal number; null while a daily deal is secret.")
+    wins: int | None = Field(default=None, description="most_wins only: the player's wins.")
+    deal: str | None = Field(default=None, description=(
+        "The deal number the race was dealt from: the chosen number, or for a secret deal its "
+        "seed, revealed; null while a daily deal's day is not over."))
     at: str = Field(description="When the result (or the last win) was, ISO 8601 UTC.")
 
 
@@ -362,7 +402,8 @@ class RaceRecord(Message):
 
 
 class ShuttingDown(Message):
-    """The server is stopping: everything accepted is saved; reconnect and resume later."""
+    """The server is stopping: everything accepted is saved; reconnect and resume later. The
+    connection is then closed with code 1001 (going away)."""
 
     type: Literal["shutdown"] = "shutdown"
     message: str

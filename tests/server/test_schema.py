@@ -1,11 +1,26 @@
-"""docs/protocol.schema.json is generated from the protocol models and must be current."""
+"""docs/protocol.schema.json is generated from the protocol models and must be current, and
+its status words are every word the server sends there."""
 
 from __future__ import annotations
 
 import json
+import random
+from dataclasses import dataclass, field
 
-from server.protocol import CLIENT_MESSAGE, SERVER_MESSAGE
-from server.schema import SCHEMA_PATH, render
+from engine.players import GreedyPlayer, play_out
+from engine.registry import find_rule_set
+from engine.view import Status
+from server.protocol import (
+    CLIENT_MESSAGE,
+    SERVER_MESSAGE,
+    MoveAccepted,
+    ProgressEvent,
+    RaceFinished,
+    RoomState,
+    YourView,
+)
+from server.race import Outgoing, Phase, Race
+from server.schema import SCHEMA_PATH, protocol_schema, render
 
 
 def test_published_schema_is_current() -> None:
@@ -19,3 +34,95 @@ def test_schema_names_every_message_type() -> None:
     for adapter in (CLIENT_MESSAGE, SERVER_MESSAGE):
         for kind in adapter.json_schema()["discriminator"]["mapping"]:
             assert f'"const": "{kind}"' in text or f'"{kind}"' in text
+
+
+def status_enum(model: str) -> set[str]:
+    status = protocol_schema()["$defs"][model]["properties"]["status"]
+    enum = status.get("enum") or next(option["enum"] for option in status["anyOf"]
+                                      if "enum" in option)
+    return set(enum)
+
+
+def test_a_games_status_words_are_the_engines() -> None:
+    words = {status.value for status in Status}
+    assert status_enum("ViewModel") == status_enum("MoveAccepted") == words
+
+
+T0 = 1_000_000.0
+
+
+def new_race(seed: int, time_limit_s: int | None) -> Race:
+    return Race(race_id="r1", code="ABCD1234", rule_set="all-fours", seed=seed, algorithm=1,
+                deal_kind="number", host_id="p1", host_name="Ann", seats_max=3,
+                time_limit_s=time_limit_s)
+
+
+def seed_where(rule_set: str, *, won: bool) -> int:
+    def wins(seed: int) -> bool:
+        game = play_out(find_rule_set(rule_set)(seed), GreedyPlayer(random.Random(1)))
+        return game.outcome().status is Status.WON
+
+    return next(seed for seed in range(1, 500) if wins(seed) is won)
+
+
+@dataclass
+class StatusesSeen:
+    seats: set[str] = field(default_factory=set)
+    progress: set[str] = field(default_factory=set)
+    ranking: set[str] = field(default_factory=set)
+    games: set[str] = field(default_factory=set)
+
+    def note(self, out: list[Outgoing], race: Race) -> None:
+        for message in [outgoing.message for outgoing in out] + [race.room_state()]:
+            if isinstance(message, RoomState):
+                self.seats |= {seat.status for seat in message.seats}
+            elif isinstance(message, ProgressEvent):
+                self.progress.add(message.status)
+            elif isinstance(message, RaceFinished):
+                self.ranking |= {entry.status for entry in message.ranking}
+            elif isinstance(message, YourView):
+                self.games.add(message.view.status)
+            elif isinstance(message, MoveAccepted):
+                self.games.add(message.status)
+
+    def play_out(self, race: Race, player_id: str, now: float) -> float:
+        player = GreedyPlayer(random.Random(1))
+        racer = race.racers[player_id]
+        assert racer.game is not None
+        while not racer.finished:
+            now += 0.5
+            self.note(race.move(player_id, player.choose_in(racer.game), now), race)
+        return now
+
+
+def test_the_schema_lists_every_status_word_a_race_gives_and_no_other() -> None:
+    """Drive races through every way a racer can be and finish (won, lost, resigned, out of
+    time, away past the grace period) and collect the words the race puts in seats, progress
+    events, rankings and views."""
+    seen = StatusesSeen()
+    winner, loser = seed_where("all-fours", won=True), seed_where("all-fours", won=False)
+
+    race = new_race(winner, time_limit_s=None)
+    seen.note(race.join("p2", "Bob", T0) + race.join("p3", "Cy", T0), race)
+    seen.note(race.start("p1", T0) + race.tick(T0 + race.countdown_s), race)
+    now = T0 + race.countdown_s
+    seen.note(race.disconnect("p3", now), race)
+    now = seen.play_out(race, "p1", now)
+    seen.note(race.resign("p2", now + 1), race)
+    seen.note(race.tick(now + race.grace_s), race)
+    assert race.phase is Phase.FINISHED
+
+    race = new_race(loser, time_limit_s=60)
+    seen.note(race.join("p2", "Bob", T0), race)
+    seen.note(race.start("p1", T0) + race.tick(T0 + race.countdown_s), race)
+    seen.play_out(race, "p1", T0 + race.countdown_s)
+    seen.note(race.tick(T0 + race.countdown_s + 60), race)
+    assert race.phase is Phase.FINISHED
+
+    finished = {"won", "lost", "resigned", "timed_out", "abandoned"}
+    assert seen.seats == finished | {"waiting", "racing"} == status_enum("SeatInfo")
+    assert seen.progress == finished | {"racing"}
+    assert seen.progress <= status_enum("ProgressEvent")
+    assert seen.ranking == finished == status_enum("RankEntry") == status_enum("LeaderboardEntry")
+    assert seen.games == status_enum("ViewModel")
+
