@@ -284,6 +284,9 @@ class RaceStarted(Message):
     deal_number: str | None = Field(
         default=None, description="Only for a chosen deal number; a secret seed waits for the end.")
     algorithm: int = Field(description="The deal algorithm's version (docs/deals.md).")
+    rules: int = Field(description=(
+        "The rules version the games are played under (docs/move-log.md): 2 today; a race "
+        "stored before version 2 and restored after a restart keeps version 1."))
 
 
 class YourView(Message):
@@ -347,6 +350,7 @@ class RaceFinished(Message):
         "The seed, revealed: SHA-256 of its decimal text is the commitment. Null for a daily "
         "deal until its day is over."))
     algorithm: int
+    rules: int = Field(description="The rules version the games were played under.")
     ranking: list[RankEntry]
 
 

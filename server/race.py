@@ -30,6 +30,7 @@ from engine.view import PileState, PileView, View
 from server.protocol import (
     SERVER_MESSAGE,
     Countdown,
+    ErrorMessage,
     Message,
     MoveAccepted,
     PileModel,
@@ -187,8 +188,7 @@ class Race:
         for player_id, name, moves in racers:
             racer = race.racers[player_id] = Racer(player_id, name, connected=False,
                                                    away_since=now, status="racing")
-            game = racer.game = race.game_type(race.seed, race.algorithm, rules=race.rules,
-                                               keep_opening=False)
+            game = race._deal_to(racer, started_at)
             for text, at_ms in moves:
                 when = started_at + at_ms / 1000
                 game.push(Move.parse(text))
@@ -327,6 +327,15 @@ class Race:
 
     # -- racing -------------------------------------------------------------------------------
 
+    def _deal_to(self, racer: Racer, started_at: float) -> Game:
+        """The racer's game, dealt. The cards the deal itself puts home (the Octagon's aces,
+        Hidden Cards' cards dealt onto their own heaps) count as reached at the start, so a
+        racer who never moves ranks with them."""
+        game = racer.game = self.game_type(self.seed, self.algorithm, rules=self.rules,
+                                           keep_opening=False)
+        racer.reached, racer.reached_at = game.foundation_count(), started_at
+        return game
+
     def _start_racing(self, now: float) -> list[Outgoing]:
         assert self.starts_at is not None
         self.phase = Phase.RACING
@@ -334,12 +343,11 @@ class Race:
         out = [self._broadcast(RaceStarted(
             seq=self._next_seq, started_at_ms=ms(self.started_at), commitment=self.commitment,
             deal_number=str(self.seed) if self.deal_kind == "number" else None,
-            algorithm=self.algorithm))]
+            algorithm=self.algorithm, rules=self.rules))]
         for racer in self.racers.values():
-            racer.game = self.game_type(self.seed, self.algorithm, rules=self.rules,
-                                        keep_opening=False)
+            game = self._deal_to(racer, self.started_at)
             racer.status = "racing"
-            out.append(Outgoing(racer.player_id, YourView(view=view_model(racer.game.view()))))
+            out.append(Outgoing(racer.player_id, YourView(view=view_model(game.view()))))
         out.append(self._room_changed())
         for racer in self.racers.values():
             out += self._check_finished(racer, self.started_at)
@@ -355,7 +363,10 @@ class Race:
             raise RaceError("finished", f"you have finished ({racer.status})")
         assert racer.game is not None and self.started_at is not None
         if self._out_of_time(now):
-            return self.tick(now)
+            # The time limit passed before the timer woke the race: end it now, and answer
+            # the move as one sent after the end (every request gets exactly one reply).
+            return [*self.tick(now), Outgoing(player_id, ErrorMessage(
+                id=request_id, code="not_racing", message="the race is over: the time is up"))]
         game = racer.game
         before = racer.table if racer.table is not None else game.table()
         try:
@@ -422,7 +433,7 @@ class Race:
         self.result = RaceFinished(
             seq=self._next_seq, race_id=self.race_id,
             seed=str(self.seed) if self.reveals_seed else None,
-            algorithm=self.algorithm, ranking=self.ranking())
+            algorithm=self.algorithm, rules=self.rules, ranking=self.ranking())
         return [self._broadcast(self.result), self._room_changed()]
 
     @property

@@ -144,7 +144,7 @@ class RoomPage {
     const resume = { type: "resume", code: this.code, last_seq: this.lastSeq };
     try {
       if (this.watching) await this.take("spectate");
-      else await this.connection.request(resume);
+      else this.receive(await this.connection.request(resume));
     } catch {
       await this.take(this.watching ? "spectate" : "join").catch((error) => {
         this.notice = error.message;

@@ -92,13 +92,13 @@ async def test_the_bot_says_how_the_race_ended_when_the_time_limit_ends_it_durin
     out, err = await asyncio.wait_for(process.communicate(), TIME_LIMIT_S + 60)
     assert (process.returncode, err.decode()) == (0, "")
     lines = out.decode().splitlines()
+    dealt_home = find_rule_set("hidden-cards")(7).foundation_count()
     assert lines[:2] == [
         f"Robo is in room {room.code} (Hidden Cards): greedy, a move every 32 s once the race "
         "starts",
-        f"Robo: timed out after 0 moves, {find_rule_set('hidden-cards')(7).foundation_count()}"
-        "/52 home"]
+        f"Robo: timed out after 0 moves, {dealt_home}/52 home"]
     ranked = sorted(line.split(". ", 1)[1] for line in lines[2:])
-    assert ranked == ["Ann: timed out, 0 home", "Robo: timed out, 0 home"]
+    assert ranked == [f"Ann: timed out, {dealt_home} home", f"Robo: timed out, {dealt_home} home"]
 
 
 async def test_the_bot_command_says_why_it_cannot_join(server: Server) -> None:

@@ -7,10 +7,11 @@ import random
 
 import pytest
 
-from engine.moves import Move
+from engine.moves import RESIGN, Move
 from engine.players import GreedyPlayer, RandomPlayer
 from server.protocol import (
     Countdown,
+    ErrorMessage,
     MoveAccepted,
     ProgressEvent,
     RaceFinished,
@@ -302,3 +303,27 @@ def test_a_racer_who_leaves_the_race_shows_as_gone_from_then_on() -> None:
     assert seat(race.room_state()) == (True, "resigned")
     (finished_leave,) = race.leave("p3", start + 9)
     assert isinstance(finished_leave.message, RoomState), "leaving a finished race is news too"
+
+
+def test_a_move_after_the_time_limit_ends_the_race_and_is_answered() -> None:
+    """The timer had not woken the race yet: the move still gets its one reply."""
+    race = new_race("octagon", time_limit_s=60)
+    started(race)
+    late = race.racers["p1"].game.legal_moves()[0]
+    out = race.move("p1", late, T0 + race.countdown_s + 61, request_id="m1")
+    assert race.phase is Phase.FINISHED and messages(out, RaceFinished)
+    (reply,) = messages(out, ErrorMessage)
+    assert (reply.id, reply.code) == ("m1", "not_racing") and out[-1].to == "p1"
+    assert race.racers["p1"].game.history == [], "the late move was not played"
+
+
+def test_cards_the_deal_puts_home_count_for_a_racer_who_never_moves() -> None:
+    """The Octagon's eight aces are home from the deal: a racer who resigns at once ranks with
+    them, reached at the start."""
+    race = new_race("octagon")
+    started(race, "p2")
+    race.move("p1", RESIGN, T0 + race.countdown_s + 5)
+    out = race.move("p2", RESIGN, T0 + race.countdown_s + 9)
+    (finished,) = messages(out, RaceFinished)
+    assert [(entry.on_foundations, entry.reached_at_ms) for entry in finished.ranking] == [
+        (8, 0), (8, 0)]

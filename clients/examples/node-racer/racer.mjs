@@ -24,6 +24,7 @@ let nextId = 1;
 let lastSeq = 0;
 let idle = 0;
 let home = -1;
+let playing = Promise.resolve(); // our own game, until it is over
 
 function request(message) {
   const id = String(nextId++);
@@ -69,15 +70,18 @@ socket.on("message", (data) => {
     return;
   }
   if (message.type === "view") {
-    play(message.view).catch((error) => {
+    playing = play(message.view).catch((error) => {
       console.error(error.message);
       process.exit(1);
     });
   } else if (message.type === "race_finished") {
-    console.log(JSON.stringify({ race_id: message.race_id, seed: message.seed,
-      ranking: message.ranking.map(({ rank, name, status, on_foundations }) =>
-        ({ rank, name, status, on_foundations })) }));
-    socket.close();
+    // The reply to our last move may have come in the same read: let play() print it first.
+    playing.then(() => {
+      console.log(JSON.stringify({ race_id: message.race_id, seed: message.seed,
+        ranking: message.ranking.map(({ rank, name, status, on_foundations }) =>
+          ({ rank, name, status, on_foundations })) }));
+      socket.close();
+    });
   }
 });
 
