@@ -130,8 +130,9 @@ class Session:
     def attempt(self, line: str) -> None:
         legal = self.game.legal_moves()
         try:
-            move = legal[int(line) - 1] if line.isdigit() and 0 < int(line) <= len(legal) \
-                else Move.parse(line)
+            # ASCII digits: int() refuses ² (which isdigit takes) and digits by the thousand
+            number = int(line) if line.isascii() and line.isdigit() and len(line) < 6 else 0
+            move = legal[number - 1] if 0 < number <= len(legal) else Move.parse(line)
             events = self.game.play(move)
         except IllegalMoveError as refused:
             self.write(f"Refused: {refused.reason}")

@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterable
 from typing import ClassVar
 
+from pydantic import ValidationError
 from rich.text import Text
 from textual import events, on, work
 from textual.actions import SkipAction
@@ -234,8 +235,8 @@ class RaceScreen(RacerScreen):
     def typed(self, event: Input.Submitted) -> None:
         text = event.value.strip()
         legal = self.shown_moves
-        if text.isdigit():
-            if not 1 <= int(text) <= len(legal):
+        if text.isascii() and text.isdigit():  # int() refuses ², which isdigit takes
+            if len(text) > 4 or not 1 <= int(text) <= len(legal):
                 self.say(f"there is no move {text}: pick 1 to {len(legal)}", error=True)
                 return
             text = legal[int(text) - 1]
@@ -254,6 +255,9 @@ class RaceScreen(RacerScreen):
             ack = await self.session.move(move)
         except RequestRefused as refused:
             self.say(f"✗ Refused: {move}: {refused.message}", error=True)
+            return
+        except ValidationError:
+            self.say(f"✗ Refused: {move}: not a move (too long to be one)", error=True)
             return
         except CONNECTION_ERRORS as error:
             self.say(f"✗ Not sent, the connection is down ({error}): try again in a moment",

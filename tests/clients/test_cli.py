@@ -90,6 +90,16 @@ def test_play_by_number_and_end_of_input_leaves_the_game_unfinished() -> None:
     assert len(session.game.history) == 2
 
 
+def test_a_move_number_in_other_digits_is_not_understood_rather_than_a_crash() -> None:
+    lines = ["²", "٣", "1"]
+    output: list[str] = []
+    session = Session(find_rule_set("puss-in-the-corner")(SEED), lambda prompt: lines.pop(0)
+                      if lines else "resign", output.append, False)
+    assert session.run()
+    assert sum(line.startswith("Not understood: ") for line in output) == 2
+    assert len(session.game.history) == 2, "the move numbered 1, then resigning"
+
+
 def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "clients.cli", *args], input=stdin,
                           capture_output=True, text=True, timeout=120)

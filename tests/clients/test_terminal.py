@@ -354,3 +354,26 @@ async def test_the_start_form_fits_an_80_column_terminal(server: Server, tmp_pat
         for control in ("#create-room", "#code", "#join-room"):
             region = app.screen.query_one(control).region
             assert app.screen.region.contains_region(region), f"{control} is cut off: {region}"
+
+
+async def test_a_move_typed_in_other_digits_or_too_long_is_refused_and_the_racer_stays(
+        server: Server, tmp_path: Path) -> None:
+    ann = await server.client("Ann")
+    room = await ann.create_room("all-fours", deal="number", number=7)
+    app = racer(server, tmp_path / "token.json", name="Bob", code=room.code)
+    async with app.run_test(size=SIZE) as pilot:
+        await race_against(pilot, ann)
+        screen = app.screen
+        assert isinstance(screen, RaceScreen)
+        for typed, says in [("²", "Refused: ²"), ("AS x² heap:1 -> heap:2", "Refused: AS x²"),
+                            ("9" * 5000, "there is no move"),
+                            ("AS heap:1 -> " + "x" * 80, "Refused: AS heap:1 -> xxx")]:
+            screen.say("")
+            screen.query_one("#move", Input).value = typed
+            await type_move(pilot, "")
+            await until(pilot, lambda says=says: says in shown(pilot, "#status"))
+            assert app.screen is screen and app.is_running
+        screen.query_one("#move", Input).value = ""
+        await type_move(pilot, "1")
+        await until(pilot, lambda: f"You played {FIRST_MOVE}" in shown(pilot, "#last"))
+        await ann.close()
