@@ -377,3 +377,62 @@ async def test_a_move_typed_in_other_digits_or_too_long_is_refused_and_the_racer
         await type_move(pilot, "1")
         await until(pilot, lambda: f"You played {FIRST_MOVE}" in shown(pilot, "#last"))
         await ann.close()
+
+
+MARKUP_NAMES = ["[/]", "[@click=app.quit]", "[link=x]y[/link]", "[bold]"]
+"""Names that Rich and Textual would read as markup: ``[/]`` closes a tag never opened."""
+
+
+async def test_names_that_look_like_markup_are_shown_as_written(server: Server,
+                                                                tmp_path: Path) -> None:
+    ann = await server.client("Ann")
+    room = await ann.create_room("all-fours", deal="number", number=7, seats=6)
+    app = racer(server, tmp_path / "token.json", name="Bob", code=room.code)
+    async with app.run_test(size=SIZE) as pilot:
+        await on_screen(pilot, RoomScreen)
+        others = {}
+        for name in MARKUP_NAMES:
+            others[name] = await server.client(name)
+            await others[name].join(room.code)
+            await until(pilot, lambda name=name: f"{name} | · not yet" in shown(pilot, "#seats"))
+            await pilot.pause(0.1)
+            assert app.is_running and isinstance(app.screen, RoomScreen), "the racer is up"
+        for client in [ann, *others.values()]:
+            await client.ready()
+        await pilot.press("r")
+        await on_screen(pilot, RaceScreen)
+        for name, client in others.items():
+            await client.resign()
+            await until(pilot, lambda name=name: f"{name} | " in shown(pilot, "#racers")
+                        and "resigned" in row_of(pilot, "#racers", f"{name} | "))
+        await pilot.pause(0.1)
+        assert app.is_running and isinstance(app.screen, RaceScreen), "the racer is up"
+        await ann.resign()
+        await pilot.press("ctrl+r", "y")
+        await on_screen(pilot, ResultsScreen)
+        ranking = shown(pilot, "#ranking")
+        assert all(f"| {name} | resigned" in ranking for name in MARKUP_NAMES), ranking
+        await pilot.pause(0.1)
+        assert app.is_running and isinstance(app.screen, ResultsScreen), "the racer is up"
+        for client in [ann, *others.values()]:
+            await client.close()
+
+
+async def test_a_name_the_server_would_refuse_is_said_so_on_the_form(server: Server,
+                                                                     tmp_path: Path) -> None:
+    app = racer(server, tmp_path / "token.json", name="Ann\u202e")
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: "bidirectional" in shown(pilot, "#status"))
+        assert app.is_running and isinstance(app.screen, StartScreen)
+    app = racer(server, tmp_path / "token.json")
+    async with app.run_test(size=SIZE) as pilot:
+        await on_screen(pilot, StartScreen)
+        app.screen.query_one("#name", Input).value = "\u2066Ann\u2069"
+        app.screen.query_one("#code", Input).value = "ABCDEF"
+        await pilot.click("#join-room")
+        await until(pilot, lambda: "bidirectional" in shown(pilot, "#status"))
+        assert app.is_running and isinstance(app.screen, StartScreen)
+        app.screen.query_one("#name", Input).value = " Zoe\u0308 "
+        await pilot.click("#create-room")
+        await on_screen(pilot, RoomScreen)
+        assert "Zo\u00eb | · not yet | host, you" in shown(pilot, "#seats")
