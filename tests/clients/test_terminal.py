@@ -275,6 +275,13 @@ def test_the_token_file_keeps_one_player_per_server_and_name(tmp_path: Path) -> 
     assert tokens.load() == [bob, elsewhere, fresh]
 
 
+def test_a_name_is_found_as_the_server_stores_it_trimmed_and_nfc(tmp_path: Path) -> None:
+    tokens = IdentityFile(tmp_path / "token.json")
+    zoe = Identity("ws://a/ws", "Zo\u00eb", "p1", "t1")
+    tokens.save(zoe)
+    assert tokens.find("ws://a/ws", " Zoe\u0308 ") == zoe
+
+
 def test_the_join_hint_names_the_server_unless_it_is_the_default() -> None:
     assert join_hint("K7M2XQ4B", DEFAULT_SERVER) == "patience-race race K7M2XQ4B"
     assert join_hint("K7M2XQ4B", "ws://cards.example:9000/ws") == (
