@@ -19,10 +19,13 @@ import logging
 import os
 import secrets
 import sys
+import unicodedata
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
+
+from pydantic import ValidationError
 
 from clients.board import draw, draw_piles_whole
 from clients.terminal_session import DEFAULT_SERVER
@@ -130,8 +133,9 @@ class Session:
     def attempt(self, line: str) -> None:
         legal = self.game.legal_moves()
         try:
-            move = legal[int(line) - 1] if line.isdigit() and 0 < int(line) <= len(legal) \
-                else Move.parse(line)
+            # ASCII digits: int() refuses ² (which isdigit takes) and digits by the thousand
+            number = int(line) if line.isascii() and line.isdigit() and len(line) < 6 else 0
+            move = legal[number - 1] if 0 < number <= len(legal) else Move.parse(line)
             events = self.game.play(move)
         except IllegalMoveError as refused:
             self.write(f"Refused: {refused.reason}")
@@ -192,6 +196,14 @@ RESULTS_WITHOUT_ENGINE_END = {"timed_out": {"in_progress"}, "abandoned": {"resig
 """Results the race gives that the engine's outcome does not (the clock, an empty seat)."""
 
 
+def printable(text: object) -> str:
+    """Text from others as a terminal may show it: control and format characters (an escape
+    sequence, a line break, a bidirectional override) written as Python escapes (``\\x1b``),
+    not obeyed. The joiners of emoji sequences and Persian names stay."""
+    return "".join(char if char in "\u200c\u200d" or unicodedata.category(char) not in (
+        "Cc", "Cf", "Cs", "Zl", "Zp") else ascii(char)[1:-1] for char in str(text))
+
+
 def verify_race(name: str, record: dict[str, Any]) -> int:
     """Check a race record: the revealed seed matches the commitment published at the start,
     and every racer's log replays legally to the result the server announced."""
@@ -202,12 +214,12 @@ def verify_race(name: str, record: dict[str, Any]) -> int:
     if commitment(deal_number(str(record["seed"]))) != record["commitment"]:
         print(f"{name}: the seed does not match the commitment", file=sys.stderr)
         return 1
-    print(f"{name}: race {record['race_id']}, {record['rule_set']}, deal {record['seed']}: "
-          "the seed matches the commitment")
+    print(f"{name}: race {printable(record['race_id'])}, {printable(record['rule_set'])}, deal "
+          f"{record['seed']}: the seed matches the commitment")
     failures = 0
     names = {player["player_id"]: player["name"] for player in record["players"]}
     for result in record["results"]:
-        who = names.get(result["player_id"], result["player_id"])
+        who = printable(names.get(result["player_id"], result["player_id"]))
         try:
             log = MoveLog.from_json(record["logs"][result["player_id"]])
             if (log.rule_set, str(log.seed)) != (record["rule_set"], record["seed"]):
@@ -263,7 +275,11 @@ def cmd_bot(args: argparse.Namespace) -> int:
                                      args.pace, args.seed, say=partial(print, flush=True),
                                      verbose=args.verbose))
     except RequestRefused as refused:  # no such room, a full one, one already racing
-        print(f"patience-race bot: {refused.message}", file=sys.stderr)
+        print(f"patience-race bot: {printable(refused.message)}", file=sys.stderr)
+        return 1
+    except ValidationError as invalid:  # the name, checked as the server would
+        print(f"patience-race bot: choose another name: {invalid.errors()[0]['msg']}",
+              file=sys.stderr)
         return 1
     except BrokenPipeError:
         raise  # whoever read the output has gone: main ends quietly
@@ -273,7 +289,8 @@ def cmd_bot(args: argparse.Namespace) -> int:
     print(f"{args.name}: {words(result.status)} after {result.moves} moves, "
           f"{result.on_foundations}/{result.total} home")
     for entry in result.ranking:
-        print(f"  {entry.rank}. {entry.name}: {words(entry.status)}, {entry.on_foundations} home")
+        print(f"  {entry.rank}. {printable(entry.name)}: {words(entry.status)}, "
+              f"{entry.on_foundations} home")
     return 0
 
 

@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterable
 from typing import ClassVar
 
+from pydantic import ValidationError
 from rich.text import Text
 from textual import events, on, work
 from textual.actions import SkipAction
@@ -22,12 +23,13 @@ from textual.containers import Horizontal, ScrollableContainer, Vertical
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
-from textual.widgets import Button, DataTable, Footer, Input, OptionList, Static
+from textual.widgets import Button, DataTable, Footer, Input, OptionList
 
 from clients.sdk import RequestRefused
 from clients.terminal_board import board_text, progress_bar, widest
 from clients.terminal_screens import (
     LeaderboardScreen,
+    Plain,
     RacerScreen,
     clock,
     duration,
@@ -57,7 +59,7 @@ def fill_racers(table: DataTable[object], seats: Iterable[SeatInfo], me: str, to
             status.append(", away", style="red")
         table.add_row(racer_name(seat.name, seat.player_id == me),
                       progress_bar(seat.on_foundations, seat_total),
-                      f"{seat.on_foundations}/{seat_total}", seat.moves, status)
+                      Text(f"{seat.on_foundations}/{seat_total}"), seat.moves, status)
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -78,7 +80,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(self.question)
+            yield Plain(self.question)
             with Horizontal():
                 yield Button("Yes (y)", id="yes", variant="error")
                 yield Button("No (n)", id="no")
@@ -145,15 +147,15 @@ class RaceScreen(RacerScreen):
         """The legal moves as listed: a number typed or a line picked is one of these."""
 
     def compose(self) -> ComposeResult:
-        yield Static(id="top")
+        yield Plain(id="top")
         with BoardBox(id="board-box"):
-            yield Static(id="board")
-        yield Static(id="notes")
+            yield Plain(id="board")
+        yield Plain(id="notes")
         with Horizontal(id="lower"):
-            yield OptionList(id="moves")
+            yield OptionList(id="moves", markup=False)
             yield DataTable(id="racers", cursor_type="none")
-        yield Static(id="last")
-        yield Static(id="status")
+        yield Plain(id="last")
+        yield Plain(id="status")
         yield MoveInput(id="move", compact=True, placeholder="type a move (like 8H heap:3 -> "
                         "foundation:2) or its number, then Enter")
         yield Footer()
@@ -174,7 +176,7 @@ class RaceScreen(RacerScreen):
         if board is None:
             return
         self.draw_board()
-        self.query_one("#notes", Static).update("\n".join(board.notes))
+        self.query_one("#notes", Plain).update("\n".join(board.notes))
         if board.legal_moves != self.shown_moves:
             self.shown_moves = list(board.legal_moves)
             moves = self.query_one("#moves", OptionList)
@@ -186,7 +188,7 @@ class RaceScreen(RacerScreen):
         fill_racers(self.query_one("#racers", DataTable), state.seats.values(), state.player_id,
                     board.total)
         if board.last_move:
-            self.query_one("#last", Static).update(Text.assemble(
+            self.query_one("#last", Plain).update(Text.assemble(
                 ("You played ", "dim"), (board.last_move, "bold"),
                 (": " + "; ".join(board.last_events) if board.last_events else "", "")))
         if state.finished_as is not None:
@@ -207,7 +209,7 @@ class RaceScreen(RacerScreen):
         if board is None or width <= 0:
             return  # the box is not laid out yet: its first size brings it here again
         drawing = board_text(board.piles, self.game.layout, board.changed, width)
-        self.query_one("#board", Static).update(drawing)
+        self.query_one("#board", Plain).update(drawing)
         lines = drawing.split()
         scrollbar = box.styles.scrollbar_size_horizontal if widest(lines) > width else 0
         box.styles.max_height = len(lines) + box.styles.gutter.height + scrollbar
@@ -228,14 +230,14 @@ class RaceScreen(RacerScreen):
             parts.append(f"⏱ {clock(elapsed)}")
             if room.time_limit_s:
                 parts.append(f"{clock(max(0, room.time_limit_s * 1000 - elapsed))} left")
-        self.query_one("#top", Static).update(" · ".join(parts))
+        self.query_one("#top", Plain).update(" · ".join(parts))
 
     @on(Input.Submitted, "#move")
     def typed(self, event: Input.Submitted) -> None:
         text = event.value.strip()
         legal = self.shown_moves
-        if text.isdigit():
-            if not 1 <= int(text) <= len(legal):
+        if text.isascii() and text.isdigit():  # int() refuses ², which isdigit takes
+            if len(text) > 4 or not 1 <= int(text) <= len(legal):
                 self.say(f"there is no move {text}: pick 1 to {len(legal)}", error=True)
                 return
             text = legal[int(text) - 1]
@@ -254,6 +256,9 @@ class RaceScreen(RacerScreen):
             ack = await self.session.move(move)
         except RequestRefused as refused:
             self.say(f"✗ Refused: {move}: {refused.message}", error=True)
+            return
+        except ValidationError:
+            self.say(f"✗ Refused: {move}: not a move (too long to be one)", error=True)
             return
         except CONNECTION_ERRORS as error:
             self.say(f"✗ Not sent, the connection is down ({error}): try again in a moment",
@@ -305,10 +310,10 @@ class ResultsScreen(RacerScreen):
     """
 
     def compose(self) -> ComposeResult:
-        yield Static(id="result-title")
+        yield Plain(id="result-title")
         yield DataTable(id="ranking", cursor_type="none")
-        yield Static(id="seed")
-        yield Static(id="status")
+        yield Plain(id="seed")
+        yield Plain(id="status")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -321,19 +326,19 @@ class ResultsScreen(RacerScreen):
         room, finished = state.room, state.finished
         if room is None:
             return
-        self.query_one("#result-title", Static).update(
+        self.query_one("#result-title", Plain).update(
             f"Race over · {find_rule_set(room.rule_set).title} · room {room.code}")
         table = self.query_one("#ranking", DataTable)
         table.clear()
         if finished is None:
-            self.query_one("#seed", Static).update(
+            self.query_one("#seed", Plain).update(
                 "The ranking was announced while you were away: it is on the leaderboards.")
             return
         for entry in finished.ranking:
             table.add_row(entry.rank, racer_name(entry.name, entry.player_id == state.player_id),
                           status_text(entry.status), duration(entry.time_ms),
                           entry.on_foundations, duration(entry.reached_at_ms), entry.moves)
-        self.query_one("#seed", Static).update(self.fairness(finished.seed))
+        self.query_one("#seed", Plain).update(self.fairness(finished.seed))
         if finished.seed is not None:
             api = self.session.server.replace("ws", "http", 1).removesuffix("/ws")
             self.say(f"Check it yourself: curl {api}/api/races/{finished.race_id} > race.json "

@@ -11,12 +11,14 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
+from pydantic import ValidationError
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+from textual.visual import VisualType
 from textual.widgets import (
     Button,
     DataTable,
@@ -66,6 +68,20 @@ def racer_name(name: str, mine: bool) -> Text:
     return Text(f"{name} (you)", style="bold") if mine else Text(name)
 
 
+def plain(value: object) -> object:
+    """A table cell as written: Textual reads a ``str`` cell as markup (``[/]`` in a name ends the
+    app, ``[@click=app.quit]`` would be a link), so texts become Rich ``Text``."""
+    return Text(value) if isinstance(value, str) else value
+
+
+class Plain(Static):
+    """A ``Static`` that shows its text as written, never as markup: what it shows may come from
+    other players or the server."""
+
+    def __init__(self, content: VisualType = "", *, id: str | None = None) -> None:
+        super().__init__(content, markup=False, id=id)
+
+
 def join_hint(code: str, server: str) -> str:
     """The command a friend types to join: it names the server unless it is the default."""
     command = f"patience-race race {code}"
@@ -89,7 +105,7 @@ class RacerScreen(Screen[None]):
         self.status = Text()
 
     def on_mount(self) -> None:
-        self.query_one("#status", Static).update(self.status)
+        self.query_one("#status", Plain).update(self.status)
         self.show()
 
     def show(self) -> None:
@@ -99,7 +115,7 @@ class RacerScreen(Screen[None]):
         """Put a line in the status line: what happened, or in red what went wrong."""
         self.status = Text(text, style="bold red" if error else "")
         if self.is_mounted:
-            self.query_one("#status", Static).update(self.status)
+            self.query_one("#status", Plain).update(self.status)
 
     @work(group="requests")
     async def send(self, request: Callable[[], Awaitable[object]]) -> None:
@@ -137,7 +153,7 @@ class StartScreen(RacerScreen):
         self.code = code
 
     def compose(self) -> ComposeResult:
-        yield Static(id="title")
+        yield Plain(id="title")
         if self.session.needs_name:
             with Vertical(id="identity") as box, Horizontal():
                 box.border_title = "Who you are"
@@ -165,7 +181,7 @@ class StartScreen(RacerScreen):
             yield Input(self.code or "", id="code", placeholder="the code a friend sent",
                         restrict=r"[A-Za-z0-9]*")
             yield Button("Join", id="join-room")
-        yield Static(id="status")
+        yield Plain(id="status")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -178,7 +194,7 @@ class StartScreen(RacerScreen):
     def show(self) -> None:
         welcome = self.session.welcome
         who = f"playing as {welcome.name}" if welcome else "not connected yet"
-        self.query_one("#title", Static).update(Text.assemble(
+        self.query_one("#title", Plain).update(Text.assemble(
             ("patience-race", "bold"), f"  ·  {self.session.server}  ·  {who}"))
         if welcome is not None:
             self.query("#identity").remove()
@@ -234,6 +250,8 @@ class StartScreen(RacerScreen):
                 await request()
         except RequestRefused as refused:
             self.say(refused.message, error=True)
+        except ValidationError as invalid:  # the name, checked as the server would
+            self.say(f"choose another name: {invalid.errors()[0]['msg']}", error=True)
         except CONNECTION_ERRORS as error:
             self.say(f"cannot reach {self.session.server} ({error}): is the server running? "
                      "Try again.", error=True)
@@ -262,15 +280,15 @@ class RoomScreen(RacerScreen):
     """
 
     def compose(self) -> ComposeResult:
-        yield Static(id="room-title")
-        yield Static(id="share")
+        yield Plain(id="room-title")
+        yield Plain(id="share")
         yield DataTable(id="seats", cursor_type="none")
-        yield Static(id="countdown")
+        yield Plain(id="countdown")
         with Horizontal():
             yield Button("Ready", id="ready", variant="success")
             yield Button("Start now", id="start")
             yield Button("Leave", id="leave", variant="error")
-        yield Static(id="status")
+        yield Plain(id="status")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -283,8 +301,8 @@ class RoomScreen(RacerScreen):
         room = state.room
         if room is None:
             return
-        self.query_one("#room-title", Static).update(room_summary(room))
-        self.query_one("#share", Static).update(
+        self.query_one("#room-title", Plain).update(room_summary(room))
+        self.query_one("#share", Plain).update(
             f"Friends join with the code {room.code}: "
             f"{join_hint(room.code, self.session.server)}")
         table = self.query_one("#seats", DataTable)
@@ -293,8 +311,8 @@ class RoomScreen(RacerScreen):
             notes = [note for note, applies in (
                 ("host", seat.player_id == room.host), ("you", seat.player_id == state.player_id),
                 ("away", not seat.connected)) if applies]
-            table.add_row(seat.name, Text("✔ ready", "bold green") if seat.ready
-                          else Text("· not yet", "dim"), ", ".join(notes))
+            table.add_row(Text(seat.name), Text("✔ ready", "bold green") if seat.ready
+                          else Text("· not yet", "dim"), Text(", ".join(notes)))
         for _ in range(room.seats_max - len(state.seats)):
             table.add_row(Text("(empty seat)", "dim"), "", "")
         me = state.me
@@ -314,7 +332,7 @@ class RoomScreen(RacerScreen):
         else:
             left = state.starts_at_ms / 1000 - time.time()
             text = f"Starting in {left:.1f} s…" if left > 0 else "Dealing…"
-        self.query_one("#countdown", Static).update(text)
+        self.query_one("#countdown", Plain).update(text)
 
     @on(Button.Pressed, "#ready")
     def action_ready(self) -> None:
@@ -347,14 +365,14 @@ class LeaderboardScreen(RacerScreen):
         self.rule_set = rule_set
 
     def compose(self) -> ComposeResult:
-        yield Static(Text("Leaderboards", style="bold"))
+        yield Plain(Text("Leaderboards", style="bold"))
         yield Select(rule_set_choices(), id="board-rule-set", value=self.rule_set,
                      allow_blank=False)
         with TabbedContent():
             for board, title in BOARDS:
                 with TabPane(title, id=f"tab-{board}"):
                     yield DataTable(id=board, cursor_type="row")
-        yield Static(id="status")
+        yield Plain(id="status")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -401,6 +419,6 @@ class LeaderboardScreen(RacerScreen):
             table.add_columns("Rank", "Player", "Time", "Deal", "When")
             rows = [(entry.rank, who(entry), duration(entry.time_ms), entry.deal or "secret",
                      entry.at[:10]) for entry in entries]
-        table.add_rows(rows)
+        table.add_rows([tuple(map(plain, row)) for row in rows])
         if not rows:
             table.add_row("", Text("nobody yet", style="dim"))

@@ -17,6 +17,7 @@ import asyncio
 import getpass
 import json
 import os
+import unicodedata
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -83,7 +84,10 @@ class IdentityFile:
                                     "or choose another with --token-file") from None
 
     def find(self, server: str, name: str | None = None) -> Identity | None:
-        """The latest player on that server (with that name, if given)."""
+        """The latest player on that server (with that name, if given: trimmed and in NFC, as
+        the server stores names)."""
+        if name is not None:
+            name = unicodedata.normalize("NFC", name).strip()
         matching = [identity for identity in self.load()
                     if identity.server == server and name in (None, identity.name)]
         return matching[-1] if matching else None

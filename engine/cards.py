@@ -64,9 +64,10 @@ class Card:
 
     @classmethod
     def parse(cls, text: str) -> Card:
-        """Parse ``AS``, ``10H``, ``TH`` (T for ten), case-insensitively."""
+        """Parse ``AS``, ``10H``, ``TH`` (T for ten), case-insensitively, in ASCII only (upper
+        case would make ``S`` of the long s ``ſ``)."""
         cleaned = text.strip().upper()
-        if len(cleaned) < 2:
+        if len(cleaned) < 2 or not text.isascii():
             raise InvalidMoveError(f"{text!r} is not a card (write it like AS, 10H, QD)")
         rank_text, suit_text = cleaned[:-1], cleaned[-1]
         if rank_text == "T":

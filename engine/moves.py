@@ -14,6 +14,7 @@ card moved, the one a player's hand would grab.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +23,10 @@ from engine.errors import InvalidMoveError
 from engine.piles import PileId
 
 ACTIONS = ("resign", "redeal", "turn", "afresh")
+MOST_CARDS = 104
+"""Two packs: no move moves more cards."""
+_COUNT = re.compile(r"[xX]([0-9]+)")
+"""``x3``: in ASCII digits (``str.isdigit`` and ``int`` also take ``²``, ``٣`` and the like)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,8 +46,8 @@ class Move:
                 raise InvalidMoveError(f"the action {self.action!r} takes no card or piles")
         elif self.source is None or self.target is None:
             raise InvalidMoveError("a move names a source and a target pile, or an action")
-        elif self.count < 1:
-            raise InvalidMoveError("a move moves at least one card")
+        elif not 1 <= self.count <= MOST_CARDS:
+            raise InvalidMoveError(f"a move moves 1 to {MOST_CARDS} cards")
 
     @classmethod
     def act(cls, action: str) -> Move:
@@ -88,8 +93,9 @@ class Move:
         card: Card | None = None
         count = 1
         for word in before[:-1]:
-            if word[0] in "xX" and word[1:].isdigit():
-                count = int(word[1:])
+            if counted := _COUNT.fullmatch(word):
+                digits = counted[1].lstrip("0") or "0"
+                count = int(digits) if len(digits) <= len(str(MOST_CARDS)) else MOST_CARDS + 1
             elif card is None:
                 card = Card.parse(word)
             else:

@@ -12,7 +12,11 @@ from dataclasses import dataclass, field
 
 from engine.errors import InvalidMoveError
 
-_PILE_TEXT = re.compile(r"^([a-z][a-z-]*)(?::(\d+))?$")
+_PILE_TEXT = re.compile(r"([a-z][a-z-]*)(?::([0-9]{1,3}))?")
+"""A kind and an index in ASCII digits (``\\d`` and ``int`` also take other scripts' digits)."""
+RESERVED = frozenset({"bottom"})
+"""Words of the move grammar that cannot be a pile's kind: ``heap:1 -> bottom`` would not read
+back."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,8 +39,8 @@ class PileId:
 
     @classmethod
     def parse(cls, text: str) -> PileId:
-        match = _PILE_TEXT.match(text.strip().lower())
-        if match is None:
+        match = _PILE_TEXT.fullmatch(text.strip().lower()) if text.isascii() else None
+        if match is None or match[1] in RESERVED:
             raise InvalidMoveError(f"{text!r} is not a pile (write it like heap:3, foundation:2)")
         kind, index = match.groups()
         return cls(kind, None if index is None else int(index))

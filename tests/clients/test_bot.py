@@ -8,12 +8,15 @@ import socket
 import subprocess
 import sys
 
+from sqlalchemy import update
+
 from clients.bot import run_bot
 from clients.sdk import RaceClient
 from engine.moves import Move
 from engine.registry import find_rule_set
+from server.db import PlayerRow
 from server.protocol import RaceFinished, RoomState, YourView
-from tests.server.test_server import Server, stop_server
+from tests.server.test_server import Server, Sessions, stop_server
 
 TIME_LIMIT_S = 30
 """The shortest time limit a room may have."""
@@ -131,3 +134,39 @@ async def test_the_bot_command_says_when_the_server_goes_away(server: Server) ->
     said = err.decode()
     assert said.startswith(f"patience-race bot: no connection to {server.url}: "), said
     assert "Traceback" not in said
+
+
+async def test_the_bot_command_says_which_name_it_cannot_use(server: Server) -> None:
+    ann = await server.client("Ann")
+    room = await ann.create_room("octagon")
+    process = await start_bot(server.url, room.code, "--name", "Ro\u202ebo")
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 1
+    said = err.decode()
+    assert said.startswith("patience-race bot: choose another name: "), said
+    assert "bidirectional" in said and "Traceback" not in said
+
+
+async def test_the_bot_command_prints_a_stored_name_without_its_control_characters(
+        server: Server, sessions: Sessions) -> None:
+    """A name stored before names were checked may hold an escape sequence or a bidirectional
+    override: printed as written, it would clear the screen or turn the line around."""
+    hostile = "Ann\x1b[2J\u202e"
+    first = await server.client("Ann")
+    await first.close()
+    async with sessions.begin() as session:
+        await session.execute(update(PlayerRow).where(PlayerRow.id == first.player_id)
+                              .values(name=hostile))
+    ann = await RaceClient.connect(server.url)
+    await ann.hello(token=first.token)
+    room = await ann.create_room("octagon", deal="number", number=5)
+    process = await start_bot(server.url, room.code, "--pace", "0")
+    await until_seated(ann, room, 2)
+    await ann.ready()
+    await ann.next_event(YourView)
+    await ann.resign()
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 0, err.decode()
+    printed = out.decode()
+    assert "\x1b" not in printed and "\u202e" not in printed
+    assert "  2. Ann\\x1b[2J\\u202e: resigned, 8 home" in printed.splitlines()

@@ -12,12 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from clients.cli import Session, main
+from clients.cli import Session, main, verify_race
 from engine.deal import seed_from_text
 from engine.game import Game
+from engine.moves import Move
 from engine.players import GreedyPlayer, play_out
 from engine.registry import RULE_SET_NAMES, find_rule_set
 from engine.replay import MoveLog
+from server.race import commitment
 
 SEED = 20261122
 
@@ -88,6 +90,16 @@ def test_play_by_number_and_end_of_input_leaves_the_game_unfinished() -> None:
     session = Session(find_rule_set("puss-in-the-corner")(SEED), read, output.append, False)
     assert not session.run()
     assert len(session.game.history) == 2
+
+
+def test_a_move_number_in_other_digits_is_not_understood_rather_than_a_crash() -> None:
+    lines = ["²", "٣", "1"]
+    output: list[str] = []
+    session = Session(find_rule_set("puss-in-the-corner")(SEED), lambda prompt: lines.pop(0)
+                      if lines else "resign", output.append, False)
+    assert session.run()
+    assert sum(line.startswith("Not understood: ") for line in output) == 2
+    assert len(session.game.history) == 2, "the move numbered 1, then resigning"
 
 
 def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -186,3 +198,20 @@ def test_git_ignores_the_database_files_serve_leaves_behind(left_behind: str) ->
     checkout = Path(__file__).parents[2]
     ignored = subprocess.run(["git", "check-ignore", "--quiet", left_behind], cwd=checkout)
     assert ignored.returncode == 0, f"git would offer to commit {left_behind}"
+
+
+def test_verify_prints_the_names_in_a_race_record_without_their_control_characters(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    game = find_rule_set("octagon")(SEED)
+    game.play(Move.act("resign"))
+    record = {"race_id": "r1\x1b[2J", "rule_set": "octagon", "seed": str(SEED),
+              "commitment": commitment(SEED),
+              "players": [{"player_id": "p1", "name": "Eve\x1b]0;owned\x07\u202eevE"}],
+              "results": [{"player_id": "p1", "rank": 1, "status": "resigned",
+                           "on_foundations": game.foundation_count()}],
+              "logs": {"p1": MoveLog.of(game).to_json()}}
+    assert verify_race("race.json", record) == 0
+    printed = capsys.readouterr().out
+    assert "\x1b" not in printed and "\u202e" not in printed and "\x07" not in printed
+    assert "race r1\\x1b[2J, octagon" in printed
+    assert "  1. Eve\\x1b]0;owned\\x07\\u202eevE: 1 moves replayed, resigned" in printed

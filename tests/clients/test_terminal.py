@@ -275,6 +275,13 @@ def test_the_token_file_keeps_one_player_per_server_and_name(tmp_path: Path) -> 
     assert tokens.load() == [bob, elsewhere, fresh]
 
 
+def test_a_name_is_found_as_the_server_stores_it_trimmed_and_nfc(tmp_path: Path) -> None:
+    tokens = IdentityFile(tmp_path / "token.json")
+    zoe = Identity("ws://a/ws", "Zo\u00eb", "p1", "t1")
+    tokens.save(zoe)
+    assert tokens.find("ws://a/ws", " Zoe\u0308 ") == zoe
+
+
 def test_the_join_hint_names_the_server_unless_it_is_the_default() -> None:
     assert join_hint("K7M2XQ4B", DEFAULT_SERVER) == "patience-race race K7M2XQ4B"
     assert join_hint("K7M2XQ4B", "ws://cards.example:9000/ws") == (
@@ -354,3 +361,85 @@ async def test_the_start_form_fits_an_80_column_terminal(server: Server, tmp_pat
         for control in ("#create-room", "#code", "#join-room"):
             region = app.screen.query_one(control).region
             assert app.screen.region.contains_region(region), f"{control} is cut off: {region}"
+
+
+async def test_a_move_typed_in_other_digits_or_too_long_is_refused_and_the_racer_stays(
+        server: Server, tmp_path: Path) -> None:
+    ann = await server.client("Ann")
+    room = await ann.create_room("all-fours", deal="number", number=7)
+    app = racer(server, tmp_path / "token.json", name="Bob", code=room.code)
+    async with app.run_test(size=SIZE) as pilot:
+        await race_against(pilot, ann)
+        screen = app.screen
+        assert isinstance(screen, RaceScreen)
+        for typed, says in [("²", "Refused: ²"), ("AS x² heap:1 -> heap:2", "Refused: AS x²"),
+                            ("9" * 5000, "there is no move"),
+                            ("AS heap:1 -> " + "x" * 80, "Refused: AS heap:1 -> xxx")]:
+            screen.say("")
+            screen.query_one("#move", Input).value = typed
+            await type_move(pilot, "")
+            await until(pilot, lambda says=says: says in shown(pilot, "#status"))
+            assert app.screen is screen and app.is_running
+        screen.query_one("#move", Input).value = ""
+        await type_move(pilot, "1")
+        await until(pilot, lambda: f"You played {FIRST_MOVE}" in shown(pilot, "#last"))
+        await ann.close()
+
+
+MARKUP_NAMES = ["[/]", "[@click=app.quit]", "[link=x]y[/link]", "[bold]"]
+"""Names that Rich and Textual would read as markup: ``[/]`` closes a tag never opened."""
+
+
+async def test_names_that_look_like_markup_are_shown_as_written(server: Server,
+                                                                tmp_path: Path) -> None:
+    ann = await server.client("Ann")
+    room = await ann.create_room("all-fours", deal="number", number=7, seats=6)
+    app = racer(server, tmp_path / "token.json", name="Bob", code=room.code)
+    async with app.run_test(size=SIZE) as pilot:
+        await on_screen(pilot, RoomScreen)
+        others = {}
+        for name in MARKUP_NAMES:
+            others[name] = await server.client(name)
+            await others[name].join(room.code)
+            await until(pilot, lambda name=name: f"{name} | · not yet" in shown(pilot, "#seats"))
+            await pilot.pause(0.1)
+            assert app.is_running and isinstance(app.screen, RoomScreen), "the racer is up"
+        for client in [ann, *others.values()]:
+            await client.ready()
+        await pilot.press("r")
+        await on_screen(pilot, RaceScreen)
+        for name, client in others.items():
+            await client.resign()
+            await until(pilot, lambda name=name: f"{name} | " in shown(pilot, "#racers")
+                        and "resigned" in row_of(pilot, "#racers", f"{name} | "))
+        await pilot.pause(0.1)
+        assert app.is_running and isinstance(app.screen, RaceScreen), "the racer is up"
+        await ann.resign()
+        await pilot.press("ctrl+r", "y")
+        await on_screen(pilot, ResultsScreen)
+        ranking = shown(pilot, "#ranking")
+        assert all(f"| {name} | resigned" in ranking for name in MARKUP_NAMES), ranking
+        await pilot.pause(0.1)
+        assert app.is_running and isinstance(app.screen, ResultsScreen), "the racer is up"
+        for client in [ann, *others.values()]:
+            await client.close()
+
+
+async def test_a_name_the_server_would_refuse_is_said_so_on_the_form(server: Server,
+                                                                     tmp_path: Path) -> None:
+    app = racer(server, tmp_path / "token.json", name="Ann\u202e")
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: "bidirectional" in shown(pilot, "#status"))
+        assert app.is_running and isinstance(app.screen, StartScreen)
+    app = racer(server, tmp_path / "token.json")
+    async with app.run_test(size=SIZE) as pilot:
+        await on_screen(pilot, StartScreen)
+        app.screen.query_one("#name", Input).value = "\u2066Ann\u2069"
+        app.screen.query_one("#code", Input).value = "ABCDEF"
+        await pilot.click("#join-room")
+        await until(pilot, lambda: "bidirectional" in shown(pilot, "#status"))
+        assert app.is_running and isinstance(app.screen, StartScreen)
+        app.screen.query_one("#name", Input).value = " Zoe\u0308 "
+        await pilot.click("#create-room")
+        await on_screen(pilot, RoomScreen)
+        assert "Zo\u00eb | · not yet | host, you" in shown(pilot, "#seats")

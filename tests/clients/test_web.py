@@ -19,6 +19,7 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import (
     Browser,
+    Dialog,
     Locator,
     Page,
     WebSocketRoute,
@@ -346,3 +347,45 @@ async def test_the_replay_viewer_steps_through_a_finished_race(server: Server,
     await page.click("button.last")
     await expect(caption).to_contain_text("resign")
     await expect(board).to_have_attribute("data-status", "resigned")
+
+
+HOSTILE_NAME = "<img src=x onerror=alert(1)>"
+
+
+async def test_a_name_written_as_html_is_shown_as_text(server: Server,
+                                                       open_page: OpenPage) -> None:
+    """Everywhere a name is shown: the lobby, the seats, the results, the leaderboards and the
+    replay's tabs. Written into the page as HTML it would be an image whose error runs code."""
+    page = await open_page()
+    dialogs: list[str] = []
+
+    async def dismissed(dialog: Dialog) -> None:
+        dialogs.append(dialog.message)
+        await dialog.dismiss()
+
+    page.on("dialog", dismissed)
+    await give_name(page, HOSTILE_NAME)
+    await expect(page.locator(".who strong")).to_have_text(HOSTILE_NAME)
+    code = await open_room(page, "all-fours", WON_BY_PLAYING_ON)
+    bob = await server.client("Bob")
+    await bob.join(code)
+    await expect(page.locator(".seat-name").first).to_contain_text(HOSTILE_NAME)
+    assert await page.locator("img").count() == 0 and dialogs == []
+    await page.click(".ready-button")
+    await bob.ready()
+    await expect(page.locator(".board")).to_have_attribute("data-status", "in_progress")
+    await bob.next_event(YourView)
+    await bob.resign()
+    while await page.locator(".board").get_attribute("data-status") == "in_progress":
+        await click_move(page, (await legal_moves(page))[0])
+    results = page.locator(".results tbody tr")
+    await expect(results).to_have_count(2)
+    await expect(results.first.locator("td").nth(1)).to_have_text(HOSTILE_NAME)
+    race_id = (await bob.next_event(RaceFinished)).race_id
+
+    await page.goto(f"{server.http}/#/boards/all-fours?board=fastest&period=all")
+    await expect(page.locator(".board-table tbody tr td").nth(1)).to_have_text(HOSTILE_NAME)
+    await page.goto(f"{server.http}/#/replay/{race_id}")
+    await expect(page.locator(f"a.tab:text('{HOSTILE_NAME}')")).to_have_count(1)
+    assert await page.locator("img").count() == 0
+    assert dialogs == []

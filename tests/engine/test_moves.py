@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.cards import CARD_BY_ID, Card, Suit
@@ -85,3 +87,70 @@ def test_malformed_move_texts_are_refused(text: str) -> None:
 def test_malformed_move_json_is_refused(data: object) -> None:
     with pytest.raises(InvalidMoveError):
         Move.from_json(data)
+
+
+odd_digits = st.one_of(*(st.sampled_from([char for char in map(chr, range(0x20000))
+                                           if test(char) and not char.isascii()])
+                         for test in (str.isdecimal, lambda c: c.isdigit() and not c.isdecimal())))
+"""Digits of other scripts, superscripts, circled digits (``٣``, ``²``, ``①``): ``str.isdigit``
+takes them all and ``int`` some; a move is written in the ASCII digits only."""
+some_digits = st.text(st.one_of(odd_digits, st.sampled_from("0123456789")), min_size=1,
+                      max_size=4)
+
+
+def word(*valid: str, prefix: str = "") -> st.SearchStrategy[str]:
+    """One of these words, or the prefix followed by digits of any script."""
+    return st.one_of(st.sampled_from(valid), st.builds(prefix.__add__, some_digits))
+
+
+transfers = st.builds(
+    lambda *parts: " ".join(part for part in parts if part),
+    st.one_of(st.just(""), word("AS", "10H", "th", "JD"), st.builds("{}H".format, some_digits)),
+    st.one_of(st.just(""), word("x2", "X13", prefix="x")),
+    word("heap:1", "waste", prefix="heap:"), st.just("->"),
+    word("foundation:2", "hand", prefix="foundation:"),
+    st.sampled_from(["", "bottom"]))
+"""Texts shaped like a transfer, with digits of any script in its ranks, count and indexes."""
+move_words = st.one_of(st.text(min_size=1, max_size=6), word("->", "bottom", "resign", "AS"),
+                       word("x3", prefix="x"), word("heap:1", "waste", prefix="heap:"))
+move_texts = st.one_of(st.text(), transfers, st.lists(move_words, max_size=6).map(" ".join))
+
+
+def parses_or_is_refused(parse: Callable[[], Move], *words: str) -> None:
+    """Parsing gives a move whose text form parses back to it, read from ASCII words alone (any
+    whitespace may part them); or it raises InvalidMoveError, never anything else."""
+    try:
+        move = parse()
+    except InvalidMoveError:
+        return
+    assert Move.parse(str(move)) == move
+    assert all(word.isascii() for word in words), f"{move!r} read from {words!r}"
+
+
+@given(move_texts)
+def test_any_text_parses_to_a_move_that_round_trips_or_is_refused(text: str) -> None:
+    parses_or_is_refused(lambda: Move.parse(text), *text.split())
+
+
+@settings(max_examples=400)
+@given(transfers)
+def test_a_transfer_with_digits_of_any_script_round_trips_or_is_refused(text: str) -> None:
+    parses_or_is_refused(lambda: Move.parse(text), *text.split())
+
+
+@given(st.fixed_dictionaries({"from": move_words, "to": move_words},
+                             optional={"card": move_words, "count": st.integers()}))
+def test_any_move_object_parses_to_a_move_that_round_trips_or_is_refused(
+        data: dict[str, object]) -> None:
+    parses_or_is_refused(lambda: Move.from_json(data),
+                         *(value.strip() for value in data.values() if isinstance(value, str)))
+
+
+@pytest.mark.parametrize("text", [
+    "AS x² heap:1 -> heap:2", "AS x٣ heap:1 -> heap:2", "²H heap:1 -> heap:2",
+    "1²H heap:1 -> heap:2", "AS heap:٣ -> heap:2", "AS heap:1 -> foundation:²",
+    "Aſ heap:1 -> heap:2", "AS heap:1 -> \u212aings", "AS x1000 heap:1 -> heap:2",
+    "AS heap:1234 -> heap:2", "AS heap:1 -> bottom bottom"])
+def test_counts_indexes_and_ranks_are_ascii_digits_only(text: str) -> None:
+    with pytest.raises(InvalidMoveError):
+        Move.parse(text)

@@ -1,0 +1,32 @@
+"""Move texts with digits of other scripts, against the real server: refused with
+``invalid_move``, and the racer's connection and race go on.
+
+``str.isdigit`` and ``int`` take ``²``, ``٣`` and ``①``; the engine reads ASCII digits only
+(tests/engine/test_moves.py), and a refusal is never a closed connection.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from clients.sdk import RequestRefused
+from server.protocol import YourView
+from tests.server.test_server import Server, race_of
+
+ODD_MOVES = ["AS x² heap:1 -> heap:2", "AS x① heap:1 -> heap:2", "²H heap:1 -> heap:2",
+             "1²H heap:1 -> heap:2", "AS heap:٣ -> heap:2", "AS x٣ heap:1 -> heap:2",
+             {"card": "AS", "from": "heap:²", "to": "heap:2"}]
+
+
+async def test_a_move_with_other_digits_is_an_invalid_move_and_the_race_goes_on(
+        server: Server) -> None:
+    (ann, bob), _ = await race_of(server, "hidden-cards", ["Ann", "Bob"])
+    view = (await ann.next_event(YourView)).view
+    for move in ODD_MOVES:
+        with pytest.raises(RequestRefused) as refused:
+            await ann.move(move)
+        assert refused.value.code == "invalid_move", move
+    ack = await ann.move(view.legal_moves[0])
+    assert ack.moves == 1
+    await ann.close()
+    await bob.close()
