@@ -15,6 +15,7 @@ WebSocket clients connect to ``/ws``.
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
@@ -39,6 +40,11 @@ if TYPE_CHECKING:
     from server.app import Service
 
 WEBSOCKET_PATH = "/ws"
+LEADERBOARD_PARAMETERS = frozenset({"board", "period", "deal", "day", "player", "limit"})
+ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""What a player or race id may look like (they are 16 URL-safe characters): anything else names
+nobody and no race, and is answered without a database query (PostgreSQL refuses a NUL in text,
+for one)."""
 
 
 def game_info(name: str) -> dict[str, Any]:
@@ -119,10 +125,17 @@ class HttpApi:
         return json_response(status, body)
 
     async def leaderboard(self, rule_set: str, query: dict[str, str]) -> Response:
+        unknown = sorted(query.keys() - LEADERBOARD_PARAMETERS)
+        if unknown:
+            return error_response(HTTPStatus.BAD_REQUEST, f"unknown parameter {unknown[0]!r}: "
+                                  f"use {', '.join(sorted(LEADERBOARD_PARAMETERS))}")
         player = query.pop("player", None)
+        if player is not None and not ID.fullmatch(player):
+            return error_response(HTTPStatus.BAD_REQUEST,
+                                  "player: a player id is 1 to 64 of A-Z a-z 0-9 _ -")
         try:
             request = GetLeaderboard.model_validate(
-                {"type": "leaderboard", "rule_set": rule_set, **query,
+                {**query, "type": "leaderboard", "rule_set": rule_set,
                  "around_me": player is not None})
         except ValidationError as invalid:
             return error_response(HTTPStatus.BAD_REQUEST, "; ".join(
@@ -134,7 +147,7 @@ class HttpApi:
         return json_response(HTTPStatus.OK, board.model_dump(mode="json", exclude={"id"}))
 
     async def race(self, race_id: str) -> Response:
-        record = await store.race_record(self.service.sessions, race_id, datetime.now(UTC))
+        record = await self._record(race_id)
         if record is None:
             return error_response(HTTPStatus.NOT_FOUND, f"no finished race {race_id!r}")
         return json_response(HTTPStatus.OK, record)
@@ -142,7 +155,7 @@ class HttpApi:
     async def replay(self, race_id: str, player_id: str) -> Response:
         """One racer's game of a finished race, position by position, for a replay viewer
         (a browser cannot run the engine). Only once ``race_record`` reveals the move logs."""
-        record = await store.race_record(self.service.sessions, race_id, datetime.now(UTC))
+        record = await self._record(race_id)
         if record is None:
             return error_response(HTTPStatus.NOT_FOUND, f"no race {race_id!r}")
         if record["logs"] is None:
@@ -157,3 +170,8 @@ class HttpApi:
         return json_response(HTTPStatus.OK, {
             "race_id": race_id, "rule_set": record["rule_set"], "player_id": player_id,
             "name": name, "steps": replay_steps(MoveLog.from_json(log))})
+
+    async def _record(self, race_id: str) -> dict[str, Any] | None:
+        if not ID.fullmatch(race_id):
+            return None
+        return await store.race_record(self.service.sessions, race_id, datetime.now(UTC))

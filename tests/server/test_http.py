@@ -1,0 +1,147 @@
+"""The HTTP API against hostile clients (server/http.py), on a real server with real sockets:
+methods other than GET and HEAD, bad query parameters (and the same over the WebSocket), the
+rate limit per client address, and the cache of finished races' records and replays."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from websockets.asyncio.client import connect
+
+from tests.server.test_server import (
+    Server,
+)
+
+Sessions = async_sessionmaker[AsyncSession]
+
+BAD_LEADERBOARD_QUERIES = [
+    ("board=daily&day=2026-13-45", "day"),
+    ("board=daily&day=2026-02-30", "day"),
+    ("board=daily&day=0000-01-01", "day"),
+    # full-width digits: "\d" matches them, int() and date.fromisoformat() read some of them
+    ("board=daily&day=%EF%BC%92%EF%BC%90%EF%BC%92%EF%BC%96-01-01", "day"),
+    ("board=deal&deal=18446744073709551616", "deal"),
+    ("board=deal&deal=99999999999999999999", "deal"),
+    ("board=deal&deal=%EF%BC%97", "deal"),
+    ("board=deal&deal=-1", "deal"),
+    ("limit=%EF%BC%91%EF%BC%90", "limit"),
+    ("limit=0", "limit"),
+    ("board=deal", "deal"),
+    ("colour=red", "colour"),
+    ("type=hello", "type"),
+    ("rule_set=octagon", "rule_set"),
+    ("player=" + "x" * 65, "player"),
+    ("player=%00", "player"),
+]
+
+
+def http_request(server: Server, method: str, path: str,
+                 source: str | None = None) -> tuple[int, dict[str, str], bytes]:
+    """One request on its own connection, from ``source`` (another loopback address, to be
+    another client) if given; every byte of the answer up to the server's end of file, so a
+    body sent after a HEAD would show."""
+    host, port = server.http.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10,
+                                  source_address=None if source is None else (source, 0)) as s:
+        s.sendall(f"{method} {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    headers = {name.lower(): value.strip()
+               for name, _, value in (line.partition(":") for line in lines)}
+    return int(status_line.split()[1]), headers, body
+
+
+async def request(server: Server, method: str, path: str,
+                  source: str | None = None) -> tuple[int, dict[str, str], bytes]:
+    return await asyncio.to_thread(http_request, server, method, path, source)
+
+
+@pytest.fixture
+def server_log(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
+    """Everything the server logs (it runs in this process) while the test runs."""
+    with caplog.at_level(logging.INFO):
+        yield caplog
+
+
+def tracebacks(log: pytest.LogCaptureFixture) -> list[str]:
+    return [record.getMessage() for record in log.records
+            if record.exc_info is not None or record.levelno >= logging.ERROR]
+
+
+# -- bad input --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("query", "named"), BAD_LEADERBOARD_QUERIES)
+async def test_bad_leaderboard_parameters_are_a_400_naming_them(
+        server: Server, server_log: pytest.LogCaptureFixture, query: str, named: str) -> None:
+    status, headers, body = await request(server, "GET", f"/api/leaderboards/octagon?{query}")
+    assert status == 400, body
+    assert headers["content-type"] == "application/json"
+    error = json.loads(body)
+    assert error["error"] == "bad_request" and named in error["message"]
+    assert tracebacks(server_log) == []
+
+
+async def test_good_edge_values_are_still_accepted(server: Server) -> None:
+    for query in ["board=deal&deal=18446744073709551615", "board=deal&deal=0",
+                  "board=daily&day=2024-02-29", "limit=100", "player=someone"]:
+        status, _, body = await request(server, "GET", f"/api/leaderboards/octagon?{query}")
+        assert status == 200, (query, body)
+    status, _, body = await request(server, "GET",
+                                    "/api/leaderboards/octagon?board=deal&deal=007")
+    assert json.loads(body)["deal"] == "7"
+
+
+WEBSOCKET_BAD_LEADERBOARDS: list[dict[str, Any]] = [
+    {"board": "daily", "day": "2026-13-45"},
+    {"board": "daily", "day": "2026-02-30"},
+    {"board": "daily", "day": "２０２６-01-01"},
+    {"board": "daily", "day": "٢٠٢٦-01-01"},
+    {"board": "deal", "deal": "18446744073709551616"},
+    {"board": "deal", "deal": "99999999999999999999"},
+    {"board": "deal", "deal": "７"},
+]
+
+
+async def test_bad_leaderboard_requests_over_the_websocket_are_invalid_messages(
+        server: Server, server_log: pytest.LogCaptureFixture) -> None:
+    async with connect(server.url) as ws:
+        await ws.send(json.dumps({"type": "hello", "name": "Ann"}))
+        assert json.loads(await ws.recv())["type"] == "welcome"
+        for number, fields in enumerate(WEBSOCKET_BAD_LEADERBOARDS):
+            await ws.send(json.dumps({"type": "leaderboard", "id": str(number),
+                                      "rule_set": "octagon", **fields}))
+            reply = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            assert (reply["type"], reply["id"], reply["code"]) == (
+                "error", str(number), "invalid_message"), (fields, reply)
+            assert next(iter(fields.keys() - {"board"})) in reply["message"]
+        await ws.send(json.dumps({"type": "leaderboard", "id": "chess", "rule_set": "chess"}))
+        reply = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        assert (reply["type"], reply["id"], reply["code"]) == ("error", "chess",
+                                                               "unknown_rule_set")
+        await ws.send(json.dumps({"type": "leaderboard", "id": "ok", "rule_set": "octagon",
+                                  "board": "deal", "deal": "18446744073709551615"}))
+        reply = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        assert (reply["type"], reply["id"]) == ("leaderboard", "ok")
+    assert tracebacks(server_log) == []
+
+
+@pytest.mark.parametrize("race_id", ["\x00", "a\x00b", "%00", "x" * 200])
+async def test_a_race_id_that_no_race_can_have_is_a_404(
+        server: Server, server_log: pytest.LogCaptureFixture, race_id: str) -> None:
+    """Sent as it is, not percent-encoded: the path is not decoded, and PostgreSQL refuses a NUL
+    in text (a 500 before)."""
+    for path in [f"/api/races/{race_id}", f"/api/races/{race_id}/replay?player=someone"]:
+        status, _, body = await request(server, "GET", path)
+        assert status == 404 and json.loads(body)["error"] == "not_found", path
+    assert tracebacks(server_log) == []
