@@ -9,11 +9,12 @@
     GET /, GET /<file>                   the browser client (server.static)
 
 The query string is validated by the same model as the WebSocket request (``GetLeaderboard``).
-WebSocket clients connect to ``/ws``.
+WebSocket clients connect to ``/ws``. HEAD is GET without the body; any other method is a 405.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from datetime import UTC, datetime
@@ -40,6 +41,9 @@ if TYPE_CHECKING:
     from server.app import Service
 
 WEBSOCKET_PATH = "/ws"
+HTTP_METHODS = ("GET", "HEAD")
+WEBSOCKET_METHODS = ("GET",)
+"""Any other method is a 405 with ``Allow``: nothing here changes anything over HTTP."""
 LEADERBOARD_PARAMETERS = frozenset({"board", "period", "deal", "day", "player", "limit"})
 ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """What a player or race id may look like (they are 16 URL-safe characters): anything else names
@@ -89,11 +93,25 @@ class HttpApi:
         self.service = service
 
     async def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
+        """The answer to a plain HTTP request, or None to let a WebSocket handshake go on."""
         url = urlsplit(request.path)
         path = url.path.rstrip("/") or "/"
-        if path == WEBSOCKET_PATH:
+        allowed = WEBSOCKET_METHODS if path == WEBSOCKET_PATH else HTTP_METHODS
+        if request.method not in allowed:
+            response = error_response(HTTPStatus.METHOD_NOT_ALLOWED,
+                                      f"{request.method} is not answered here, only "
+                                      f"{' and '.join(allowed)}")
+            response.headers["Allow"] = ", ".join(allowed)
+        elif path == WEBSOCKET_PATH:
             return None
-        query = dict(parse_qsl(url.query))
+        else:
+            response = await self.answer(url.path, path, dict(parse_qsl(url.query)))
+        if request.method == "HEAD":
+            # The headers of GET, Content-Length included, and no body (RFC 9110, 9.3.2).
+            return dataclasses.replace(response, body=b"")
+        return response
+
+    async def answer(self, raw_path: str, path: str, query: dict[str, str]) -> Response:
         if path == "/healthz":
             return self.health()
         if path == "/api/games":
@@ -106,7 +124,7 @@ class HttpApi:
         if path.startswith("/api/races/"):
             return await self.race(path.removeprefix("/api/races/"))
         if not path.startswith("/api/"):
-            static = static_response(url.path)
+            static = static_response(raw_path)
             if static is not None:
                 return static
         return error_response(HTTPStatus.NOT_FOUND, f"nothing at {path}")

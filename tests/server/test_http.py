@@ -21,6 +21,7 @@ from tests.server.test_server import (
 
 Sessions = async_sessionmaker[AsyncSession]
 
+OTHER_METHODS = ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE"]
 BAD_LEADERBOARD_QUERIES = [
     ("board=daily&day=2026-13-45", "day"),
     ("board=daily&day=2026-02-30", "day"),
@@ -76,6 +77,33 @@ def server_log(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFi
 def tracebacks(log: pytest.LogCaptureFixture) -> list[str]:
     return [record.getMessage() for record in log.records
             if record.exc_info is not None or record.levelno >= logging.ERROR]
+
+
+# -- methods --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", ["/api/games", "/healthz", "/", "/api/leaderboards/octagon",
+                                  "/api/races/nope", "/nothing", "/ws"])
+async def test_only_get_and_head_are_allowed(server: Server, path: str) -> None:
+    for method in OTHER_METHODS:
+        status, headers, body = await request(server, method, path)
+        allowed = "GET" if path == "/ws" else "GET, HEAD"
+        assert (status, headers.get("allow")) == (405, allowed), (method, path)
+        assert json.loads(body)["error"] == "method_not_allowed"
+    if path == "/ws":  # a WebSocket handshake is a GET
+        status, headers, body = await request(server, "HEAD", path)
+        assert (status, headers.get("allow"), body) == (405, "GET", b"")
+
+
+@pytest.mark.parametrize("path", ["/api/games", "/healthz", "/", "/app.js",
+                                  "/api/leaderboards/octagon", "/api/races/nope", "/nothing"])
+async def test_head_answers_as_get_without_the_body(server: Server, path: str) -> None:
+    get_status, get_headers, get_body = await request(server, "GET", path)
+    status, headers, body = await request(server, "HEAD", path)
+    assert status == get_status
+    assert body == b""
+    assert headers["content-length"] == str(len(get_body)) == get_headers["content-length"]
+    assert headers["content-type"] == get_headers["content-type"]
 
 
 # -- bad input --------------------------------------------------------------------------------
