@@ -10,6 +10,7 @@
 
 The query string is validated by the same model as the WebSocket request (``GetLeaderboard``).
 WebSocket clients connect to ``/ws``. HEAD is GET without the body; any other method is a 405.
+Requests under /api/ are rate-limited per client address (``server.limits``; 429 past it).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
@@ -31,6 +34,7 @@ from engine.replay import MoveLog, new_game
 from engine.view import Event
 from server import store
 from server.boards import leaderboard
+from server.limits import AddressLimiter, client_key, retry_after
 from server.protocol import GetLeaderboard
 from server.race import view_model
 from server.static import static_response
@@ -76,6 +80,11 @@ def replay_steps(log: MoveLog) -> list[dict[str, Any]]:
     return steps
 
 
+def _host(connection: ServerConnection) -> str:
+    address = connection.remote_address
+    return str(address[0]) if address else ""
+
+
 def json_response(status: HTTPStatus, body: Any) -> Response:
     data = json.dumps(body, indent=2).encode()
     headers = Headers([("Content-Type", "application/json"), ("Content-Length", str(len(data))),
@@ -89,8 +98,11 @@ def error_response(status: HTTPStatus, message: str) -> Response:
 
 
 class HttpApi:
-    def __init__(self, service: Service) -> None:
-        self.service = service
+    def __init__(self, service: Service, clock: Callable[[], float] = time.monotonic) -> None:
+        self.service, self.clock = service, clock
+        settings = service.settings
+        self.limiter = AddressLimiter(settings.http_rate_per_s, settings.http_rate_burst,
+                                      settings.http_rate_clients)
 
     async def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
         """The answer to a plain HTTP request, or None to let a WebSocket handshake go on."""
@@ -104,6 +116,9 @@ class HttpApi:
             response.headers["Allow"] = ", ".join(allowed)
         elif path == WEBSOCKET_PATH:
             return None
+        elif path.startswith("/api/") and (wait := self.limiter.take(
+                client_key(_host(connection)), self.clock())):
+            response = self.too_many(wait)
         else:
             response = await self.answer(url.path, path, dict(parse_qsl(url.query)))
         if request.method == "HEAD":
@@ -128,6 +143,15 @@ class HttpApi:
             if static is not None:
                 return static
         return error_response(HTTPStatus.NOT_FOUND, f"nothing at {path}")
+
+    def too_many(self, wait_s: float) -> Response:
+        settings = self.service.settings
+        response = error_response(
+            HTTPStatus.TOO_MANY_REQUESTS,
+            f"slow down: at most {settings.http_rate_per_s:g} requests a second under /api/ "
+            f"from one address, {settings.http_rate_burst:g} at once")
+        response.headers["Retry-After"] = retry_after(wait_s)
+        return response
 
     def health(self) -> Response:
         writer = self.service.writer

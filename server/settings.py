@@ -45,6 +45,14 @@ class Settings(BaseSettings):
     """How many it may send at once."""
     flood_close_after: int = 200
     """Refused messages in a row after which the connection is closed (1008)."""
+    http_rate_per_s: float = 2.0
+    """Requests under ``/api/`` a client address may make per second, on average (a token
+    bucket per address: an IPv4 address, or an IPv6 /64); past it, 429 with Retry-After."""
+    http_rate_burst: float = 20.0
+    """How many it may make at once."""
+    http_rate_clients: int = 10_000
+    """Client addresses the HTTP rate limit keeps a bucket for, the least recently seen
+    forgotten first (the table is bounded, whoever connects)."""
 
     @property
     def safe_database_url(self) -> str:

@@ -15,9 +15,7 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from websockets.asyncio.client import connect
 
-from tests.server.test_server import (
-    Server,
-)
+from tests.server.test_server import Server, make_settings, start_server, stop_server
 
 Sessions = async_sessionmaker[AsyncSession]
 
@@ -72,6 +70,15 @@ def server_log(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFi
     """Everything the server logs (it runs in this process) while the test runs."""
     with caplog.at_level(logging.INFO):
         yield caplog
+
+
+def second_address_works() -> bool:
+    try:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.2", 0))
+    except OSError:
+        return False
+    return True
 
 
 def tracebacks(log: pytest.LogCaptureFixture) -> list[str]:
@@ -173,3 +180,31 @@ async def test_a_race_id_that_no_race_can_have_is_a_404(
         status, _, body = await request(server, "GET", path)
         assert status == 404 and json.loads(body)["error"] == "not_found", path
     assert tracebacks(server_log) == []
+
+
+# -- rate limit -------------------------------------------------------------------------------
+
+
+async def test_a_flood_from_one_address_gets_429_with_retry_after(
+        sessions: Sessions, database_url: str) -> None:
+    running = await start_server(make_settings(database_url, http_rate_per_s=0.01,
+                                               http_rate_burst=3))
+    try:
+        answers = [await request(running, "GET", "/api/games") for _ in range(3)]
+        assert [status for status, _, _ in answers] == [200, 200, 200]
+        for path in ["/api/games", "/api/leaderboards/octagon", "/api/races/nope/replay",
+                     "/api/nothing"]:
+            status, headers, body = await request(running, "GET", path)
+            assert status == 429, path
+            assert 1 <= int(headers["retry-after"]) <= 100
+            assert json.loads(body)["error"] == "too_many_requests"
+        status, headers, body = await request(running, "HEAD", "/api/games")
+        assert (status, body) == (429, b"") and "retry-after" in headers
+        # Health and the browser's files are not under /api/: cheap, and never limited.
+        for path in ["/healthz", "/", "/app.js"]:
+            assert (await request(running, "GET", path))[0] == 200, path
+        if second_address_works():  # Linux: all of 127/8 is this machine
+            status, _, _ = await request(running, "GET", "/api/games", source="127.0.0.2")
+            assert status == 200
+    finally:
+        await stop_server(running)
