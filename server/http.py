@@ -86,7 +86,9 @@ def _host(connection: ServerConnection) -> str:
 
 
 def json_response(status: HTTPStatus, body: Any) -> Response:
-    data = json.dumps(body, indent=2).encode()
+    # Compact: json.dumps with an indent runs in Python rather than C, and took half of a long
+    # replay's answer (32 ms of 64 for 239 moves, 1.4 MB; compact: 6 ms, 0.55 MB).
+    data = json.dumps(body, separators=(",", ":")).encode()
     headers = Headers([("Content-Type", "application/json"), ("Content-Length", str(len(data))),
                        ("Cache-Control", "no-store")])
     return Response(status.value, status.phrase, headers, data)
