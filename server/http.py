@@ -34,7 +34,7 @@ from engine.replay import MoveLog, new_game
 from engine.view import Event
 from server import store
 from server.boards import leaderboard
-from server.limits import AddressLimiter, client_key, retry_after
+from server.limits import AddressLimiter, LruCache, client_key, retry_after
 from server.protocol import GetLeaderboard
 from server.race import view_model
 from server.static import static_response
@@ -85,10 +85,17 @@ def _host(connection: ServerConnection) -> str:
     return str(address[0]) if address else ""
 
 
-def json_response(status: HTTPStatus, body: Any) -> Response:
+def encode(body: Any) -> bytes:
     # Compact: json.dumps with an indent runs in Python rather than C, and took half of a long
     # replay's answer (32 ms of 64 for 239 moves, 1.4 MB; compact: 6 ms, 0.55 MB).
-    data = json.dumps(body, separators=(",", ":")).encode()
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+def json_response(status: HTTPStatus, body: Any) -> Response:
+    return encoded_response(status, encode(body))
+
+
+def encoded_response(status: HTTPStatus, data: bytes) -> Response:
     headers = Headers([("Content-Type", "application/json"), ("Content-Length", str(len(data))),
                        ("Cache-Control", "no-store")])
     return Response(status.value, status.phrase, headers, data)
@@ -105,6 +112,10 @@ class HttpApi:
         settings = service.settings
         self.limiter = AddressLimiter(settings.http_rate_per_s, settings.http_rate_burst,
                                       settings.http_rate_clients)
+        self.finished: LruCache[tuple[str, ...]] = LruCache(settings.http_cache_bytes)
+        """Finished races' records and replays, encoded, once their move logs are revealed:
+        from then on they never change (the race is over, every move of it stored, the seed
+        out), so each is built once rather than replayed again for every request."""
 
     async def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
         """The answer to a plain HTTP request, or None to let a WebSocket handshake go on."""
@@ -191,15 +202,21 @@ class HttpApi:
         return json_response(HTTPStatus.OK, board.model_dump(mode="json", exclude={"id"}))
 
     async def race(self, race_id: str) -> Response:
-        record = await self._record(race_id)
-        if record is None:
+        data = self.finished.get(("record", race_id))
+        if data is None:
+            _, data = await self._record(race_id)
+        if data is None:
             return error_response(HTTPStatus.NOT_FOUND, f"no finished race {race_id!r}")
-        return json_response(HTTPStatus.OK, record)
+        return encoded_response(HTTPStatus.OK, data)
 
     async def replay(self, race_id: str, player_id: str) -> Response:
         """One racer's game of a finished race, position by position, for a replay viewer
         (a browser cannot run the engine). Only once ``race_record`` reveals the move logs."""
-        record = await self._record(race_id)
+        key = ("replay", race_id, player_id)
+        data = self.finished.get(key)
+        if data is not None:
+            return encoded_response(HTTPStatus.OK, data)
+        record, _ = await self._record(race_id)
         if record is None:
             return error_response(HTTPStatus.NOT_FOUND, f"no race {race_id!r}")
         if record["logs"] is None:
@@ -211,11 +228,26 @@ class HttpApi:
             return error_response(HTTPStatus.NOT_FOUND,
                                   f"no racer {player_id!r} in that race: ?player= one of {racers}")
         name = next(p["name"] for p in record["players"] if p["player_id"] == player_id)
-        return json_response(HTTPStatus.OK, {
-            "race_id": race_id, "rule_set": record["rule_set"], "player_id": player_id,
-            "name": name, "steps": replay_steps(MoveLog.from_json(log))})
+        data = encode({"race_id": race_id, "rule_set": record["rule_set"],
+                       "player_id": player_id, "name": name,
+                       "steps": replay_steps(MoveLog.from_json(log))})
+        self.finished.put(key, data)
+        return encoded_response(HTTPStatus.OK, data)
 
-    async def _record(self, race_id: str) -> dict[str, Any] | None:
+    async def _record(self, race_id: str) -> tuple[dict[str, Any] | None, bytes | None]:
+        """A race's record and its encoding; from the cache once it is revealed (and so final),
+        never before: a daily race's record hides its seed and logs until its day is over."""
+        key = ("record", race_id)
+        data = self.finished.get(key)
+        if data is not None:
+            record: dict[str, Any] = json.loads(data)
+            return record, data
         if not ID.fullmatch(race_id):
-            return None
-        return await store.race_record(self.service.sessions, race_id, datetime.now(UTC))
+            return None, None
+        found = await store.race_record(self.service.sessions, race_id, datetime.now(UTC))
+        if found is None:
+            return None, None
+        data = encode(found)
+        if found["logs"] is not None:
+            self.finished.put(key, data)
+        return found, data

@@ -1,4 +1,4 @@
-"""Bounded tables for the HTTP API: a token bucket per client address.
+"""Bounded tables for the HTTP API: a token bucket per client address, and a cache of answers.
 
 Pure: no I/O, no clock of their own (the caller passes the time), so they are tested with plain
 numbers. Both are bounded, whatever clients send: a table keyed by what clients choose (their
@@ -11,6 +11,9 @@ import ipaddress
 import math
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+K = TypeVar("K")
 
 
 def client_key(host: str) -> str:
@@ -75,3 +78,41 @@ class AddressLimiter:
 def retry_after(wait_s: float) -> str:
     """A ``Retry-After`` value: whole seconds, at least 1."""
     return str(max(1, math.ceil(wait_s)))
+
+
+class LruCache(Generic[K]):
+    """Encoded answers by key, at most ``max_bytes`` of them (each counted with ``OVERHEAD``
+    bytes more, for the key and the bookkeeping); the least recently used go first. An answer
+    bigger than the whole cache is not kept."""
+
+    OVERHEAD = 256
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.size = 0
+        self._items: OrderedDict[K, bytes] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __contains__(self, key: K) -> bool:
+        return key in self._items
+
+    def get(self, key: K) -> bytes | None:
+        data = self._items.get(key)
+        if data is not None:
+            self._items.move_to_end(key)
+        return data
+
+    def put(self, key: K, data: bytes) -> None:
+        old = self._items.pop(key, None)
+        if old is not None:
+            self.size -= len(old) + self.OVERHEAD
+        cost = len(data) + self.OVERHEAD
+        if cost > self.max_bytes:
+            return
+        self._items[key] = data
+        self.size += cost
+        while self.size > self.max_bytes:
+            _, dropped = self._items.popitem(last=False)
+            self.size -= len(dropped) + self.OVERHEAD

@@ -53,6 +53,9 @@ class Settings(BaseSettings):
     http_rate_clients: int = 10_000
     """Client addresses the HTTP rate limit keeps a bucket for, the least recently seen
     forgotten first (the table is bounded, whoever connects)."""
+    http_cache_bytes: int = 64 * 1024 * 1024
+    """The most the HTTP API keeps of finished races' records and replays (their JSON), the
+    least recently asked for dropped first; a long replay is about 0.5 MB."""
 
     @property
     def safe_database_url(self) -> str:

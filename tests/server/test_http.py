@@ -8,14 +8,27 @@ import asyncio
 import json
 import logging
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from websockets.asyncio.client import connect
 
-from tests.server.test_server import Server, make_settings, start_server, stop_server
+import server.http as server_http
+import server.store as server_store
+from server.db import RaceRow
+from server.protocol import RaceFinished, YourView
+from tests.server.test_server import (
+    Server,
+    make_settings,
+    play_to_end,
+    race_of,
+    start_server,
+    stop_server,
+)
 
 Sessions = async_sessionmaker[AsyncSession]
 
@@ -208,3 +221,77 @@ async def test_a_flood_from_one_address_gets_429_with_retry_after(
             assert status == 200
     finally:
         await stop_server(running)
+
+
+# -- the cache of finished races ----------------------------------------------------------------
+
+
+class Counted:
+    """Wraps a function and counts its calls."""
+
+    def __init__(self, function: Callable[..., Any]) -> None:
+        self.function, self.calls = function, 0
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls += 1
+        return self.function(*args, **kwargs)
+
+
+async def test_a_finished_race_is_replayed_once_then_answered_from_the_cache(
+        server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    (ann, bob), _ = await race_of(server, "all-fours", ["Ann", "Bob"])
+    await play_to_end(ann)
+    await bob.next_event(YourView)
+    await bob.resign()
+    finished = await ann.next_event(RaceFinished)
+    records = Counted(server_store.race_record)
+    replays = Counted(server_http.replay_steps)
+    monkeypatch.setattr(server_store, "race_record", records)
+    monkeypatch.setattr(server_http, "replay_steps", replays)
+
+    path = f"/api/races/{finished.race_id}/replay?player={ann.player_id}"
+    first = await request(server, "GET", path)
+    assert first[0] == 200 and (records.calls, replays.calls) == (1, 1)
+    for method in ["GET", "GET", "HEAD"]:
+        status, headers, body = await request(server, method, path)
+        assert (status, headers["content-length"]) == (200, first[1]["content-length"])
+        assert body == (first[2] if method == "GET" else b"")
+    assert (records.calls, replays.calls) == (1, 1)
+
+    status, _, record = await request(server, "GET", f"/api/races/{finished.race_id}")
+    assert status == 200 and json.loads(record)["seed"] == str(finished.seed)
+    assert records.calls == 1  # the record came with the first replay, revealed: kept
+    status, _, other = await request(
+        server, "GET", f"/api/races/{finished.race_id}/replay?player={bob.player_id}")
+    assert status == 200 and json.loads(other)["player_id"] == bob.player_id
+    assert (records.calls, replays.calls) == (1, 2)
+
+
+async def test_a_daily_race_is_not_cached_while_its_seed_is_secret(
+        server: Server, sessions: Sessions, monkeypatch: pytest.MonkeyPatch) -> None:
+    ann = await server.client("Ann")
+    await ann.daily("octagon")
+    await ann.resign()
+    daily = await ann.next_event(RaceFinished)
+    assert daily.seed is None
+    records = Counted(server_store.race_record)
+    monkeypatch.setattr(server_store, "race_record", records)
+
+    for _ in range(2):
+        status, _, body = await request(server, "GET", f"/api/races/{daily.race_id}")
+        record = json.loads(body)
+        assert status == 200 and record["seed"] is None and record["logs"] is None
+        status, _, _ = await request(
+            server, "GET", f"/api/races/{daily.race_id}/replay?player={ann.player_id}")
+        assert status == 403
+    assert records.calls == 4
+
+    # The day is over (moved back a day rather than waiting for midnight): revealed, then kept.
+    async with sessions.begin() as session:
+        await session.execute(update(RaceRow).where(RaceRow.id == daily.race_id)
+                              .values(daily_day=datetime.now(UTC).date() - timedelta(days=1)))
+    for _ in range(2):
+        status, _, body = await request(server, "GET", f"/api/races/{daily.race_id}")
+        record = json.loads(body)
+        assert status == 200 and record["seed"] is not None and record["logs"] is not None
+    assert records.calls == 5

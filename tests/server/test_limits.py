@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.limits import AddressLimiter, client_key, retry_after
+from server.limits import AddressLimiter, LruCache, client_key, retry_after
 
 
 def test_a_burst_then_one_request_per_token_earned() -> None:
@@ -71,3 +71,30 @@ def test_a_client_is_an_ipv4_address_or_an_ipv6_64() -> None:
 def test_retry_after_is_whole_seconds_and_at_least_one() -> None:
     assert [retry_after(wait) for wait in (0.001, 0.5, 1.0, 1.2, 30.0)] == [
         "1", "1", "1", "2", "30"]
+
+
+# -- the cache ----------------------------------------------------------------------------------
+
+
+def test_the_cache_keeps_what_fits_and_drops_the_least_recently_used() -> None:
+    cache: LruCache[str] = LruCache(max_bytes=3 * (100 + LruCache.OVERHEAD))
+    for key in "abc":
+        cache.put(key, key.encode() * 100)
+    assert cache.get("a") == b"a" * 100  # a is now the most recently used
+    cache.put("d", b"d" * 100)
+    assert "b" not in cache and all(key in cache for key in "acd")
+    assert cache.size == 3 * (100 + LruCache.OVERHEAD) and len(cache) == 3
+    cache.put("big", b"x" * 250)  # takes the room of two
+    assert [key in cache for key in ("a", "c", "d", "big")] == [False, False, True, True]
+    assert cache.size <= cache.max_bytes
+
+
+def test_an_answer_bigger_than_the_cache_is_not_kept_and_a_key_is_replaced() -> None:
+    cache: LruCache[str] = LruCache(max_bytes=1000)
+    cache.put("a", b"a" * 10)
+    cache.put("huge", b"h" * 1000)
+    assert "huge" not in cache and cache.get("a") == b"a" * 10
+    cache.put("a", b"b" * 20)
+    assert cache.get("a") == b"b" * 20 and cache.size == 20 + LruCache.OVERHEAD
+    cache.put("a", b"c" * 2000)  # too big: the old one is gone too, not kept stale
+    assert "a" not in cache and cache.size == 0
