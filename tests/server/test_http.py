@@ -126,6 +126,27 @@ async def test_head_answers_as_get_without_the_body(server: Server, path: str) -
     assert headers["content-type"] == get_headers["content-type"]
 
 
+async def test_the_limits_websockets_sets_are_as_documented(server: Server) -> None:
+    """docs/protocol.md lists them with the answers they give: kept true here."""
+    status, _, _ = await request(server, "GET", "/api/games?" + "a" * 8200)
+    assert status == 414
+    host, port = server.http.removeprefix("http://").split(":")
+
+    def send(raw: bytes) -> bytes:
+        with socket.create_connection((host, int(port)), timeout=10) as s:
+            s.sendall(raw)
+            data = b""
+            while chunk := s.recv(65536):
+                data += chunk
+        return data
+
+    many = b"".join(b"X-%d: v\r\n" % number for number in range(129))
+    assert (await asyncio.to_thread(send, b"GET / HTTP/1.1\r\n" + many + b"\r\n")).startswith(
+        b"HTTP/1.1 431 ")
+    assert await asyncio.to_thread(
+        send, b"POST /api/games HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}") == b""
+
+
 # -- bad input --------------------------------------------------------------------------------
 
 
