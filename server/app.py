@@ -288,6 +288,9 @@ class Service:
             case PlayDaily():
                 await self._daily(client, message, now)
             case GetLeaderboard():
+                if message.rule_set not in RULE_SET_NAMES:  # as HTTP's 404, not an empty board
+                    raise Refusal("unknown_rule_set",
+                                  f"choose one of {', '.join(RULE_SET_NAMES)}")
                 board = await leaderboard(self.sessions, message, client.player_id,
                                           datetime.fromtimestamp(now, UTC))
                 self._send(client, board)

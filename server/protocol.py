@@ -10,6 +10,7 @@ explains every message with an example session.
 from __future__ import annotations
 
 import unicodedata
+from datetime import date
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -18,9 +19,12 @@ from pydantic import (
     ConfigDict,
     Field,
     TypeAdapter,
+    field_validator,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
+
+from engine.deal import deal_number
 
 PROTOCOL_VERSION = 1
 
@@ -209,13 +213,30 @@ class GetLeaderboard(Message):
     rule_set: RuleSetName
     board: Literal["fastest", "most_wins", "deal", "daily"] = "fastest"
     period: Literal["today", "week", "all"] = "all"
-    deal: Annotated[str | None, Field(pattern=r"^[0-9]{1,20}$",
-                                      description="For board 'deal': the deal number.")] = None
+    deal: Annotated[str | None, Field(
+        pattern=r"^[0-9]{1,20}$",
+        description="For board 'deal': the deal number, 0..2^64-1 in ASCII digits.")] = None
     day: Annotated[str | None, Field(
-        pattern=r"^\d{4}-\d{2}-\d{2}$",
-        description="For board 'daily': the UTC day; today if absent.")] = None
+        pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+        description="For board 'daily': the UTC day, a real date; today if absent.")] = None
     around_me: bool = False
     limit: Annotated[int, Field(ge=1, le=100)] = 20
+
+    # The patterns say ASCII digits ("\d" would let full-width and other Unicode digits through,
+    # which int() and date.fromisoformat() then read or choke on); these check what a pattern
+    # cannot, so that the WebSocket request and the HTTP query refuse the same things alike.
+
+    @field_validator("deal")
+    @classmethod
+    def _deal_in_range(cls, deal: str | None) -> str | None:
+        return None if deal is None else str(deal_number(deal))
+
+    @field_validator("day")
+    @classmethod
+    def _real_day(cls, day: str | None) -> str | None:
+        if day is not None:
+            date.fromisoformat(day)  # ValueError for 2026-13-45, 2026-02-30, 0000-01-01
+        return day
 
     @model_validator(mode="after")
     def _deal_board_names_its_deal(self) -> GetLeaderboard:

@@ -50,6 +50,17 @@ class Settings(BaseSettings):
     10 s stop timeout: storing what is queued, telling the clients, closing their connections.
     A connection not closed by then is dropped; a write the database has not taken by then is
     given up (it was not acknowledged: its client resumes without it)."""
+    http_rate_per_s: float = 2.0
+    """Requests under ``/api/`` a client address may make per second, on average (a token
+    bucket per address: an IPv4 address, or an IPv6 /64); past it, 429 with Retry-After."""
+    http_rate_burst: float = 20.0
+    """How many it may make at once."""
+    http_rate_clients: int = 10_000
+    """Client addresses the HTTP rate limit keeps a bucket for, the least recently seen
+    forgotten first (the table is bounded, whoever connects)."""
+    http_cache_bytes: int = 64 * 1024 * 1024
+    """The most the HTTP API keeps of finished races' records and replays (their JSON), the
+    least recently asked for dropped first; a long replay is about 0.5 MB."""
 
     @property
     def safe_database_url(self) -> str:
