@@ -97,7 +97,7 @@ def restore_race(row: RaceRow, settings: Settings, now: float) -> Race:
         algorithm=row.algorithm, rules=row.rules, deal_kind=row.deal_kind, host_id=row.host_id,
         host_name=row.host.name, seats_max=row.seats_max, time_limit_s=row.time_limit_s,
         countdown_s=settings.countdown_s, grace_s=settings.reconnect_grace_s,
-        daily_day=row.daily_day)
+        max_race_s=settings.max_race_s, idle_s=settings.idle_s, daily_day=row.daily_day)
 
 
 class Service:
@@ -385,7 +385,8 @@ class Service:
         assert client.player_id is not None
         race = Race(race_id=secrets.token_hex(8), code=self._new_code(), algorithm=DEAL_ALGORITHM,
                     host_id=client.player_id, host_name=client.name or "",
-                    grace_s=self.settings.reconnect_grace_s, **race_settings)
+                    grace_s=self.settings.reconnect_grace_s, max_race_s=self.settings.max_race_s,
+                    idle_s=self.settings.idle_s, **race_settings)
         await self.writer.run(lambda: store.create_race(
             self.sessions, race_id=race.race_id, code=race.code, rule_set=race.rule_set,
             deal_kind=race.deal_kind, seed=race.seed, algorithm=race.algorithm,

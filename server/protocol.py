@@ -39,14 +39,15 @@ MoveText = Annotated[str, Field(max_length=80, description="A move's text form (
 GameStatus = Annotated[Literal["in_progress", "won", "lost", "resigned"], Field(description=(
     "The game, as its rules see it: in_progress (also for a racer whose time ran out: the rules "
     "did not end the game); won (every card home); lost (no legal move and no redeal left); "
-    "resigned (the player resigned, or the server resigned for a player who left the race or "
-    "stayed away past the grace period)."))]
+    "resigned (the player resigned, or the server resigned for a player who left the race, "
+    "stayed away past the grace period or made no move for the idle while)."))]
 SeatStatus = Annotated[
     Literal["waiting", "racing", "won", "lost", "resigned", "timed_out", "abandoned"],
     Field(description=(
         "The racer, as the race sees them: waiting (before the start); racing; then, once "
-        "finished, won, lost or resigned as their game ended, timed_out (the time limit came "
-        "first) or abandoned (away past the grace period: the server resigned for them)."))]
+        "finished, won, lost or resigned as their game ended, timed_out (the time limit, or the "
+        "longest a race runs, came first) or abandoned (away past the grace period, or no move "
+        "for the idle while: the server resigned for them)."))]
 FinalStatus = Annotated[Literal["won", "lost", "resigned", "timed_out", "abandoned"], Field(
     description="How the racer finished, in the words of a seat's status.")]
 

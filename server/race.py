@@ -2,15 +2,16 @@
 
 No I/O and no clock of its own: every call takes ``now`` (Unix seconds) and returns the messages
 to send, as ``Outgoing(to, message)`` where ``to`` is a player id or ``None`` for everyone in the
-room. ``next_deadline()`` says when the shell must call ``tick`` (countdown end, time limit,
-reconnect grace). Room events get consecutive ``seq`` numbers and the latest are kept (a
-``room`` snapshot replaces the earlier ones), so a player who reconnects gets what they missed,
-or the room afresh. The shell (server/app.py) owns sockets, timers and the
-database; it turns ``RaceError`` into an error message.
+room. ``next_deadline()`` says when the shell must call ``tick`` (countdown end, time limit or
+longest race, a racer's idle while, reconnect grace). Room events get consecutive ``seq``
+numbers and the latest are kept (a ``room`` snapshot replaces the earlier ones), so a player who
+reconnects gets what they missed, or the room afresh. The shell (server/app.py) owns sockets,
+timers and the database; it turns ``RaceError`` into an error message.
 
 Phases: LOBBY -> COUNTDOWN -> RACING -> FINISHED. A racer finishes when they win, resign, have
-no legal move and no redeal left, run out of time, or stay away past the grace period; the race
-finishes when every racer has.
+no legal move and no redeal left, run out of time (the time limit, or the longest a race may run
+when it has none), stay away past the grace period, or make no move for the idle while; the race
+finishes when every racer has. So no racer, connected or not, can keep a race open for ever.
 """
 
 from __future__ import annotations
@@ -46,6 +47,12 @@ from server.protocol import (
 
 COUNTDOWN_S = 3.0
 GRACE_S = 60.0
+MAX_RACE_S = 2 * 3600.0
+"""The longest a race runs, with or without a time limit: then everyone still racing is finished
+as ``timed_out``, as a time limit does (a longer time limit ends here too)."""
+IDLE_S = 600.0
+"""How long a racer may go without a move (from the start, or from their last move) before the
+race finishes them as ``abandoned`` and resigns their game, connected or not."""
 EVENTS_KEPT = 200
 """Room events kept for reconnecting players; one who missed more gets the room afresh.
 A ``room`` snapshot makes the earlier ones moot, so only the latest is kept."""
@@ -141,7 +148,8 @@ class Race:
                  deal_kind: DealKind, host_id: str, host_name: str, seats_max: int,
                  time_limit_s: int | None, rules: int = RULES_VERSION,
                  countdown_s: float = COUNTDOWN_S,
-                 grace_s: float = GRACE_S, daily_day: date | None = None,
+                 grace_s: float = GRACE_S, max_race_s: float = MAX_RACE_S,
+                 idle_s: float = IDLE_S, daily_day: date | None = None,
                  events_kept: int = EVENTS_KEPT) -> None:
         self.game_type = find_rule_set(rule_set)
         self.race_id, self.code, self.rule_set = race_id, code, rule_set
@@ -151,6 +159,7 @@ class Race:
         version 2 keeps version 1, so its stored moves mean what they meant)."""
         self.host_id, self.seats_max, self.time_limit_s = host_id, seats_max, time_limit_s
         self.countdown_s, self.grace_s = countdown_s, grace_s
+        self.max_race_s, self.idle_s = max_race_s, idle_s
         self.daily_day = daily_day
         self.phase = Phase.LOBBY
         self.racers: dict[str, Racer] = {host_id: Racer(host_id, host_name)}
@@ -362,11 +371,9 @@ class Race:
         if racer.finished:
             raise RaceError("finished", f"you have finished ({racer.status})")
         assert racer.game is not None and self.started_at is not None
-        if self._out_of_time(now):
-            # The time limit passed before the timer woke the race: end it now, and answer
-            # the move as one sent after the end (every request gets exactly one reply).
-            return [*self.tick(now), Outgoing(player_id, ErrorMessage(
-                id=request_id, code="not_racing", message="the race is over: the time is up"))]
+        deadline = self.next_deadline()
+        if deadline is not None and now >= deadline:
+            return self._move_after_deadline(racer, move, now, request_id)
         game = racer.game
         before = racer.table if racer.table is not None else game.table()
         try:
@@ -398,6 +405,24 @@ class Race:
         if outcome.is_over:
             out += self._end_if_all_finished(now)
         return out
+
+    def _move_after_deadline(self, racer: Racer, move: Move, now: float,
+                             request_id: str | None) -> list[Outgoing]:
+        """A deadline (the time limit, an idle while) passed before the timer woke the race:
+        apply it now, then answer the move as one sent after it. Every request gets exactly one
+        reply, and what the deadline did reaches the room even when the move is refused."""
+        out = self.tick(now)
+        if self.phase is not Phase.RACING:
+            refusal = RaceError("not_racing", "the race is over")
+        elif racer.finished:
+            refusal = RaceError("finished", f"you have finished ({racer.status})")
+        else:
+            try:
+                return [*out, *self.move(racer.player_id, move, now, request_id)]
+            except RaceError as refused:
+                refusal = refused
+        return [*out, Outgoing(racer.player_id, ErrorMessage(
+            id=request_id, code=refusal.code, message=refusal.message))]
 
     def resign(self, player_id: str, now: float, request_id: str | None = None) -> list[Outgoing]:
         return self.move(player_id, RESIGN, now, request_id)
@@ -462,17 +487,27 @@ class Race:
 
     # -- time ---------------------------------------------------------------------------------
 
-    def _out_of_time(self, now: float) -> bool:
-        return (self.time_limit_s is not None and self.started_at is not None
-                and now >= self.started_at + self.time_limit_s)
+    def _limit(self) -> float | None:
+        """When the race ends for whoever is still racing: its time limit, or its longest."""
+        if self.phase is not Phase.RACING or self.started_at is None:
+            return None
+        length = self.max_race_s if self.time_limit_s is None else min(
+            self.time_limit_s, self.max_race_s)
+        return self.started_at + length
+
+    def _idle_until(self, racer: Racer) -> float | None:
+        """When a racer still racing is finished for making no move."""
+        if self.phase is not Phase.RACING or racer.finished or self.started_at is None:
+            return None
+        return (racer.move_times[-1] if racer.move_times else self.started_at) + self.idle_s
 
     def next_deadline(self) -> float | None:
         deadlines = []
         if self.phase is Phase.COUNTDOWN and self.starts_at is not None:
             deadlines.append(self.starts_at)
-        if (self.phase is Phase.RACING and self.time_limit_s is not None
-                and self.started_at is not None):
-            deadlines.append(self.started_at + self.time_limit_s)
+        if self.phase is Phase.RACING:
+            deadlines += [when for when in (self._limit(), *map(
+                self._idle_until, self.racers.values())) if when is not None]
         if self.phase is not Phase.FINISHED:
             deadlines += [racer.away_since + self.grace_s for racer in self.racers.values()
                           if racer.away_since is not None and not racer.finished]
@@ -490,9 +525,14 @@ class Race:
             elif self.phase is Phase.RACING and not racer.finished:
                 out += self._finish(racer, "abandoned", racer.away_since + self.grace_s,
                                     resign=True)
-        if self.phase is Phase.RACING and self._out_of_time(now):
-            assert self.started_at is not None and self.time_limit_s is not None
-            limit = self.started_at + self.time_limit_s
+        limit = self._limit()
+        for racer in list(self.racers.values()):
+            idle_until = self._idle_until(racer)
+            # Whichever came first: a racer idle past the time limit was timed out by it.
+            if idle_until is not None and now >= idle_until and (
+                    limit is None or idle_until < limit):
+                out += self._finish(racer, "abandoned", idle_until, resign=True)
+        if limit is not None and now >= limit:
             for racer in self.racers.values():
                 if not racer.finished and self.phase is Phase.RACING:
                     out += self._finish(racer, "timed_out", limit)

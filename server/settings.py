@@ -35,6 +35,12 @@ class Settings(BaseSettings):
     port: int = 8765
     max_frame_bytes: int = 16384
     reconnect_grace_s: float = 60.0
+    max_race_s: float = 2 * 3600.0
+    """The longest a race runs, time limit or none (a longer time limit ends here too): then
+    everyone still racing is finished as ``timed_out``."""
+    idle_s: float = 600.0
+    """How long a racer may make no move (from the start, or their last move) before the race
+    finishes them as ``abandoned``, connected or not; the others race on."""
     finished_room_s: float = 300.0
     """How long a finished race's room stays open (to resume into, or to spectate its result)
     after the result is stored; then it is closed and the race is at ``/api/races/ID``."""

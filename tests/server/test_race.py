@@ -239,7 +239,8 @@ def test_a_dropped_racer_keeps_the_seat_for_the_grace_period_then_is_out() -> No
     race.disconnect("p2", start + 1)
     assert race.next_deadline() == start + 61
     race.reconnect("p2", start + 30)
-    assert race.racers["p2"].connected and race.next_deadline() is None
+    # No grace period runs any more: only the racers' idle while, from the start.
+    assert race.racers["p2"].connected and race.next_deadline() == start + race.idle_s
     race.disconnect("p2", start + 40)
     race.tick(start + 99)
     assert not race.racers["p2"].finished
@@ -294,7 +295,8 @@ def test_a_racer_who_leaves_the_race_shows_as_gone_from_then_on() -> None:
         return mine.connected, mine.status
 
     assert seat(room) == (False, "resigned")
-    assert race.next_deadline() is None, "no grace period runs for a racer who has left"
+    assert race.next_deadline() == start + race.idle_s, (
+        "no grace period runs for a racer who has left: only the others' idle while")
     race.resign("p1", start + 6)
     out = race.resign("p3", start + 7)
     (end,) = messages(out, RoomState)
@@ -327,3 +329,70 @@ def test_cards_the_deal_puts_home_count_for_a_racer_who_never_moves() -> None:
     (finished,) = messages(out, RaceFinished)
     assert [(entry.on_foundations, entry.reached_at_ms) for entry in finished.ranking] == [
         (8, 0), (8, 0)]
+
+
+def test_a_race_without_a_time_limit_still_ends_at_its_longest() -> None:
+    race = new_race("octagon", max_race_s=7200, idle_s=10_000)
+    started(race, "p2")
+    start = T0 + race.countdown_s
+    assert race.time_limit_s is None and race.next_deadline() == start + 7200
+    race.move("p2", _same_moves(race.racers["p2"].game, 1)[0], start + 5)
+    assert race.tick(start + 7199.9) == [] and race.phase is Phase.RACING
+    out = race.tick(start + 7200)
+    assert race.phase is Phase.FINISHED and race.next_deadline() is None
+    (finished,) = messages(out, RaceFinished)
+    assert [entry.status for entry in finished.ranking] == ["timed_out", "timed_out"]
+    assert {entry.time_ms for entry in finished.ranking} == {7_200_000}
+
+
+def test_a_time_limit_longer_than_the_longest_race_ends_at_the_longest() -> None:
+    race = new_race("octagon", time_limit_s=3 * 3600, max_race_s=7200, idle_s=10_000)
+    started(race, "p2")
+    start = T0 + race.countdown_s
+    assert race.next_deadline() == start + 7200
+    with_shorter_limit = new_race("octagon", time_limit_s=60, max_race_s=7200)
+    started(with_shorter_limit, "p2")
+    assert with_shorter_limit.next_deadline() == start + 60
+
+
+def test_a_racer_who_never_moves_is_finished_as_abandoned_and_the_others_race_on() -> None:
+    race = new_race("octagon", idle_s=600)
+    started(race, "p2", "p3")
+    start = T0 + race.countdown_s
+    assert race.next_deadline() == start + 600
+    bob_moves = _same_moves(race.racers["p2"].game, 3)
+    race.move("p2", bob_moves[0], start + 100)
+    race.move("p3", _same_moves(race.racers["p3"].game, 1)[0], start + 550)
+    assert race.next_deadline() == start + 600  # Ann, who has not moved at all
+    assert race.tick(start + 599) == []
+    out = race.tick(start + 600)
+    ann = race.racers["p1"]
+    assert ann.finished and ann.status == "abandoned" and ann.finished_at == start + 600
+    assert ann.game is not None and ann.game.outcome().status.value == "resigned"
+    assert [(p.player_id, p.status) for p in messages(out, ProgressEvent)] == [
+        ("p1", "abandoned")]
+    assert race.phase is Phase.RACING and not race.racers["p2"].finished
+    # Bob's clock runs from his own last move: he is next, at 100 + 600.
+    assert race.next_deadline() == start + 700
+    race.move("p2", bob_moves[1], start + 650)
+    assert race.next_deadline() == start + 1150  # now Cy, from 550
+    race.resign("p3", start + 700)
+    out = race.resign("p2", start + 800)
+    (finished,) = messages(out, RaceFinished)
+    assert {entry.player_id: entry.status for entry in finished.ranking} == {
+        "p1": "abandoned", "p2": "resigned", "p3": "resigned"}
+
+
+def test_a_move_after_the_idle_while_before_the_timer_woke_is_refused_as_finished() -> None:
+    race = new_race("octagon", idle_s=600)
+    started(race, "p2")
+    start = T0 + race.countdown_s
+    race.move("p2", _same_moves(race.racers["p2"].game, 1)[0], start + 500)
+    late = _same_moves(race.racers["p1"].game, 1)[0]
+    out = race.move("p1", late, start + 601, request_id="m1")
+    assert race.racers["p1"].status == "abandoned" and race.phase is Phase.RACING
+    assert [(p.player_id, p.status) for p in messages(out, ProgressEvent)] == [
+        ("p1", "abandoned")]
+    (refused,) = messages(out, ErrorMessage)
+    assert (refused.id, refused.code) == ("m1", "finished")
+    assert out[-1].to == "p1"
