@@ -34,12 +34,14 @@ from engine.registry import RULE_SET_NAMES
 from server import store
 from server.boards import leaderboard
 from server.db import RaceRow, make_sessionmaker
+from server.errors import RaceError, Refusal
 from server.outbox import Addressed
 from server.protocol import (
     CLIENT_MESSAGE,
     ActionObject,
     ClientMessage,
     CreateRoom,
+    ErrorCode,
     ErrorMessage,
     GetLeaderboard,
     GetRace,
@@ -62,7 +64,7 @@ from server.protocol import (
     StartRace,
     Welcome,
 )
-from server.race import Outgoing, Race, RaceError, as_frame
+from server.race import Outgoing, Race, as_frame
 from server.rooms import Client, Room, TokenBucket
 from server.settings import Settings
 from server.writer import Writer
@@ -72,14 +74,6 @@ log = logging.getLogger("patience_race.server")
 CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 CODE_LENGTH = 8
 FLOOD_CLOSE_CODE = 1008  # policy violation
-
-
-class Refusal(Exception):
-    """A request refused by the shell itself (identity, unknown room...)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code, self.message = code, message
 
 
 def restore_race(row: RaceRow, settings: Settings, now: float) -> Race:
@@ -195,13 +189,13 @@ class Service:
     async def _receive(self, client: Client, frame: str | bytes) -> bool:
         """Handle one frame; False when the connection is to be closed (a flood)."""
         if len(frame) > self.settings.max_frame_bytes:
-            self._error(client, None, "too_large",
+            self._error(client, None, ErrorCode.TOO_LARGE,
                         f"a message may be at most {self.settings.max_frame_bytes} bytes")
             return self._within_rate(client, None)
         try:
             data = json.loads(frame)
         except (json.JSONDecodeError, UnicodeDecodeError):
-            self._error(client, None, "bad_json", "that frame is not JSON")
+            self._error(client, None, ErrorCode.BAD_JSON, "that frame is not JSON")
             return self._within_rate(client, None)
         request_id = data["id"][:64] if isinstance(data, dict) and isinstance(
             data.get("id"), str) else None
@@ -225,7 +219,7 @@ class Service:
     def _refuse_rate(self, client: Client, request_id: str | None) -> bool:
         if client.bucket.refused_in_a_row > self.settings.flood_close_after:
             return False
-        self._error(client, request_id, "rate_limited",
+        self._error(client, request_id, ErrorCode.RATE_LIMITED,
                     f"slow down: at most {self.settings.rate_per_s:g} messages a second")
         return True
 
@@ -233,20 +227,20 @@ class Service:
                        invalid: ValidationError) -> None:
         kinds = CLIENT_MESSAGE.json_schema()["discriminator"]["mapping"]
         if not isinstance(data, dict) or data.get("type") not in kinds:
-            self._error(client, request_id, "unknown_type",
+            self._error(client, request_id, ErrorCode.UNKNOWN_TYPE,
                               f"type must be one of: {', '.join(kinds)}")
             return
         problems = "; ".join(
             f"{'.'.join(str(p) for p in error['loc'][1:]) or 'message'}: {error['msg']}"
             for error in invalid.errors()[:3])
-        self._error(client, request_id, "invalid_message", problems)
+        self._error(client, request_id, ErrorCode.INVALID_MESSAGE, problems)
 
     async def _dispatch(self, client: Client, message: ClientMessage) -> None:
         if isinstance(message, Hello):
             await self._hello(client, message)
             return
         if client.player_id is None:
-            raise Refusal("not_identified", "say hello first, with a name or your token")
+            raise Refusal(ErrorCode.NOT_IDENTIFIED, "say hello first, with a name or your token")
         now = self.clock()
         match message:
             case CreateRoom():
@@ -289,7 +283,7 @@ class Service:
                 await self._daily(client, message, now)
             case GetLeaderboard():
                 if message.rule_set not in RULE_SET_NAMES:  # as HTTP's 404, not an empty board
-                    raise Refusal("unknown_rule_set",
+                    raise Refusal(ErrorCode.UNKNOWN_RULE_SET,
                                   f"choose one of {', '.join(RULE_SET_NAMES)}")
                 board = await leaderboard(self.sessions, message, client.player_id,
                                           datetime.fromtimestamp(now, UTC))
@@ -298,7 +292,7 @@ class Service:
                 record = await store.race_record(self.sessions, message.race_id,
                                                  datetime.fromtimestamp(now, UTC))
                 if record is None:
-                    raise Refusal("not_found", f"no finished race {message.race_id!r}")
+                    raise Refusal(ErrorCode.NOT_FOUND, f"no finished race {message.race_id!r}")
                 self._send(client, RaceRecord(id=message.id, record=record))
 
     # -- identity -------------------------------------------------------------------------------
@@ -307,12 +301,12 @@ class Service:
         if message.token is not None:
             player = await store.player_by_token(self.sessions, message.token)
             if player is None:
-                raise Refusal("bad_token", "that token belongs to no player")
+                raise Refusal(ErrorCode.BAD_TOKEN, "that token belongs to no player")
             token = None
         elif message.name is not None:
             player, token = await store.create_player(self.sessions, message.name.strip())
         else:
-            raise Refusal("invalid_message", "hello needs a name (new player) or a token")
+            raise Refusal(ErrorCode.INVALID_MESSAGE, "hello needs a name (new player) or a token")
         client.player_id, client.name = player.id, player.name
         self._send(client, Welcome(id=message.id, player_id=player.id, name=player.name,
                                          token=token))
@@ -322,17 +316,17 @@ class Service:
     def _room(self, code: str) -> Room:
         room = self.rooms.get(code.upper())
         if room is None:
-            raise Refusal("unknown_room", f"there is no room {code!r}")
+            raise Refusal(ErrorCode.UNKNOWN_ROOM, f"there is no room {code!r}")
         return room
 
     def _current(self, client: Client) -> Room:
         if client.room is None:
-            raise Refusal("not_in_room", "you are in no room")
+            raise Refusal(ErrorCode.NOT_IN_ROOM, "you are in no room")
         return client.room
 
     def _may_enter(self, client: Client, room: Room) -> None:
         if client.room is not None and client.room is not room:
-            raise Refusal("in_another_room", "leave your room first")
+            raise Refusal(ErrorCode.IN_ANOTHER_ROOM, "leave your room first")
 
     def _enter(self, client: Client, room: Room) -> None:
         """Make the connection a member: it gets what is said in the room from now on."""
@@ -348,19 +342,19 @@ class Service:
 
     def _may_open(self, client: Client, rule_set: str) -> None:
         if rule_set not in RULE_SET_NAMES:
-            raise Refusal("unknown_rule_set", f"choose one of {', '.join(RULE_SET_NAMES)}")
+            raise Refusal(ErrorCode.UNKNOWN_RULE_SET, f"choose one of {', '.join(RULE_SET_NAMES)}")
         if client.room is not None:
-            raise Refusal("in_another_room", "leave your room first")
+            raise Refusal(ErrorCode.IN_ANOTHER_ROOM, "leave your room first")
 
     async def _create_room(self, client: Client, message: CreateRoom) -> None:
         self._may_open(client, message.rule_set)
         deal = message.deal
         if deal.kind == "number":
             if deal.number is None or int(deal.number) > SEED_MAX:
-                raise Refusal("invalid_message", "a chosen deal needs a number 0..2^64-1")
+                raise Refusal(ErrorCode.INVALID_MESSAGE, "a chosen deal needs a number 0..2^64-1")
             seed = int(deal.number)
         elif deal.kind == "daily":
-            raise Refusal("invalid_message", "the daily deal is played alone: send 'daily'")
+            raise Refusal(ErrorCode.INVALID_MESSAGE, "the daily deal is played alone: send 'daily'")
         else:
             seed = secrets.randbits(64)
         await self._open(client, message.id, rule_set=message.rule_set, seed=seed,
@@ -373,7 +367,8 @@ class Service:
         self._may_open(client, message.rule_set)
         day = datetime.fromtimestamp(now, UTC).date()
         if await store.has_played_daily(self.sessions, client.player_id, message.rule_set, day):
-            raise Refusal("already_played", f"you have played today's {message.rule_set} deal")
+            raise Refusal(ErrorCode.ALREADY_PLAYED,
+                          f"you have played today's {message.rule_set} deal")
         seed = await store.daily_seed(self.sessions, message.rule_set, day)
         room = await self._open(client, message.id, rule_set=message.rule_set, seed=seed,
                                 deal_kind="daily", seats_max=1, time_limit_s=None,
@@ -407,7 +402,7 @@ class Service:
                 return Move.act(message.move.action)
             return Move.from_json(message.move.model_dump(by_alias=True, exclude_none=True))
         except EngineError as error:
-            raise Refusal("invalid_move", str(error)) from None
+            raise Refusal(ErrorCode.INVALID_MOVE, str(error)) from None
 
     async def _move(self, client: Client, move: Move, request_id: str | None,
                     now: float) -> None:
@@ -422,7 +417,7 @@ class Service:
         room = self._room(message.code)
         race = room.race
         if client.player_id not in race.racers:
-            raise Refusal("not_in_room", "you have no seat in that room")
+            raise Refusal(ErrorCode.NOT_IN_ROOM, "you have no seat in that room")
         self._may_enter(client, room)
         room.members.discard(client)  # the reply hands this connection the room event below
         self._deliver(room, race.reconnect(client.player_id, now))
@@ -526,5 +521,5 @@ class Service:
         frames leave in exactly the order the server decided them."""
         broadcast([client.ws], as_frame(message))
 
-    def _error(self, client: Client, request_id: str | None, code: str, text: str) -> None:
+    def _error(self, client: Client, request_id: str | None, code: ErrorCode, text: str) -> None:
         self._send(client, ErrorMessage(id=request_id, code=code, message=text))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import unicodedata
 from datetime import date
+from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -281,10 +282,42 @@ class Ok(Message):
     id: RequestId = None
 
 
+class ErrorCode(StrEnum):
+    """Every code an ``error`` message can carry: stable and machine-readable. docs/protocol.md
+    says what each means (a test checks it names every one)."""
+
+    # Frames refused before they are read as a request.
+    BAD_JSON = "bad_json"
+    UNKNOWN_TYPE = "unknown_type"
+    INVALID_MESSAGE = "invalid_message"
+    TOO_LARGE = "too_large"
+    RATE_LIMITED = "rate_limited"
+    # Identity.
+    NOT_IDENTIFIED = "not_identified"
+    BAD_TOKEN = "bad_token"
+    # What a request names.
+    UNKNOWN_RULE_SET = "unknown_rule_set"
+    UNKNOWN_ROOM = "unknown_room"
+    NOT_FOUND = "not_found"
+    # Rooms and seats.
+    IN_ANOTHER_ROOM = "in_another_room"
+    ROOM_FULL = "room_full"
+    ALREADY_STARTED = "already_started"
+    NOT_IN_ROOM = "not_in_room"
+    NOT_HOST = "not_host"
+    # Racing.
+    NOT_RACING = "not_racing"
+    FINISHED = "finished"
+    INVALID_MOVE = "invalid_move"
+    ILLEGAL_MOVE = "illegal_move"
+    ALREADY_PLAYED = "already_played"
+
+
 class ErrorMessage(Message):
     type: Literal["error"] = "error"
     id: RequestId = None
-    code: str = Field(description="A stable, machine-readable code (docs/protocol.md lists them).")
+    code: ErrorCode = Field(description=(
+        "A stable, machine-readable code (docs/protocol.md says what each means)."))
     message: str = Field(description="A sentence for a person.")
 
 

@@ -28,9 +28,11 @@ from engine.game import RULES_VERSION, Game
 from engine.moves import RESIGN, Move
 from engine.registry import find_rule_set
 from engine.view import PileState, PileView, View
+from server.errors import RaceError
 from server.protocol import (
     SERVER_MESSAGE,
     Countdown,
+    ErrorCode,
     ErrorMessage,
     Message,
     MoveAccepted,
@@ -63,15 +65,6 @@ class Phase(Enum):
     COUNTDOWN = "countdown"
     RACING = "racing"
     FINISHED = "finished"
-
-
-class RaceError(Exception):
-    """A request the race refuses; ``code`` is the protocol's error code."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,7 +257,7 @@ class Race:
     def _racer(self, player_id: str) -> Racer:
         racer = self.racers.get(player_id)
         if racer is None:
-            raise RaceError("not_in_room", "you have no seat in this room")
+            raise RaceError(ErrorCode.NOT_IN_ROOM, "you have no seat in this room")
         return racer
 
     # -- lobby --------------------------------------------------------------------------------
@@ -273,9 +266,9 @@ class Race:
         if player_id in self.racers:
             return self.reconnect(player_id, now)
         if self.phase is not Phase.LOBBY:
-            raise RaceError("already_started", "this race has started; you may spectate it")
+            raise RaceError(ErrorCode.ALREADY_STARTED, "this race has started; you may spectate it")
         if len(self.racers) >= self.seats_max:
-            raise RaceError("room_full", f"all {self.seats_max} seats are taken")
+            raise RaceError(ErrorCode.ROOM_FULL, f"all {self.seats_max} seats are taken")
         self.racers[player_id] = Racer(player_id, name)
         self.spectators.discard(player_id)
         return [self._room_changed()]
@@ -310,7 +303,7 @@ class Race:
     def ready(self, player_id: str, ready: bool, now: float) -> list[Outgoing]:
         racer = self._racer(player_id)
         if self.phase is not Phase.LOBBY:
-            raise RaceError("already_started", "the countdown has begun")
+            raise RaceError(ErrorCode.ALREADY_STARTED, "the countdown has begun")
         racer.ready = ready
         out = [self._room_changed()]
         if len(self.racers) >= 2 and all(r.ready for r in self.racers.values()):
@@ -320,9 +313,9 @@ class Race:
     def start(self, player_id: str, now: float) -> list[Outgoing]:
         self._racer(player_id)
         if player_id != self.host_id:
-            raise RaceError("not_host", "only the host may start the race early")
+            raise RaceError(ErrorCode.NOT_HOST, "only the host may start the race early")
         if self.phase is not Phase.LOBBY:
-            raise RaceError("already_started", "the countdown has begun")
+            raise RaceError(ErrorCode.ALREADY_STARTED, "the countdown has begun")
         return self._begin_countdown(now)
 
     def _begin_countdown(self, now: float) -> list[Outgoing]:
@@ -366,10 +359,10 @@ class Race:
              request_id: str | None = None) -> list[Outgoing]:
         racer = self._racer(player_id)
         if self.phase is not Phase.RACING:
-            raise RaceError("not_racing", "the race has not started" if self.phase in (
+            raise RaceError(ErrorCode.NOT_RACING, "the race has not started" if self.phase in (
                 Phase.LOBBY, Phase.COUNTDOWN) else "the race is over")
         if racer.finished:
-            raise RaceError("finished", f"you have finished ({racer.status})")
+            raise RaceError(ErrorCode.FINISHED, f"you have finished ({racer.status})")
         assert racer.game is not None and self.started_at is not None
         deadline = self.next_deadline()
         if deadline is not None and now >= deadline:
@@ -379,7 +372,7 @@ class Race:
         try:
             events = game.play(move)
         except IllegalMoveError as refused:
-            raise RaceError("illegal_move", refused.reason) from None
+            raise RaceError(ErrorCode.ILLEGAL_MOVE, refused.reason) from None
         racer.move_times.append(now)
         # Only the piles that changed are turned into what the player sees, and the table is
         # built once per move (the profile showed whole views, then two tables, per move as the
@@ -413,9 +406,9 @@ class Race:
         reply, and what the deadline did reaches the room even when the move is refused."""
         out = self.tick(now)
         if self.phase is not Phase.RACING:
-            refusal = RaceError("not_racing", "the race is over")
+            refusal = RaceError(ErrorCode.NOT_RACING, "the race is over")
         elif racer.finished:
-            refusal = RaceError("finished", f"you have finished ({racer.status})")
+            refusal = RaceError(ErrorCode.FINISHED, f"you have finished ({racer.status})")
         else:
             try:
                 return [*out, *self.move(racer.player_id, move, now, request_id)]

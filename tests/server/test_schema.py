@@ -1,11 +1,15 @@
-"""docs/protocol.schema.json is generated from the protocol models and must be current, and
-its status words are every word the server sends there."""
+"""docs/protocol.schema.json is generated from the protocol models and must be current, its
+status words are every word the server sends there, and its error codes are one list, every one
+documented, the only codes the server refuses with."""
 
 from __future__ import annotations
 
+import ast
 import json
 import random
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from engine.players import GreedyPlayer, play_out
 from engine.registry import find_rule_set
@@ -13,6 +17,7 @@ from engine.view import Status
 from server.protocol import (
     CLIENT_MESSAGE,
     SERVER_MESSAGE,
+    ErrorCode,
     MoveAccepted,
     ProgressEvent,
     RaceFinished,
@@ -126,3 +131,49 @@ def test_the_schema_lists_every_status_word_a_race_gives_and_no_other() -> None:
     assert seen.ranking == finished == status_enum("RankEntry") == status_enum("LeaderboardEntry")
     assert seen.games == status_enum("ViewModel")
 
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def documented_error_codes() -> set[str]:
+    """The codes in the first column of docs/protocol.md's error code table."""
+    text = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+    table = text.split("\n## Error codes\n", 1)[1].split("\n## ", 1)[0]
+    return {code for line in table.splitlines() if line.startswith("| `")
+            for code in re.findall(r"`([a-z_]+)`", line.split("|")[1])}
+
+
+def test_the_error_codes_are_one_list_the_schema_and_the_doc_give_whole() -> None:
+    codes = {code.value for code in ErrorCode}
+    schema = protocol_schema()["$defs"]
+    assert set(schema["ErrorCode"]["enum"]) == codes
+    assert schema["ErrorMessage"]["properties"]["code"]["$ref"] == "#/$defs/ErrorCode"
+    assert documented_error_codes() == codes
+
+
+REFUSERS = {"Refusal": 0, "RaceError": 0, "Refused": 0, "_error": 2}
+"""The calls that name an error code, and the position of the code among their arguments."""
+
+
+def test_the_server_refuses_only_with_a_code_of_the_list() -> None:
+    """Every code the server names is a member of ``ErrorCode``, never a bare string (mypy checks
+    the types; this also catches a string passed where the type is not checked)."""
+    bare = []
+    for path in sorted((ROOT / "server").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(
+                node.func, "id", None)
+            codes = [keyword.value for keyword in node.keywords if keyword.arg == "code"
+                     and name in {*REFUSERS, "ErrorMessage"}]
+            if name in REFUSERS and len(node.args) > REFUSERS[name]:
+                codes.append(node.args[REFUSERS[name]])
+            for code in codes:
+                if isinstance(code, ast.Constant):
+                    bare.append(f"{path.name}:{node.lineno}: {code.value!r}")
+                elif isinstance(code, ast.Attribute) and isinstance(code.value, ast.Name) and (
+                        code.value.id == "ErrorCode"):
+                    assert code.attr in ErrorCode.__members__, f"{path.name}:{node.lineno}"
+    assert not bare, "codes given as bare strings, not ErrorCode members: " + ", ".join(bare)
