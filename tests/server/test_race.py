@@ -396,3 +396,22 @@ def test_a_move_after_the_idle_while_before_the_timer_woke_is_refused_as_finishe
     (refused,) = messages(out, ErrorMessage)
     assert (refused.id, refused.code) == ("m1", "finished")
     assert out[-1].to == "p1"
+
+
+def test_a_restored_race_carries_each_racers_idle_while_on_from_their_stored_moves() -> None:
+    settings: dict[str, object] = dict(
+        race_id="r1", code="ABCD1234", rule_set="octagon", seed=SEED, algorithm=1,
+        deal_kind="secret", host_id="p1", host_name="Ann", seats_max=3, time_limit_s=None,
+        idle_s=600)
+    first = _same_moves(new_race("octagon").game_type(SEED, 1, keep_opening=False), 1)[0]
+    start = T0  # as app.restore_race sets it: the clock carries on from the last stored move
+    race = Race.resumed(started_at=start, racers=[
+        ("p1", "Ann", [(str(first), 100_000)]), ("p2", "Bob", [])], now=start + 100,
+        **settings)
+    race.catch_up(start + 100)
+    race.reconnect("p1", start + 100)
+    race.reconnect("p2", start + 100)
+    assert race.next_deadline() == start + 600  # Bob, who never moved
+    race.tick(start + 600)
+    assert race.racers["p2"].status == "abandoned" and not race.racers["p1"].finished
+    assert race.next_deadline() == start + 700  # Ann, from her stored move
