@@ -9,6 +9,10 @@ time, so that every time board is a query on that one table along one of its ind
 wins board is not: counting every player's wins on each request reads every win of the rule set,
 so ``player_wins`` keeps the count, updated with each result (``server.store.record_results``).
 
+``daily_plays`` holds the rule "each player plays each daily deal once": its primary key is
+(rule set, day, player), so the database refuses a second play however many requests race
+for it (``server.store.claim_daily``).
+
 The caller makes one engine and one session factory (``make_engine``, ``make_sessionmaker``) at
 start-up; nothing connects at import time. The schema itself is created by the Alembic
 migrations in ``migrations/``, whose constraint names come from ``NAMING_CONVENTION``.
@@ -245,6 +249,17 @@ class DailyDealRow(Base):
     rule_set: Mapped[str] = mapped_column(String(40), primary_key=True)
     day: Mapped[date] = mapped_column(Date(), primary_key=True)
     seed: Mapped[int] = mapped_column(Seed())
+
+
+class DailyPlayRow(Base):
+    """A player's one play of a rule set's daily deal on one UTC day, claimed when they open it.
+    The primary key is the rule: a second claim conflicts, in the database itself."""
+
+    __tablename__ = "daily_plays"
+
+    rule_set: Mapped[str] = mapped_column(String(40), primary_key=True)
+    day: Mapped[date] = mapped_column(Date(), primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), primary_key=True)
 
 
 def make_engine(url: str) -> AsyncEngine:

@@ -54,7 +54,16 @@ from sqlalchemy.orm import selectinload
 
 from engine.moves import Move
 from engine.replay import MoveLog, replay_trusted
-from server.db import Base, DailyDealRow, EntryRow, MoveRow, PlayerRow, PlayerWinsRow, RaceRow
+from server.db import (
+    Base,
+    DailyDealRow,
+    DailyPlayRow,
+    EntryRow,
+    MoveRow,
+    PlayerRow,
+    PlayerWinsRow,
+    RaceRow,
+)
 from server.protocol import RankEntry
 from server.race import DealKind, commitment
 
@@ -107,7 +116,11 @@ async def create_race(sessions: Sessions, *, race_id: str, code: str, rule_set: 
                       deal_kind: DealKind, seed: int, algorithm: int, rules: int, host_id: str,
                       seats_max: int, time_limit_s: int | None,
                       daily_day: date | None = None) -> RaceRow:
-    """A race in its lobby. The commitment is computed here from the seed, as the race does."""
+    """A race in its lobby. The commitment is computed here from the seed, as the race does.
+
+    A daily deal's race is its host's play of that day's deal: the play is recorded with it,
+    if ``claim_daily`` has not already (a claim is not refused here: the server claims first,
+    and this write may be a retry)."""
     if (deal_kind == "daily") != (daily_day is not None):
         raise ValueError("a daily deal, and only a daily deal, has a daily day")
     race = RaceRow(id=race_id, code=code, rule_set=rule_set, deal_kind=deal_kind, seed=seed,
@@ -117,6 +130,9 @@ async def create_race(sessions: Sessions, *, race_id: str, code: str, rule_set: 
                    created_at=datetime.now(UTC))
     async with sessions.begin() as session:
         session.add(race)
+        if daily_day is not None:
+            await _insert_new(session, DailyPlayRow, [
+                {"rule_set": rule_set, "day": daily_day, "player_id": host_id}])
     return race
 
 
@@ -291,26 +307,40 @@ async def _insert_ignoring(connection: AsyncConnection, model: type[Base],
     The rows are plain column values: nothing is loaded into a session."""
     if not rows:
         return
+    # A Core insert on the connection: the ORM's bulk insert path costs more than the statement.
+    await connection.execute(_insert_or_ignore(connection, model), rows)
+
+
+def _insert_or_ignore(connection: AsyncConnection, model: type[Base]) -> Insert:
+    """An insert that skips a row whose primary key is taken, in the connection's dialect."""
     table = cast(Table, model.__table__)
     key = inspect(model).primary_key
     dialect = connection.dialect.name
-    statement: Insert
     if dialect == "postgresql":
-        statement = postgresql.insert(table).on_conflict_do_nothing(index_elements=key)
-    elif dialect == "sqlite":
-        statement = sqlite.insert(table).on_conflict_do_nothing(index_elements=key)
-    else:
-        raise NotImplementedError(f"insert-or-ignore is not written for {dialect}")
-    # A Core insert on the connection: the ORM's bulk insert path costs more than the statement.
-    await connection.execute(statement, rows)
+        return postgresql.insert(table).on_conflict_do_nothing(index_elements=key)
+    if dialect == "sqlite":
+        return sqlite.insert(table).on_conflict_do_nothing(index_elements=key)
+    raise NotImplementedError(f"insert-or-ignore is not written for {dialect}")
+
+
+async def claim_daily(sessions: Sessions, player_id: str, rule_set: str, day: date) -> bool:
+    """Claim the player's one play of that day's daily deal: True for the first claim, False
+    for every other, however many race for it. The database decides (the primary key of
+    ``daily_plays``): of simultaneous inserts exactly one is stored, and the others find it
+    there and insert nothing."""
+    async with sessions.begin() as session:
+        connection = await session.connection()
+        claimed = (await connection.execute(
+            _insert_or_ignore(connection, DailyPlayRow)
+            .values(rule_set=rule_set, day=day, player_id=player_id)
+            .returning(DailyPlayRow.player_id))).first()
+    return claimed is not None
 
 
 async def has_played_daily(sessions: Sessions, player_id: str, rule_set: str, day: date) -> bool:
-    """Whether the player has started that day's daily deal (finished or not)."""
+    """Whether the player has claimed that day's daily deal (``claim_daily``)."""
     async with sessions.begin() as session:
-        found = await session.scalar(select(EntryRow.race_id).where(
-            EntryRow.rule_set == rule_set, EntryRow.daily_day == day,
-            EntryRow.player_id == player_id).limit(1))
+        found = await session.get(DailyPlayRow, (rule_set, day, player_id))
     return found is not None
 
 

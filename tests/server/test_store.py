@@ -36,6 +36,7 @@ from engine.players import GreedyPlayer, Player, RandomPlayer
 from engine.replay import MoveLog, ReplayError, replay
 from server.db import (
     Base,
+    DailyPlayRow,
     EntryRow,
     MoveRow,
     PlayerRow,
@@ -52,6 +53,7 @@ from server.store import (
     AcceptedMove,
     Board,
     ResultLine,
+    claim_daily,
     create_player,
     create_race,
     daily_board,
@@ -138,7 +140,8 @@ async def test_upgrade_head_on_an_empty_database_gives_exactly_the_models(
         "ix_races_ended_at", "ix_entries_fastest", "ix_entries_finished_at", "ix_entries_wins",
         "ix_entries_deal", "ix_entries_daily", "fk_races_host_id_players",
         "fk_entries_race_id_races", "fk_entries_player_id_players", "fk_moves_race_id_entries",
-        "pk_player_wins", "ix_player_wins_board", "fk_player_wins_player_id_players"}
+        "pk_player_wins", "ix_player_wins_board", "fk_player_wins_player_id_players",
+        "pk_daily_plays", "fk_daily_plays_player_id_players"}
 
 
 @pytest.mark.asyncio
@@ -783,6 +786,30 @@ async def test_the_daily_board_and_who_has_played_the_daily(sessions: Sessions) 
     assert not await has_played_daily(sessions, cy, RULES, day)
     assert await has_played_daily(sessions, cy, "octagon", day)
     assert not await has_played_daily(sessions, ann, RULES, day + timedelta(days=1))
+
+
+@pytest.mark.asyncio
+async def test_a_daily_deal_is_played_once_per_player_and_day_held_by_the_database(
+        sessions: Sessions) -> None:
+    ann, bob, cy = await new_players(sessions, "Ann", "Bob", "Cy")
+    day = NOW.date()
+    claims = await asyncio.gather(*(claim_daily(sessions, ann, RULES, day) for _ in range(8)))
+    assert sorted(claims) == [False] * 7 + [True]
+    assert not await claim_daily(sessions, ann, RULES, day)
+    assert await claim_daily(sessions, bob, RULES, day)
+    assert await claim_daily(sessions, ann, "octagon", day)
+    assert await claim_daily(sessions, ann, RULES, day + timedelta(days=1))
+    assert await has_played_daily(sessions, ann, RULES, day)
+    assert not await has_played_daily(sessions, cy, RULES, day)
+    # Whoever writes, the database refuses a second play: the rule is its primary key.
+    with pytest.raises(IntegrityError):
+        async with sessions.begin() as session:
+            await session.execute(insert(DailyPlayRow.__table__).values(
+                rule_set=RULES, day=day, player_id=ann))
+    # A daily race is its host's play, claimed or not (and its write may be retried).
+    await new_race(sessions, cy, daily_day=day)
+    assert await has_played_daily(sessions, cy, RULES, day)
+    assert not await claim_daily(sessions, cy, RULES, day)
 
 
 def test_db_upgrade_command_migrates_the_configured_database(tmp_path: Path) -> None:
