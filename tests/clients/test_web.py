@@ -290,6 +290,7 @@ async def test_the_leaderboards_mark_your_own_lines(server: Server, open_page: O
     await page.goto(f"{server.http}/#/boards/all-fours?board=fastest&period=all&around=me")
     rows = page.locator(".board-table tbody tr")
     await expect(rows).to_have_count(6)
+    await expect(page.locator("p.counts")).to_contain_text("Chosen deals are practice")
     await expect(page.locator("tr.mine")).to_have_count(2)
     assert set(await page.locator("tr.mine td:nth-child(2)").all_inner_texts()) == {"Ann"}
     await expect(rows.first.locator("td").nth(1)).to_have_text("Bob")
