@@ -8,11 +8,12 @@ For each database: a fresh one, migrated with ``alembic upgrade head`` (so it ha
 server's tables and indexes), is filled with ``--results`` entries rows (one racer's result in
 one race; ~1 player per 20 results, races of 1 to 4 racers with matching ``players`` and
 ``races`` rows, the seven rule sets at different popularities and win rates, secret, numbered
-and daily deals, finish times over the last 60 days), by COPY on PostgreSQL and by
+and daily deals (the numbered ones not ranked, as the server stores them: see
+``server.store.ranked``), finish times over the last 60 days), by COPY on PostgreSQL and by
 ``executemany`` in large transactions on SQLite. The data is the same on both (seeded). The
 entries are loaded directly, not through ``record_results``, so the win counts of the most wins
 board (``player_wins``) are then made from them by ``store.recount_wins``, the statement
-migration 0003 fills the table with. PostgreSQL is then ``VACUUM ANALYZE``d, as autovacuum
+migration 0005 fills the table with. PostgreSQL is then ``VACUUM ANALYZE``d, as autovacuum
 would after such a load; SQLite is left as the server leaves it (no ``ANALYZE``).
 
 Then, through the real store functions (``server.store``) on the server's own engine
@@ -60,7 +61,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import asyncpg  # type: ignore[import-untyped]  # noqa: E402
 import sqlalchemy  # noqa: E402
-from sqlalchemy import Select, Table, event, func, make_url, select  # noqa: E402
+from sqlalchemy import Select, Table, event, func, make_url, select, true  # noqa: E402
 from sqlalchemy.engine import Dialect  # noqa: E402
 from sqlalchemy.ext.asyncio import AsyncEngine  # noqa: E402
 
@@ -210,7 +211,7 @@ class Generator:
                 "race_id": race_id, "player_id": player, "status": status, "rank": rank,
                 "time_ms": time_ms, "on_foundations": home, "reached_at_ms": reached_ms,
                 "moves": moves, "finished_at": started + timedelta(milliseconds=time_ms),
-                "ended_at": ended, **common})
+                "ended_at": ended, "ranked": kind != "number", **common})
         return rows
 
     def result(self, number: int) -> tuple[str, int, int, int, int]:
@@ -432,7 +433,7 @@ async def find_targets(engine: AsyncEngine) -> Targets:
         rule_sets = list((await session.scalars(
             select(e.rule_set).group_by(e.rule_set).order_by(func.count().desc()))).all())
         for rule_set in rule_sets:
-            won = (e.rule_set == rule_set, e.status == "won")
+            won = (e.rule_set == rule_set, e.status == "won", e.ranked == true())
             total = await session.scalar(select(func.count()).where(*won)) or 0
             fastest[rule_set] = (await session.scalars(
                 select(e.player_id).where(*won).order_by(e.time_ms)
@@ -452,7 +453,8 @@ async def find_targets(engine: AsyncEngine) -> Targets:
                 .group_by(e.daily_day).order_by(func.count().desc()).limit(1))).one()
             assert day is not None
             days[rule_set] = day
-            on_day = (e.rule_set == rule_set, e.daily_day == days[rule_set])
+            on_day = (e.rule_set == rule_set, e.daily_day == days[rule_set],
+                      e.ranked == true())
             total = await session.scalar(select(func.count()).where(*on_day)) or 0
             daily[rule_set] = (await session.scalars(
                 select(e.player_id).where(*on_day).order_by(e.rank.is_(None), e.status != "won",
@@ -485,7 +487,7 @@ def board_specs(targets: Targets) -> list[BoardSpec]:
 
     def wins(rule_set: str, since: datetime | None) -> Select[Any]:
         return select(func.count()).where(
-            e.rule_set == rule_set, e.status == "won",
+            e.rule_set == rule_set, e.status == "won", e.ranked == true(),
             *([] if since is None else [e.finished_at >= since]))
 
     def fastest(period: store.Period) -> Query:
@@ -498,9 +500,9 @@ def board_specs(targets: Targets) -> list[BoardSpec]:
     deal: Count = lambda r, now: select(func.count()).where(  # noqa: E731
         e.rule_set == r, e.seed == t.deal[r], e.rank.is_not(None))
     daily: Count = lambda r, now: select(func.count()).where(  # noqa: E731
-        e.rule_set == r, e.daily_day == t.daily_day[r], e.rank.is_not(None))
+        e.rule_set == r, e.daily_day == t.daily_day[r], e.rank.is_not(None), e.ranked == true())
     players: Count = lambda r, now: select(func.count(e.player_id.distinct())).where(  # noqa: E731
-        e.rule_set == r, e.status == "won")
+        e.rule_set == r, e.status == "won", e.ranked == true())
     return [
         BoardSpec("fastest wins, today, top 100", fastest("today"),
                   lambda r, now: wins(r, store.period_start("today", now))),

@@ -366,10 +366,12 @@ class Service:
         assert client.player_id is not None
         self._may_open(client, message.rule_set)
         day = datetime.fromtimestamp(now, UTC).date()
-        if await store.has_played_daily(self.sessions, client.player_id, message.rule_set, day):
+        seed = await store.daily_seed(self.sessions, message.rule_set, day)
+        # One play per player per day, decided by the database however many requests race for
+        # it; claimed here, not through the writer, which retries every failed write.
+        if not await store.claim_daily(self.sessions, client.player_id, message.rule_set, day):
             raise Refusal(ErrorCode.ALREADY_PLAYED,
                           f"you have played today's {message.rule_set} deal")
-        seed = await store.daily_seed(self.sessions, message.rule_set, day)
         room = await self._open(client, message.id, rule_set=message.rule_set, seed=seed,
                                 deal_kind="daily", seats_max=1, time_limit_s=None,
                                 countdown_s=0, daily_day=day)

@@ -7,6 +7,16 @@ from datetime import date, datetime
 from server import store
 from server.protocol import GetLeaderboard, Leaderboard, LeaderboardEntry
 
+_RANKED = ("Wins on secret deals, and on daily deals by identities made before that day. "
+           "Chosen deals are practice, counted only on their deal's board.")
+COUNTS = {
+    "fastest": _RANKED,
+    "most_wins": _RANKED,
+    "daily": "The day's deal, once per player; identities made that day play it unranked.",
+    "deal": "Every race on this deal: chosen, secret or daily, ranked or not.",
+}
+"""Which races each board counts (``store.ranked`` has the rule), for the reply to say."""
+
 
 def _entry(line: store.ResultLine | store.WinsLine) -> LeaderboardEntry:
     if isinstance(line, store.WinsLine):
@@ -37,7 +47,8 @@ async def leaderboard(sessions: store.Sessions, request: GetLeaderboard, player_
         board = await store.daily_board(sessions, request.rule_set, day, request.limit, now,
                                         around=around)
     return Leaderboard(
-        id=request.id, rule_set=request.rule_set, board=request.board, period=request.period,
+        id=request.id, rule_set=request.rule_set, board=request.board,
+        counts=COUNTS[request.board], period=request.period,
         day=None if day is None else day.isoformat(),
         deal=request.deal if request.board == "deal" else None,
         entries=[_entry(line) for line in board.lines],

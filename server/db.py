@@ -5,9 +5,15 @@ accepted move with its server time, and the results. A position is rebuilt by re
 moves (``engine.replay``), never stored.
 
 ``entries`` (one row per racer per race) repeats the race's rule set, seed, daily day and end
-time, so that every time board is a query on that one table along one of its indexes. The most
+time, so that every time board is a query on that one table along one of its indexes, and says
+whether the result is ``ranked`` (counts on the fastest, most wins and daily boards). The most
 wins board is not: counting every player's wins on each request reads every win of the rule set,
-so ``player_wins`` keeps the count, updated with each result (``server.store.record_results``).
+so ``player_wins`` keeps the count of ranked wins, updated with each result
+(``server.store.record_results``).
+
+``daily_plays`` holds the rule "each player plays each daily deal once": its primary key is
+(rule set, day, player), so the database refuses a second play however many requests race
+for it (``server.store.claim_daily``).
 
 The caller makes one engine and one session factory (``make_engine``, ``make_sessionmaker``) at
 start-up; nothing connects at import time. The schema itself is created by the Alembic
@@ -30,6 +36,7 @@ from sqlalchemy import (
     MetaData,
     String,
     event,
+    false,
     make_url,
     text,
 )
@@ -158,10 +165,10 @@ class EntryRow(Base):
     __table_args__ = (
         # Each board's lines are found, and mostly ordered and counted, from one of these
         # indexes alone (migration 0002 says which query each serves).
-        Index("ix_entries_fastest", "rule_set", "status", "time_ms", "finished_at", "race_id",
-              "player_id"),
-        Index("ix_entries_wins", "rule_set", "status", "player_id", "time_ms", "finished_at",
-              "race_id"),
+        Index("ix_entries_fastest", "rule_set", "status", "ranked", "time_ms", "finished_at",
+              "race_id", "player_id"),
+        Index("ix_entries_wins", "rule_set", "status", "ranked", "player_id", "time_ms",
+              "finished_at", "race_id"),
         Index("ix_entries_deal", "rule_set", "seed", "player_id", "status", "time_ms",
               "on_foundations", "reached_at_ms", "finished_at", "race_id", "rank"),
         Index("ix_entries_daily", "rule_set", "daily_day", "player_id"),
@@ -181,6 +188,13 @@ class EntryRow(Base):
     seed: Mapped[int] = mapped_column(Seed())
     daily_day: Mapped[date | None] = mapped_column(Date())
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    ranked: Mapped[bool] = mapped_column(server_default=false())
+    """Whether the result counts on the fastest, most wins and daily boards: whether its deal
+    was hidden from the racer until the race, as far as the server can tell. A secret deal's
+    is; a chosen deal's (``number``) never is (the host knows the deal, and anyone can compute
+    its face-down cards); a daily deal's is when the racer's identity was made before that
+    day (UTC) began, so an identity made on the day gains nothing on the day's boards. Decided
+    when the race starts (``server.store.ranked``); every result is on its deal's board."""
 
     race: Mapped[RaceRow] = relationship(back_populates="entries", lazy="raise")
     player: Mapped[PlayerRow] = relationship(lazy="raise")
@@ -191,9 +205,9 @@ class PlayerWinsRow(Base):
     """A player's wins in one rule set, and when the last of them was: the most wins board.
 
     It is what ``entries`` says (the count and latest ``finished_at`` of the player's ``won``
-    entries), kept by ``record_results`` in the transaction that stores the wins: counting the
-    wins on each request read every win of the rule set (at a million results, 30-110 ms a
-    board), this reads the lines shown.
+    entries that are ``ranked``), kept by ``record_results`` in the transaction that stores
+    the wins: counting the wins on each request read every win of the rule set (at a million
+    results, 30-110 ms a board), this reads the lines shown.
 
     ``ix_player_wins_board`` holds the board's order, ``(-wins, last_win_at, player_id)``, for
     one rule set. The board pages and ranks by comparing that key as a row value, and SQLite
@@ -245,6 +259,17 @@ class DailyDealRow(Base):
     rule_set: Mapped[str] = mapped_column(String(40), primary_key=True)
     day: Mapped[date] = mapped_column(Date(), primary_key=True)
     seed: Mapped[int] = mapped_column(Seed())
+
+
+class DailyPlayRow(Base):
+    """A player's one play of a rule set's daily deal on one UTC day, claimed when they open it.
+    The primary key is the rule: a second claim conflicts, in the database itself."""
+
+    __tablename__ = "daily_plays"
+
+    rule_set: Mapped[str] = mapped_column(String(40), primary_key=True)
+    day: Mapped[date] = mapped_column(Date(), primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), primary_key=True)
 
 
 def make_engine(url: str) -> AsyncEngine:

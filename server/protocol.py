@@ -344,7 +344,16 @@ class RoomState(Message):
         "there is none yet): the reply is not an event of its own."))
     code: str
     rule_set: str
-    deal_kind: Literal["secret", "number", "daily"]
+    deal_kind: Literal["secret", "number", "daily"] = Field(description=(
+        "secret: a deal drawn for this race, revealed at its end; number: a deal the host "
+        "chose (everyone knows its number, so anyone can compute its face-down cards); daily: "
+        "today's daily deal."))
+    ranked: bool = Field(default=True, description=(
+        "Whether the race's results count on the fastest and most wins boards (and a daily "
+        "deal's on the daily board). False for a chosen deal: practice, shown on that deal's "
+        "board only. A daily deal is ranked, but a racer whose identity was made today is "
+        "not ranked on today's boards (docs/protocol.md). Every result is on its deal's "
+        "board."))
     phase: Literal["lobby", "countdown", "racing", "finished"]
     host: str
     seats_max: int
@@ -355,6 +364,15 @@ class RoomState(Message):
         default=None, description="SHA-256 (hex) of the seed's decimal text, from the start on.")
     starts_at_ms: int | None = Field(default=None, description="Countdown end, Unix ms.")
     started_at_ms: int | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _ranked_unless_chosen(cls, data: Any) -> Any:
+        """``ranked`` follows from the deal kind when the server makes the snapshot (it
+        always sends it)."""
+        if isinstance(data, dict) and "ranked" not in data:
+            return {**data, "ranked": data.get("deal_kind") != "number"}
+        return data
 
 
 class Countdown(Message):
@@ -497,7 +515,12 @@ class Leaderboard(Message):
     type: Literal["leaderboard"] = "leaderboard"
     id: RequestId = None
     rule_set: str
-    board: str
+    board: str = Field(description=(
+        "fastest and most_wins count ranked races only: secret deals, and daily deals of "
+        "identities made before that day; daily counts the day's ranked plays; deal counts "
+        "every race on the deal, chosen deals included."))
+    counts: str = Field(default="", description=(
+        "Which races this board counts, in a sentence for a person."))
     period: str
     day: str | None = None
     deal: str | None = None

@@ -14,6 +14,10 @@ that tie share a rank (1, 2, 2, 4) and are listed in a fixed order: who got ther
 ids. Every board takes ``around``, a player id: then the lines are the ``limit`` lines around
 that player's best line, which is also returned as ``me``.
 
+Which results a board counts: the fastest, most wins and daily boards count only ``ranked``
+results (``ranked``: secret deals, and daily deals played by identities made before the day);
+a deal's board counts every result on that deal, chosen deals included.
+
 Times: ``now`` and every timestamp are timezone-aware; "today" and a daily deal's day are UTC
 days, and the "week" board counts from Monday 00:00 UTC.
 """
@@ -45,6 +49,7 @@ from sqlalchemy import (
     literal,
     null,
     select,
+    true,
     tuple_,
     update,
 )
@@ -54,7 +59,16 @@ from sqlalchemy.orm import selectinload
 
 from engine.moves import Move
 from engine.replay import MoveLog, replay_trusted
-from server.db import Base, DailyDealRow, EntryRow, MoveRow, PlayerRow, PlayerWinsRow, RaceRow
+from server.db import (
+    Base,
+    DailyDealRow,
+    DailyPlayRow,
+    EntryRow,
+    MoveRow,
+    PlayerRow,
+    PlayerWinsRow,
+    RaceRow,
+)
 from server.protocol import RankEntry
 from server.race import DealKind, commitment
 
@@ -107,7 +121,11 @@ async def create_race(sessions: Sessions, *, race_id: str, code: str, rule_set: 
                       deal_kind: DealKind, seed: int, algorithm: int, rules: int, host_id: str,
                       seats_max: int, time_limit_s: int | None,
                       daily_day: date | None = None) -> RaceRow:
-    """A race in its lobby. The commitment is computed here from the seed, as the race does."""
+    """A race in its lobby. The commitment is computed here from the seed, as the race does.
+
+    A daily deal's race is its host's play of that day's deal: the play is recorded with it,
+    if ``claim_daily`` has not already (a claim is not refused here: the server claims first,
+    and this write may be a retry)."""
     if (deal_kind == "daily") != (daily_day is not None):
         raise ValueError("a daily deal, and only a daily deal, has a daily day")
     race = RaceRow(id=race_id, code=code, rule_set=rule_set, deal_kind=deal_kind, seed=seed,
@@ -117,19 +135,48 @@ async def create_race(sessions: Sessions, *, race_id: str, code: str, rule_set: 
                    created_at=datetime.now(UTC))
     async with sessions.begin() as session:
         session.add(race)
+        if daily_day is not None:
+            await _insert_new(session, DailyPlayRow, [
+                {"rule_set": rule_set, "day": daily_day, "player_id": host_id}])
     return race
+
+
+def ranked(deal_kind: str, daily_day: date | None, player_made_at: datetime) -> bool:
+    """Whether a racer's result counts on the fastest, most wins and daily boards: whether
+    the deal was hidden from them until the race, as far as the server can tell.
+
+    A secret deal is drawn for the race and revealed at its end. A chosen deal (``number``)
+    is not hidden: its host knows it beforehand and anyone can compute its face-down cards, so
+    its races are practice, on that deal's board only. A daily deal is the same for everyone
+    all day and identities are free, so it counts for identities made before the day (UTC)
+    began: one made on the day (a throwaway that looks first, a second name for a player who
+    has played) plays it unranked. An older identity kept for scouting is beyond what the
+    server can tell apart from a player."""
+    if deal_kind == "secret":
+        return True
+    if deal_kind == "daily" and daily_day is not None:
+        return player_made_at < datetime.combine(daily_day, time(), UTC)
+    return False
 
 
 async def record_start(sessions: Sessions, race_id: str, started_at: datetime,
                        player_ids: Sequence[str]) -> None:
-    """The race started with these racers: each gets an entry, ``racing``. Safe to retry."""
+    """The race started with these racers: each gets an entry, ``racing``, ``ranked`` or not.
+    Safe to retry."""
     async with sessions.begin() as session:
         race = await session.get_one(RaceRow, race_id)
         race.started_at = started_at
+        made_at: dict[str, datetime] = {}
+        if race.deal_kind == "daily":
+            made_at = dict((await session.execute(
+                select(PlayerRow.id, PlayerRow.created_at)
+                .where(PlayerRow.id.in_(player_ids)))).all())
+        never = datetime.max.replace(tzinfo=UTC)
         await _insert_new(session, EntryRow, [
             {"race_id": race_id, "player_id": player_id, "status": "racing",
              "on_foundations": 0, "moves": 0, "rule_set": race.rule_set, "seed": race.seed,
-             "daily_day": race.daily_day}
+             "daily_day": race.daily_day,
+             "ranked": ranked(race.deal_kind, race.daily_day, made_at.get(player_id, never))}
             for player_id in player_ids])
 
 
@@ -183,7 +230,7 @@ class MoveRecorder:
 async def record_results(sessions: Sessions, race_id: str, ended_at: datetime,
                          ranking: Sequence[RankEntry]) -> None:
     """The race is over: set each racer's result from the race's ranking, and count each new
-    win in ``player_wins``. Safe to retry.
+    ranked win in ``player_wins``. Safe to retry.
 
     A win is counted when its entry becomes ``won`` here, having been something else. That is
     decided by the database, not by what was read: ``status`` is set to ``won`` where it was
@@ -222,17 +269,20 @@ async def record_results(sessions: Sessions, race_id: str, ended_at: datetime,
 
 async def _count_new_wins(session: AsyncSession, race: RaceRow, winners: list[str],
                           finished_at: dict[str, datetime | None]) -> None:
-    """Mark the winners' entries ``won`` where they were not yet, and count those wins."""
+    """Mark the winners' entries ``won`` where they were not yet, and count those wins that
+    are ranked."""
     if not winners:
         return
     e = _ENTRIES
     connection = await session.connection()
-    new = (await connection.scalars(
+    new = (await connection.execute(
         update(cast(Table, EntryRow.__table__))
         .where(e.race_id == race.id, e.player_id.in_(winners), e.status != "won")
-        .values(status="won").returning(e.player_id))).all()
+        .values(status="won").returning(e.player_id, e.ranked))).all()
     wins: list[dict[str, Any]] = []
-    for player_id in new:
+    for player_id, counted in new:
+        if not counted:
+            continue
         last_win_at = finished_at[player_id]
         if last_win_at is None:
             raise ValueError(f"{player_id} won race {race.id} without a time")
@@ -266,16 +316,17 @@ async def _count_wins(connection: AsyncConnection, wins: list[dict[str, Any]]) -
 
 
 async def recount_wins(sessions: Sessions) -> None:
-    """Rebuild ``player_wins`` from ``entries``: for rows stored without ``record_results``
-    (bench/leaderboard_bench.py loads ``entries`` directly). Migration 0003 fills the table
-    with the same statement, written out there (a migration must not change with the code)."""
+    """Rebuild ``player_wins`` from ``entries`` (the ranked wins): for rows stored without
+    ``record_results`` (bench/leaderboard_bench.py loads ``entries`` directly). Migration 0005
+    fills the table with the same statement, written out there (a migration must not change
+    with the code)."""
     e, table = _ENTRIES, cast(Table, PlayerWinsRow.__table__)
     async with sessions.begin() as session:
         await session.execute(table.delete())
         await session.execute(table.insert().from_select(
             ["rule_set", "player_id", "wins", "last_win_at"],
             select(e.rule_set, e.player_id, func.count(), func.max(e.finished_at))
-            .where(e.status == "won").group_by(e.rule_set, e.player_id)))
+            .where(e.status == "won", e.ranked == true()).group_by(e.rule_set, e.player_id)))
 
 
 async def _insert_new(session: AsyncSession, model: type[Base],
@@ -291,26 +342,40 @@ async def _insert_ignoring(connection: AsyncConnection, model: type[Base],
     The rows are plain column values: nothing is loaded into a session."""
     if not rows:
         return
+    # A Core insert on the connection: the ORM's bulk insert path costs more than the statement.
+    await connection.execute(_insert_or_ignore(connection, model), rows)
+
+
+def _insert_or_ignore(connection: AsyncConnection, model: type[Base]) -> Insert:
+    """An insert that skips a row whose primary key is taken, in the connection's dialect."""
     table = cast(Table, model.__table__)
     key = inspect(model).primary_key
     dialect = connection.dialect.name
-    statement: Insert
     if dialect == "postgresql":
-        statement = postgresql.insert(table).on_conflict_do_nothing(index_elements=key)
-    elif dialect == "sqlite":
-        statement = sqlite.insert(table).on_conflict_do_nothing(index_elements=key)
-    else:
-        raise NotImplementedError(f"insert-or-ignore is not written for {dialect}")
-    # A Core insert on the connection: the ORM's bulk insert path costs more than the statement.
-    await connection.execute(statement, rows)
+        return postgresql.insert(table).on_conflict_do_nothing(index_elements=key)
+    if dialect == "sqlite":
+        return sqlite.insert(table).on_conflict_do_nothing(index_elements=key)
+    raise NotImplementedError(f"insert-or-ignore is not written for {dialect}")
+
+
+async def claim_daily(sessions: Sessions, player_id: str, rule_set: str, day: date) -> bool:
+    """Claim the player's one play of that day's daily deal: True for the first claim, False
+    for every other, however many race for it. The database decides (the primary key of
+    ``daily_plays``): of simultaneous inserts exactly one is stored, and the others find it
+    there and insert nothing."""
+    async with sessions.begin() as session:
+        connection = await session.connection()
+        claimed = (await connection.execute(
+            _insert_or_ignore(connection, DailyPlayRow)
+            .values(rule_set=rule_set, day=day, player_id=player_id)
+            .returning(DailyPlayRow.player_id))).first()
+    return claimed is not None
 
 
 async def has_played_daily(sessions: Sessions, player_id: str, rule_set: str, day: date) -> bool:
-    """Whether the player has started that day's daily deal (finished or not)."""
+    """Whether the player has claimed that day's daily deal (``claim_daily``)."""
     async with sessions.begin() as session:
-        found = await session.scalar(select(EntryRow.race_id).where(
-            EntryRow.rule_set == rule_set, EntryRow.daily_day == day,
-            EntryRow.player_id == player_id).limit(1))
+        found = await session.get(DailyPlayRow, (rule_set, day, player_id))
     return found is not None
 
 
@@ -436,8 +501,9 @@ class Board(Generic[L]):
 
 async def fastest_wins(sessions: Sessions, rule_set: str, period: Period, limit: int,
                        now: datetime, *, around: str | None = None) -> Board[ResultLine]:
-    """Every win of the rule set, fastest first (a player may hold several lines)."""
-    conditions = [EntryRow.rule_set == rule_set, EntryRow.status == "won"]
+    """Every ranked win of the rule set, fastest first (a player may hold several lines)."""
+    conditions = [EntryRow.rule_set == rule_set, EntryRow.status == "won",
+                  EntryRow.ranked == true()]
     since = period_start(period, now)
     if since is not None:
         conditions.append(EntryRow.finished_at >= since)
@@ -449,9 +515,9 @@ async def fastest_wins(sessions: Sessions, rule_set: str, period: Period, limit:
 
 async def most_wins(sessions: Sessions, rule_set: str, limit: int, *,
                     around: str | None = None) -> Board[WinsLine]:
-    """Players by their number of wins; of two with as many, the one who got there first (whose
-    last win is the earlier). Read from ``player_wins``, along ``ix_player_wins_board``, which
-    holds this order."""
+    """Players by their number of ranked wins; of two with as many, the one who got there first
+    (whose last win is the earlier). Read from ``player_wins``, along ``ix_player_wins_board``,
+    which holds this order."""
     w = _PLAYER_WINS
     lines = select(w.player_id, w.wins, w.last_win_at).where(w.rule_set == rule_set)
     order = (w.minus_wins, w.last_win_at, w.player_id)
@@ -461,7 +527,8 @@ async def most_wins(sessions: Sessions, rule_set: str, limit: int, *,
 
 async def deal_board(sessions: Sessions, rule_set: str, seed: int, limit: int, *,
                      around: str | None = None) -> Board[ResultLine]:
-    """Everyone who finished a race on this deal, ranked as a race ranks its racers."""
+    """Everyone who finished a race on this deal, ranked as a race ranks its racers: every
+    result on the deal, chosen, secret or daily, ranked or not (this board is about the deal)."""
     lines = _result_lines(EntryRow.rule_set == rule_set, EntryRow.seed == seed,
                           EntryRow.rank.is_not(None), daily_day=False)
     return await _board(sessions, _race_order(lines), limit, around, _result_line(None))
@@ -469,10 +536,11 @@ async def deal_board(sessions: Sessions, rule_set: str, seed: int, limit: int, *
 
 async def daily_board(sessions: Sessions, rule_set: str, day: date, limit: int, now: datetime,
                       *, around: str | None = None) -> Board[ResultLine]:
-    """Everyone who finished that day's daily deal, ranked as a race ranks its racers. The
-    seed is in the lines only once the day is over."""
+    """Everyone ranked who finished that day's daily deal (identities made before the day
+    began), ranked as a race ranks its racers. The seed is in the lines only once the day is
+    over."""
     lines = _result_lines(EntryRow.rule_set == rule_set, EntryRow.daily_day == day,
-                          EntryRow.rank.is_not(None))
+                          EntryRow.rank.is_not(None), EntryRow.ranked == true())
     return await _board(sessions, _race_order(lines), limit, around, _result_line(utc_day(now)))
 
 

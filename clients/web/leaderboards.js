@@ -74,6 +74,8 @@ export async function boardsPage(main, route, context) {
     page.append(h("p", { class: "problem", role: "alert" }, error.message));
     return;
   }
+  // Which races the board counts (chosen deals are practice: on their deal's board only).
+  if (result.counts) page.append(h("p", { class: "quiet counts" }, result.counts));
   page.append(table(result, me));
   if (result.me && !result.entries.some((entry) => entry.player_id === me)) {
     page.append(h("p", { class: "me-line" }, `Your best: #${result.me.rank}`));

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -260,10 +261,11 @@ async def test_a_dropped_connection_reconnects_and_resumes_the_race(
 
 
 async def race_on(server: Server, rule_set: str, deal: int, players: list[RaceClient],
-                  pauses: list[float]) -> RaceFinished:
-    """A whole race of SDK clients, each playing every move as it comes, at its own pace."""
-    room = await players[0].create_room(rule_set, seats=len(players), deal="number",
-                                        number=deal)
+                  pauses: list[float], monkeypatch: pytest.MonkeyPatch) -> RaceFinished:
+    """A whole race of SDK clients, each playing every move as it comes, at its own pace, on
+    a secret deal that is ``deal`` (a chosen deal is practice, on no board but its own)."""
+    monkeypatch.setattr(secrets, "randbits", lambda bits: deal)
+    room = await players[0].create_room(rule_set, seats=len(players))
     for player in players[1:]:
         await player.join(room.code)
     for player in players:
@@ -276,11 +278,12 @@ async def race_on(server: Server, rule_set: str, deal: int, players: list[RaceCl
     return finished
 
 
-async def test_the_leaderboards_mark_your_own_lines(server: Server,
-                                                    open_page: OpenPage) -> None:
+async def test_the_leaderboards_mark_your_own_lines(server: Server, open_page: OpenPage,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     ann, bob, cy = [await server.client(name) for name in ("Ann", "Bob", "Cy")]
     for deal in (WON_BY_PLAYING_ON, 4):
-        await race_on(server, "all-fours", deal, [bob, ann, cy], [0.0, 0.004, 0.008])
+        await race_on(server, "all-fours", deal, [bob, ann, cy], [0.0, 0.004, 0.008],
+                      monkeypatch)
     page = await open_page()
     await page.evaluate("player => localStorage.setItem('patience-race.identity', "
                         "JSON.stringify(player))",
@@ -288,6 +291,7 @@ async def test_the_leaderboards_mark_your_own_lines(server: Server,
     await page.goto(f"{server.http}/#/boards/all-fours?board=fastest&period=all&around=me")
     rows = page.locator(".board-table tbody tr")
     await expect(rows).to_have_count(6)
+    await expect(page.locator("p.counts")).to_contain_text("Chosen deals are practice")
     await expect(page.locator("tr.mine")).to_have_count(2)
     assert set(await page.locator("tr.mine td:nth-child(2)").all_inner_texts()) == {"Ann"}
     await expect(rows.first.locator("td").nth(1)).to_have_text("Bob")

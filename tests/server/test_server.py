@@ -11,11 +11,12 @@ import re
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosedError
@@ -27,7 +28,7 @@ from engine.errors import EngineError
 from engine.moves import Move
 from engine.registry import find_rule_set
 from engine.replay import MoveLog, replay
-from server.db import EntryRow, MoveRow, RaceRow
+from server.db import EntryRow, MoveRow, PlayerRow, RaceRow
 from server.main import run_server
 from server.protocol import (
     MoveAccepted,
@@ -233,8 +234,12 @@ async def test_a_racer_who_drops_resumes_where_they_were(server: Server) -> None
     await ann.move(again.legal_moves[0])
 
 
-async def test_the_daily_deal_is_played_alone_once_and_keeps_its_seed(server: Server) -> None:
+async def test_the_daily_deal_is_played_alone_once_and_keeps_its_seed(
+        server: Server, sessions: Sessions) -> None:
     ann = await server.client("Ann")
+    async with sessions.begin() as session:  # ranked today: made before today (test_daily.py)
+        await session.execute(update(PlayerRow).where(PlayerRow.id == ann.player_id).values(
+            created_at=datetime.now(UTC) - timedelta(days=1)))
     room = await ann.daily("hidden-cards")
     assert room.deal_kind == "daily" and room.seats_max == 1
     ack = await play_to_end(ann)

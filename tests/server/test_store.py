@@ -23,7 +23,7 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Connection, func, insert, inspect, select, update
+from sqlalchemy import Connection, func, insert, inspect, select, text, update
 from sqlalchemy.exc import IntegrityError, OperationalError, StatementError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.pool import NullPool
@@ -36,6 +36,7 @@ from engine.players import GreedyPlayer, Player, RandomPlayer
 from engine.replay import MoveLog, ReplayError, replay
 from server.db import (
     Base,
+    DailyPlayRow,
     EntryRow,
     MoveRow,
     PlayerRow,
@@ -45,13 +46,14 @@ from server.db import (
     make_sessionmaker,
 )
 from server.protocol import RankEntry
-from server.race import Phase, Race, commitment
+from server.race import DealKind, Phase, Race, commitment
 from server.settings import Settings, async_url
 from server.store import (
     ALEMBIC_INI,
     AcceptedMove,
     Board,
     ResultLine,
+    claim_daily,
     create_player,
     create_race,
     daily_board,
@@ -138,7 +140,8 @@ async def test_upgrade_head_on_an_empty_database_gives_exactly_the_models(
         "ix_races_ended_at", "ix_entries_fastest", "ix_entries_finished_at", "ix_entries_wins",
         "ix_entries_deal", "ix_entries_daily", "fk_races_host_id_players",
         "fk_entries_race_id_races", "fk_entries_player_id_players", "fk_moves_race_id_entries",
-        "pk_player_wins", "ix_player_wins_board", "fk_player_wins_player_id_players"}
+        "pk_player_wins", "ix_player_wins_board", "fk_player_wins_player_id_players",
+        "pk_daily_plays", "fk_daily_plays_player_id_players"}
 
 
 @pytest.mark.asyncio
@@ -178,16 +181,28 @@ async def test_a_player_comes_back_by_token_which_is_stored_only_hashed(
 # -- races and moves --------------------------------------------------------------------------
 
 
-async def new_players(sessions: Sessions, *names: str) -> list[str]:
-    return [(await create_player(sessions, name))[0].id for name in names]
+ESTABLISHED = NOW - timedelta(days=30)
+"""When the players of these tests made their identities, unless a test says otherwise: well
+before any day they play a daily deal on (only identities older than the day are ranked)."""
+
+
+async def new_players(sessions: Sessions, *names: str,
+                      made_at: datetime = ESTABLISHED) -> list[str]:
+    ids = [(await create_player(sessions, name))[0].id for name in names]
+    async with sessions.begin() as session:
+        await session.execute(update(PlayerRow).where(PlayerRow.id.in_(ids))
+                              .values(created_at=made_at))
+    return ids
 
 
 async def new_race(sessions: Sessions, host_id: str, *, seed: int = 7, rule_set: str = RULES,
-                   daily_day: date | None = None, rules: int = RULES_VERSION) -> str:
+                   daily_day: date | None = None, rules: int = RULES_VERSION,
+                   deal_kind: DealKind | None = None) -> str:
+    """A race in its lobby: on a secret deal, or the daily deal given ``daily_day``."""
     race_id = new_id()
     await create_race(sessions, race_id=race_id, code="ABCD1234", rule_set=rule_set,
-                      deal_kind="number" if daily_day is None else "daily", seed=seed,
-                      algorithm=1, rules=rules, host_id=host_id, seats_max=4,
+                      deal_kind=deal_kind or ("secret" if daily_day is None else "daily"),
+                      seed=seed, algorithm=1, rules=rules, host_id=host_id, seats_max=4,
                       time_limit_s=None, daily_day=daily_day)
     return race_id
 
@@ -431,11 +446,11 @@ class Result:
 
 
 async def finished_race(sessions: Sessions, started_at: datetime, *results: Result,
-                        seed: int = 7, rule_set: str = RULES,
-                        daily_day: date | None = None) -> str:
+                        seed: int = 7, rule_set: str = RULES, daily_day: date | None = None,
+                        deal_kind: DealKind | None = None) -> str:
     """A race stored the way the server stores one; ``results`` in ranking order."""
     race_id = await new_race(sessions, results[0].player, seed=seed, rule_set=rule_set,
-                             daily_day=daily_day)
+                             daily_day=daily_day, deal_kind=deal_kind)
     await record_start(sessions, race_id, started_at, [result.player for result in results])
     ended = started_at + timedelta(milliseconds=max(result.time_ms for result in results))
     await record_results(sessions, race_id, ended, [
@@ -661,12 +676,12 @@ async def _upgrade(url: str, revision: str) -> None:
 
 
 async def race_before_0004(sessions: Sessions, host_id: str, *, rule_set: str = RULES,
-                           seed: int = 7) -> str:
+                           seed: int = 7, deal_kind: DealKind = "number") -> str:
     """A race stored as the revisions before 0004 stored one: the columns they had, no rules."""
     race_id = new_id()
     async with sessions.begin() as session:
         await session.execute(insert(RaceRow.__table__).values(
-            id=race_id, code="OLD00001", rule_set=rule_set, deal_kind="number", seed=seed,
+            id=race_id, code="OLD00001", rule_set=rule_set, deal_kind=deal_kind, seed=seed,
             algorithm=1, commitment=commitment(seed), seats_max=4, host_id=host_id,
             created_at=NOW))
     return race_id
@@ -686,7 +701,9 @@ async def test_migration_0003_counts_the_wins_already_stored(empty_database_url:
             rule_set = rng.choice([RULES, "octagon"])
             racers = rng.sample(players, rng.randint(1, 3))
             started = NOW - timedelta(minutes=rng.randint(0, 3) * 60)  # ties in the last win
-            race_id = await race_before_0004(sessions, racers[0], rule_set=rule_set)
+            # Secret deals: their wins are counted again by 0005 (a chosen deal's are not).
+            race_id = await race_before_0004(sessions, racers[0], rule_set=rule_set,
+                                             deal_kind="secret")
             async with sessions.begin() as session:  # record_results needs player_wins
                 await session.execute(insert(EntryRow.__table__), [
                     {"race_id": race_id, "player_id": player, "rule_set": rule_set, "seed": 7,
@@ -783,6 +800,171 @@ async def test_the_daily_board_and_who_has_played_the_daily(sessions: Sessions) 
     assert not await has_played_daily(sessions, cy, RULES, day)
     assert await has_played_daily(sessions, cy, "octagon", day)
     assert not await has_played_daily(sessions, ann, RULES, day + timedelta(days=1))
+
+
+@pytest.mark.asyncio
+async def test_a_daily_deal_is_played_once_per_player_and_day_held_by_the_database(
+        sessions: Sessions) -> None:
+    ann, bob, cy = await new_players(sessions, "Ann", "Bob", "Cy")
+    day = NOW.date()
+    claims = await asyncio.gather(*(claim_daily(sessions, ann, RULES, day) for _ in range(8)))
+    assert sorted(claims) == [False] * 7 + [True]
+    assert not await claim_daily(sessions, ann, RULES, day)
+    assert await claim_daily(sessions, bob, RULES, day)
+    assert await claim_daily(sessions, ann, "octagon", day)
+    assert await claim_daily(sessions, ann, RULES, day + timedelta(days=1))
+    assert await has_played_daily(sessions, ann, RULES, day)
+    assert not await has_played_daily(sessions, cy, RULES, day)
+    # Whoever writes, the database refuses a second play: the rule is its primary key.
+    with pytest.raises(IntegrityError):
+        async with sessions.begin() as session:
+            await session.execute(insert(DailyPlayRow.__table__).values(
+                rule_set=RULES, day=day, player_id=ann))
+    # A daily race is its host's play, claimed or not (and its write may be retried).
+    await new_race(sessions, cy, daily_day=day)
+    assert await has_played_daily(sessions, cy, RULES, day)
+    assert not await claim_daily(sessions, cy, RULES, day)
+
+
+@pytest.mark.asyncio
+async def test_a_chosen_deal_is_practice_counted_only_on_its_deal_board(
+        sessions: Sessions) -> None:
+    """Anyone can compute a chosen deal's face-down cards, and its host knows the deal
+    beforehand: its wins are on that deal's board, but not on the fastest or most wins boards
+    (nor in the counts kept for the latter). A secret deal's wins are on all three."""
+    ann, bob = await new_players(sessions, "Ann", "Bob")
+    hour = timedelta(hours=1)
+    await finished_race(sessions, NOW - hour, Result(ann, "won", 30_000),
+                        Result(bob, "lost", 40_000, 20), seed=5, deal_kind="number")
+    await finished_race(sessions, NOW - 2 * hour, Result(bob, "won", 60_000), seed=5)
+    for period in ("today", "week", "all"):
+        board = await fastest_wins(sessions, RULES, period, 10, NOW, around=ann)
+        assert ranked(board) == [(1, "Bob", 60_000)] and board.me is None, period
+    wins = await most_wins(sessions, RULES, 10, around=ann)
+    assert [(line.name, line.wins) for line in wins.lines] == [("Bob", 1)] and wins.me is None
+    kept = await stored_wins(sessions)
+    await recount_wins(sessions)
+    assert await stored_wins(sessions) == kept
+    deal = await deal_board(sessions, RULES, 5, 10, around=ann)
+    assert [(line.rank, line.name, line.status) for line in deal.lines] == [
+        (1, "Ann", "won"), (2, "Bob", "won"), (3, "Bob", "lost")]
+    assert deal.me is not None and deal.me.name == "Ann"
+
+
+@pytest.mark.asyncio
+async def test_a_days_daily_deal_ranks_only_identities_made_before_that_day(
+        sessions: Sessions) -> None:
+    """Scouting: an identity made on the day plays the daily deal (its result is stored and
+    on the deal's own board once revealed) but is not ranked on that day's daily board, nor
+    on the fastest and most wins boards. From the next day on it is an older identity."""
+    day = NOW.date()
+    midnight = datetime.combine(day, datetime.min.time(), UTC)
+    (old,) = await new_players(sessions, "Old", made_at=midnight - timedelta(microseconds=1))
+    (new,) = await new_players(sessions, "New", made_at=midnight)
+    morning = midnight + timedelta(hours=8)
+    await finished_race(sessions, morning, Result(new, "won", 100_000), seed=4242,
+                        daily_day=day)
+    await finished_race(sessions, morning, Result(old, "won", 200_000), seed=4242,
+                        daily_day=day)
+
+    daily = await daily_board(sessions, RULES, day, 10, NOW, around=new)
+    assert [(line.rank, line.name) for line in daily.lines] == [(1, "Old")]
+    assert daily.me is None
+    fastest = await fastest_wins(sessions, RULES, "all", 10, NOW, around=new)
+    assert ranked(fastest) == [(1, "Old", 200_000)] and fastest.me is None
+    wins = await most_wins(sessions, RULES, 10)
+    assert [(line.name, line.wins) for line in wins.lines] == [("Old", 1)]
+    later = NOW + timedelta(days=1)
+    deal = await deal_board(sessions, RULES, 4242, 10)
+    assert [line.name for line in deal.lines] == ["New", "Old"]
+
+    await finished_race(sessions, morning + timedelta(days=1), Result(new, "won", 90_000),
+                        seed=4343, daily_day=day + timedelta(days=1))
+    tomorrow = await daily_board(sessions, RULES, day + timedelta(days=1), 10, later)
+    assert [(line.rank, line.name) for line in tomorrow.lines] == [(1, "New")]
+    assert ranked(await fastest_wins(sessions, RULES, "all", 10, later)) == [
+        (1, "New", 90_000), (2, "Old", 200_000)]
+    assert [(line.name, line.wins) for line in (await most_wins(sessions, RULES, 10)).lines
+            ] == [("Old", 1), ("New", 1)]
+
+
+async def result_before_0005(sessions: Sessions, player: str, *, deal_kind: DealKind,
+                             created_at: datetime, status: str = "won", time_ms: int = 60_000,
+                             seed: int = 7, daily_day: date | None = None) -> str:
+    """A finished race of one racer, stored as the revisions before 0005 stored one."""
+    race_id = new_id()
+    started = created_at + timedelta(seconds=5)
+    finished = started + timedelta(milliseconds=time_ms)
+    async with sessions.begin() as session:
+        await session.execute(insert(RaceRow.__table__).values(
+            id=race_id, code="OLD00005", rule_set=RULES, deal_kind=deal_kind, seed=seed,
+            algorithm=1, rules=RULES_VERSION, commitment=commitment(seed), daily_day=daily_day,
+            seats_max=1, host_id=player, created_at=created_at, started_at=started,
+            ended_at=finished))
+        await session.execute(insert(EntryRow.__table__).values(
+            race_id=race_id, player_id=player, status=status, rank=1, time_ms=time_ms,
+            on_foundations=52 if status == "won" else 20, reached_at_ms=time_ms, moves=10,
+            finished_at=finished, rule_set=RULES, seed=seed, daily_day=daily_day,
+            ended_at=finished))
+    return race_id
+
+
+@pytest.mark.asyncio
+async def test_migration_0005_keeps_the_first_daily_play_and_recounts_the_wins(
+        empty_database_url: str) -> None:
+    """Stored before 0005: four plays of one daily deal by one player (as simultaneous
+    requests could open them), a daily deal played by an identity made that day, and wins on
+    chosen and secret deals, all counted in player_wins. After the upgrade: one daily play
+    per player, the first; the daily board lists that first play only, and not the new
+    identity; the fastest and most wins boards have no chosen-deal win nor unranked daily."""
+    await _upgrade(empty_database_url, "0004")
+    engine = make_engine(empty_database_url)
+    try:
+        sessions = make_sessionmaker(engine)
+        day = NOW.date()
+        midnight = datetime.combine(day, datetime.min.time(), UTC)
+        ann, bob = await new_players(sessions, "Ann", "Bob")
+        (cy,) = await new_players(sessions, "Cy", made_at=midnight + timedelta(hours=1))
+        morning = midnight + timedelta(hours=8)
+        minute = timedelta(minutes=1)
+        # Ann's plays of the day's deal: the first one made is the slowest.
+        for number, time_ms in enumerate([300_000, 100_000, 120_000, 150_000]):
+            await result_before_0005(sessions, ann, deal_kind="daily", daily_day=day,
+                                     created_at=morning + number * minute, time_ms=time_ms)
+        await result_before_0005(sessions, cy, deal_kind="daily", daily_day=day,
+                                 created_at=morning, time_ms=50_000)
+        await result_before_0005(sessions, bob, deal_kind="number", seed=5,
+                                 created_at=morning, time_ms=10_000)
+        await result_before_0005(sessions, ann, deal_kind="number", seed=5,
+                                 created_at=morning, status="lost", time_ms=20_000)
+        await result_before_0005(sessions, bob, deal_kind="secret", seed=99,
+                                 created_at=morning - timedelta(days=1), time_ms=200_000)
+        async with sessions.begin() as session:
+            await session.execute(text(
+                "INSERT INTO player_wins (rule_set, player_id, wins, last_win_at) "
+                "SELECT rule_set, player_id, count(*), max(finished_at) FROM entries "
+                "WHERE status = 'won' GROUP BY rule_set, player_id"))
+        await _upgrade(empty_database_url, "head")
+
+        async with sessions.begin() as session:
+            plays = (await session.execute(text(
+                "SELECT rule_set, day, player_id FROM daily_plays"))).all()
+        assert sorted((rule_set, str(on), player) for rule_set, on, player in plays) == sorted(
+            [(RULES, day.isoformat(), ann), (RULES, day.isoformat(), cy)])
+        assert await has_played_daily(sessions, ann, RULES, day)
+        assert not await has_played_daily(sessions, bob, RULES, day)
+
+        daily = await daily_board(sessions, RULES, day, 10, NOW)
+        assert ranked(daily) == [(1, "Ann", 300_000)]
+        assert ranked(await fastest_wins(sessions, RULES, "all", 10, NOW)) == [
+            (1, "Bob", 200_000), (2, "Ann", 300_000)]
+        assert [(line.rank, line.name, line.wins)
+                for line in (await most_wins(sessions, RULES, 10)).lines] == [
+            (1, "Bob", 1), (1, "Ann", 1)]
+        assert [(line.name, line.status) for line in (await deal_board(
+            sessions, RULES, 5, 10)).lines] == [("Bob", "won"), ("Ann", "lost")]
+    finally:
+        await engine.dispose()
 
 
 def test_db_upgrade_command_migrates_the_configured_database(tmp_path: Path) -> None:
