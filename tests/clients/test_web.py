@@ -387,7 +387,8 @@ async def test_a_name_written_as_html_is_shown_as_text(server: Server,
     await expect(results.first.locator("td").nth(1)).to_have_text(HOSTILE_NAME)
     race_id = (await bob.next_event(RaceFinished)).race_id
 
-    await page.goto(f"{server.http}/#/boards/all-fours?board=fastest&period=all")
+    # A chosen deal is practice: its results are on that deal's own board.
+    await page.goto(f"{server.http}/#/boards/all-fours?board=deal&deal={WON_BY_PLAYING_ON}")
     await expect(page.locator(".board-table tbody tr td").nth(1)).to_have_text(HOSTILE_NAME)
     await page.goto(f"{server.http}/#/replay/{race_id}")
     await expect(page.locator(f"a.tab:text('{HOSTILE_NAME}')")).to_have_count(1)
