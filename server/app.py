@@ -222,7 +222,7 @@ class Service:
                 if self.closing:
                     continue  # the server is stopping: it acts on nothing more
                 if not await self._receive(client, frame):
-                    await ws.close(FLOOD_CLOSE_CODE, "too many messages")
+                    await self._close_flood(ws)
                     break
         except ConnectionClosed:
             pass
@@ -234,6 +234,19 @@ class Service:
                 room.members.discard(client)
                 if not any(c.player_id == client.player_id for c in room.members):
                     self._deliver(room, room.race.disconnect(client.player_id, self.clock()))
+
+    async def _close_flood(self, ws: ServerConnection) -> None:
+        """Close a flooding connection (1008). Its frames still queued are read and dropped
+        meanwhile: unread, they would keep the client's answer to the close from being read,
+        and the close would wait out its timeout (10 s) and end abnormally (1006)."""
+        closing = asyncio.create_task(ws.close(FLOOD_CLOSE_CODE, "too many messages"))
+        try:
+            async with asyncio.timeout(ws.close_timeout):
+                async for _ in ws:
+                    pass
+        except TimeoutError:
+            pass
+        await closing
 
     async def _receive(self, client: Client, frame: str | bytes) -> bool:
         """Handle one frame; False when the connection is to be closed (a flood).
