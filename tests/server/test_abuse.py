@@ -117,10 +117,11 @@ async def test_a_frame_over_the_limit_in_bytes_is_too_large(server: Server) -> N
     assert (await ann.hello(token=ann.token)).player_id == ann.player_id
 
 
-async def first_error(client: RaceClient) -> Any:
-    async for message in client.events():
-        if message.type == "error":
-            return message.model_dump()
+async def first_error(client: RaceClient, timeout: float = 10.0) -> Any:
+    async with asyncio.timeout(timeout):
+        async for message in client.events():
+            if message.type == "error":
+                return message.model_dump()
     raise AssertionError("no error came")
 
 
