@@ -114,6 +114,7 @@ class ServerProcess:
                if not key.startswith("PATIENCE_RACE_")}
         env.update(PYTHONPATH=str(self.target.checkout), PATIENCE_RACE_COUNTDOWN_S="0",
                    PATIENCE_RACE_RATE_PER_S="1000", PATIENCE_RACE_RATE_BURST="1000",
+                   PATIENCE_RACE_ROOMS_PER_PLAYER_PER_HOUR="1000000",
                    **self.target.env)
         database = f"sqlite:///{self.directory / 'bench.sqlite3'}"
         self.process = subprocess.Popen(

@@ -93,6 +93,13 @@ WARM_UP_CONNECTIONS = 8
 SERVING = re.compile(r"serving on (ws://[\d.]+:\d+/\S*)")
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
+ONE_ADDRESS_MANY_CLIENTS = {
+    "PATIENCE_RACE_CONNECTIONS_PER_ADDRESS": "1000000",
+    "PATIENCE_RACE_NEW_PLAYERS_PER_ADDRESS_PER_MIN": "1000000",
+    "PATIENCE_RACE_ROOMS_PER_PLAYER_PER_HOUR": "1000000",
+}
+"""Every bot connects from 127.0.0.1: the limits per address and per player are lifted."""
+
 
 @dataclass(frozen=True)
 class Config:
@@ -130,7 +137,8 @@ class Config:
                if not key.startswith("PATIENCE_RACE_")}
         env.update(PATIENCE_RACE_RATE_PER_S=f"{self.rate_per_s:g}",
                    PATIENCE_RACE_RATE_BURST=f"{self.rate_burst:g}",
-                   PATIENCE_RACE_COUNTDOWN_S=f"{self.countdown_s:g}")
+                   PATIENCE_RACE_COUNTDOWN_S=f"{self.countdown_s:g}",
+                   **ONE_ADDRESS_MANY_CLIENTS)
         return env
 
 

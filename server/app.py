@@ -35,6 +35,16 @@ from server import store
 from server.boards import leaderboard
 from server.db import RaceRow, make_sessionmaker
 from server.errors import RaceError, Refusal
+from server.gateway import (
+    UNKNOWN_TYPE,
+    AddressBook,
+    Budget,
+    address_of,
+    frame_problem,
+    invalid_text,
+    is_known_type,
+)
+from server.limits import AddressLimiter
 from server.outbox import Addressed
 from server.protocol import (
     CLIENT_MESSAGE,
@@ -65,8 +75,9 @@ from server.protocol import (
     Welcome,
 )
 from server.race import Outgoing, Race, as_frame
-from server.rooms import Client, Room, TokenBucket
+from server.rooms import Client, Room
 from server.settings import Settings
+from server.sweeper import sweep, sweep_interval
 from server.writer import Writer
 
 log = logging.getLogger("patience_race.server")
@@ -106,6 +117,15 @@ class Service:
         self.closing = False
         self.closed_by: float | None = None
         """When shutting down: the loop time by which everything must be closed."""
+        self.addresses = AddressBook(settings.connections_per_address,
+                                     settings.new_players_per_address_per_min,
+                                     settings.http_rate_clients)
+        self.room_quota = AddressLimiter(settings.rooms_per_player_per_hour / 3600,
+                                         max(1.0, settings.rooms_per_player_per_hour),
+                                         settings.http_rate_clients)
+        """Rooms each player may open: a bucket per player id (bounded, as the HTTP one)."""
+        self._sweeper: asyncio.Task[None] | None = None
+        self._closing_tasks: set[asyncio.Task[None]] = set()
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -114,10 +134,22 @@ class Service:
         now = self.clock()
         for row in await store.unfinished_races(self.sessions):
             race = restore_race(row, self.settings, now)
-            room = Room(race, saved={pid: len(r.move_times) for pid, r in race.racers.items()})
+            room = Room(race, saved={pid: len(r.move_times) for pid, r in race.racers.items()},
+                        opened=now)
             self.rooms[race.code] = room
             self._deliver(room, race.catch_up(now))
             log.info("race %s (%s) restored from the database", race.code, race.rule_set)
+        self._sweeper = asyncio.create_task(self._sweep_forever())
+
+    async def _sweep_forever(self) -> None:
+        """Close idle connections and stale lobbies (``server.sweeper``) until shutdown."""
+        interval = sweep_interval(self.settings)
+        while not self.closing:
+            await asyncio.sleep(interval)
+            try:
+                sweep(self, self.clock())
+            except Exception:  # a bug here must not stop the sweeping
+                log.exception("sweep failed")
 
     async def shutdown(self) -> None:
         """Store everything queued, tell everyone, close every connection at once: all within
@@ -128,6 +160,8 @@ class Service:
         not the clients, for as long as its driver takes to let go (``Writer.stopped``)."""
         loop = asyncio.get_running_loop()
         self.closing, self.closed_by = True, loop.time() + self.settings.shutdown_s
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         for room in self.rooms.values():
             if room.timer is not None:
                 room.timer.cancel()
@@ -163,10 +197,18 @@ class Service:
     # -- connections ----------------------------------------------------------------------------
 
     async def handle(self, ws: ServerConnection) -> None:
-        client = Client(ws, TokenBucket(self.settings.rate_per_s, self.settings.rate_burst,
-                                        tokens=self.settings.rate_burst, stamp=self.clock()))
+        settings, now = self.settings, self.clock()
+        client = Client(ws, Budget(settings.rate_per_s, settings.rate_burst,
+                                   settings.flood_close_after, settings.flood_forgive_per_s,
+                                   stamp=now), address_of(ws.remote_address), since=now)
         if self.closing:
             await self._close([client])
+            return
+        if not self.addresses.connect(client.address):
+            self._error(client, None, ErrorCode.TOO_MANY_CONNECTIONS,
+                        f"at most {settings.connections_per_address} connections from one "
+                        "address")
+            await ws.close(FLOOD_CLOSE_CODE, "too many connections")
             return
         self.clients.add(client)
         try:
@@ -174,11 +216,12 @@ class Service:
                 if self.closing:
                     continue  # the server is stopping: it acts on nothing more
                 if not await self._receive(client, frame):
-                    await ws.close(FLOOD_CLOSE_CODE, "too many messages")
+                    await self._close_flood(ws)
                     break
         except ConnectionClosed:
             pass
         finally:
+            self.addresses.disconnect(client.address)
             self.clients.discard(client)
             if client.room is not None and client.player_id is not None:
                 room = client.room
@@ -186,54 +229,70 @@ class Service:
                 if not any(c.player_id == client.player_id for c in room.members):
                     self._deliver(room, room.race.disconnect(client.player_id, self.clock()))
 
+    async def _close_flood(self, ws: ServerConnection) -> None:
+        """Close a flooding connection (1008). Its frames still queued are read and dropped
+        meanwhile: unread, they would keep the client's answer to the close from being read,
+        and the close would wait out its timeout (10 s) and end abnormally (1006)."""
+        closing = asyncio.create_task(ws.close(FLOOD_CLOSE_CODE, "too many messages"))
+        try:
+            async with asyncio.timeout(ws.close_timeout):
+                async for _ in ws:
+                    pass
+        except TimeoutError:
+            pass
+        await closing
+
     async def _receive(self, client: Client, frame: str | bytes) -> bool:
-        """Handle one frame; False when the connection is to be closed (a flood)."""
-        if len(frame) > self.settings.max_frame_bytes:
-            self._error(client, None, ErrorCode.TOO_LARGE,
-                        f"a message may be at most {self.settings.max_frame_bytes} bytes")
-            return self._within_rate(client, None)
+        """Handle one frame; False when the connection is to be closed (a flood).
+
+        Every frame counts against the connection's rate, and every one refused or not
+        understood against its allowance of errors (``server.gateway.Budget``)."""
+        now = client.active = self.clock()
+        problem = frame_problem(frame, self.settings.max_frame_bytes)
+        if problem is not None:
+            return self._unread(client, problem, now)
         try:
             data = json.loads(frame)
         except (json.JSONDecodeError, UnicodeDecodeError):
-            self._error(client, None, ErrorCode.BAD_JSON, "that frame is not JSON")
-            return self._within_rate(client, None)
+            return self._unread(client, (ErrorCode.BAD_JSON, "that frame is not JSON"), now)
         request_id = data["id"][:64] if isinstance(data, dict) and isinstance(
             data.get("id"), str) else None
-        if not client.bucket.allow(self.clock()):
-            return self._refuse_rate(client, request_id)
+        if not client.budget.allow(now):
+            return self._refuse_rate(client, request_id, now)
         try:
             message = CLIENT_MESSAGE.validate_python(data)
         except ValidationError as invalid:
-            self._invalid(client, request_id, data, invalid)
-            return True
+            if not is_known_type(data):
+                return self._refuse(client, request_id, ErrorCode.UNKNOWN_TYPE, UNKNOWN_TYPE, now)
+            return self._refuse(client, request_id, ErrorCode.INVALID_MESSAGE,
+                                invalid_text(invalid), now)
         try:
             await self._dispatch(client, message)
         except (Refusal, RaceError) as refused:
             self._error(client, request_id, refused.code, refused.message)
         return True
 
-    def _within_rate(self, client: Client, request_id: str | None) -> bool:
-        """Count a frame that was refused before being read against the rate limit too."""
-        return client.bucket.allow(self.clock()) or self._refuse_rate(client, request_id)
+    def _refuse(self, client: Client, request_id: str | None, code: ErrorCode, text: str,
+                now: float) -> bool:
+        """Refuse a frame not understood: it counts against the allowance of errors (and,
+        read or not, against the rate); False once the allowance is spent."""
+        if not client.budget.error(now):
+            return False
+        self._error(client, request_id, code, text)
+        return True
 
-    def _refuse_rate(self, client: Client, request_id: str | None) -> bool:
-        if client.bucket.refused_in_a_row > self.settings.flood_close_after:
+    def _unread(self, client: Client, problem: tuple[ErrorCode, str], now: float) -> bool:
+        """A frame refused before it is read counts against the rate too."""
+        if not client.budget.allow(now):
+            return self._refuse_rate(client, None, now)
+        return self._refuse(client, None, *problem, now)
+
+    def _refuse_rate(self, client: Client, request_id: str | None, now: float) -> bool:
+        if not client.budget.error(now):
             return False
         self._error(client, request_id, ErrorCode.RATE_LIMITED,
                     f"slow down: at most {self.settings.rate_per_s:g} messages a second")
         return True
-
-    def _invalid(self, client: Client, request_id: str | None, data: Any,
-                       invalid: ValidationError) -> None:
-        kinds = CLIENT_MESSAGE.json_schema()["discriminator"]["mapping"]
-        if not isinstance(data, dict) or data.get("type") not in kinds:
-            self._error(client, request_id, ErrorCode.UNKNOWN_TYPE,
-                              f"type must be one of: {', '.join(kinds)}")
-            return
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in error['loc'][1:]) or 'message'}: {error['msg']}"
-            for error in invalid.errors()[:3])
-        self._error(client, request_id, ErrorCode.INVALID_MESSAGE, problems)
 
     async def _dispatch(self, client: Client, message: ClientMessage) -> None:
         if isinstance(message, Hello):
@@ -304,6 +363,9 @@ class Service:
                 raise Refusal(ErrorCode.BAD_TOKEN, "that token belongs to no player")
             token = None
         elif message.name is not None:
+            if not self.addresses.new_player(client.address, self.clock()):
+                raise Refusal(ErrorCode.TOO_MANY_PLAYERS, "too many new players from your address: "
+                              "come back with your token, or later")
             player, token = await store.create_player(self.sessions, message.name.strip())
         else:
             raise Refusal(ErrorCode.INVALID_MESSAGE, "hello needs a name (new player) or a token")
@@ -380,6 +442,9 @@ class Service:
     async def _open(self, client: Client, request_id: str | None, **race_settings: Any) -> Room:
         """A new room with a new race, hosted by ``client``: stored, then entered."""
         assert client.player_id is not None
+        if self.room_quota.take(client.player_id, self.clock()) > 0:
+            raise Refusal(ErrorCode.TOO_MANY_ROOMS, "you have opened too many rooms: "
+                          f"at most {self.settings.rooms_per_player_per_hour:g} an hour")
         race = Race(race_id=secrets.token_hex(8), code=self._new_code(), algorithm=DEAL_ALGORITHM,
                     host_id=client.player_id, host_name=client.name or "",
                     grace_s=self.settings.reconnect_grace_s, max_race_s=self.settings.max_race_s,
@@ -389,7 +454,7 @@ class Service:
             deal_kind=race.deal_kind, seed=race.seed, algorithm=race.algorithm,
             rules=race.rules, host_id=race.host_id, seats_max=race.seats_max,
             time_limit_s=race.time_limit_s, daily_day=race.daily_day))
-        room = self.rooms[race.code] = Room(race)
+        room = self.rooms[race.code] = Room(race, opened=self.clock())
         self._enter(client, room)
         await self._reply_room(client, room, request_id)
         return room
@@ -491,11 +556,24 @@ class Service:
 
     def _close_room(self, room: Room) -> None:
         """Forget a finished race's room: a server that runs for weeks keeps only live rooms."""
+        self.forget_room(room)
+
+    def forget_room(self, room: Room) -> None:
+        """Close a room: its code is free, its members are in no room, its timer is off."""
         if self.rooms.get(room.race.code) is room:
             del self.rooms[room.race.code]
         for member in room.members:
             member.room = None
         room.members.clear()
+        if room.timer is not None:
+            room.timer.cancel()
+            room.timer = None
+
+    def close_connection(self, client: Client, code: int, reason: str) -> None:
+        """Close a connection from outside its handler (``server.sweeper``)."""
+        task = asyncio.create_task(client.ws.close(code, reason))
+        self._closing_tasks.add(task)
+        task.add_done_callback(self._closing_tasks.discard)
 
     def _arm(self, room: Room) -> None:
         """Set the room's timer for the race's next deadline (a move rarely changes it: then
@@ -517,6 +595,9 @@ class Service:
         self._deliver(room, room.race.tick(self.clock()))
 
     # -- sending --------------------------------------------------------------------------------
+
+    def send(self, client: Client, message: Message) -> None:
+        self._send(client, message)
 
     def _send(self, client: Client, message: Message) -> None:
         """Queue a frame on the connection at once (``broadcast`` writes synchronously), so

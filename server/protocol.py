@@ -311,6 +311,11 @@ class ErrorCode(StrEnum):
     INVALID_MOVE = "invalid_move"
     ILLEGAL_MOVE = "illegal_move"
     ALREADY_PLAYED = "already_played"
+    # What one connection, address or player may hold (docs/protocol.md, Limits).
+    TOO_MANY_CONNECTIONS = "too_many_connections"
+    TOO_MANY_PLAYERS = "too_many_players"
+    TOO_MANY_ROOMS = "too_many_rooms"
+    ROOM_CLOSED = "room_closed"
 
 
 class ErrorMessage(Message):

@@ -263,8 +263,8 @@ class Race:
     # -- lobby --------------------------------------------------------------------------------
 
     def join(self, player_id: str, name: str, now: float) -> list[Outgoing]:
-        if player_id in self.racers:
-            return self.reconnect(player_id, now)
+        if player_id in self.racers:  # coming back; already here, nothing changes
+            return [] if self.racers[player_id].connected else self.reconnect(player_id, now)
         if self.phase is not Phase.LOBBY:
             raise RaceError(ErrorCode.ALREADY_STARTED, "this race has started; you may spectate it")
         if len(self.racers) >= self.seats_max:
@@ -274,6 +274,8 @@ class Race:
         return [self._room_changed()]
 
     def spectate(self, player_id: str) -> list[Outgoing]:
+        if player_id in self.spectators:  # a repeat changes nothing: no room event
+            return []
         self.spectators.add(player_id)
         return [self._room_changed()]
 
@@ -304,6 +306,8 @@ class Race:
         racer = self._racer(player_id)
         if self.phase is not Phase.LOBBY:
             raise RaceError(ErrorCode.ALREADY_STARTED, "the countdown has begun")
+        if racer.ready == ready:  # a repeat changes nothing: no room event
+            return []
         racer.ready = ready
         out = [self._room_changed()]
         if len(self.racers) >= 2 and all(r.ready for r in self.racers.values()):

@@ -1,7 +1,8 @@
 """Who is where, as the shell (``server.app``) keeps it: connections and rooms.
 
-A ``Client`` is one WebSocket connection: its rate limit, the player it said hello as, the room
-it is in. A ``Room`` holds a race, the connections in it, its outbox (``server.outbox``), its
+A ``Client`` is one WebSocket connection: its budget (``server.gateway``), its address, the
+player it said hello as, the room it is in. A ``Room`` holds a race, the connections in it,
+its outbox (``server.outbox``), its
 timer, and how far each racer's moves have been handed over for storage. The room addresses
 what its race says to the connections in it when it is said, and puts replies in the same
 outbox, behind what was said before them.
@@ -14,37 +15,22 @@ from dataclasses import dataclass, field
 
 from websockets.asyncio.server import ServerConnection
 
+from server.gateway import Budget
 from server.outbox import Addressed, Outbox
 from server.protocol import Message
 from server.race import Outgoing, Race, as_frame
 from server.store import AcceptedMove
 
 
-@dataclass(slots=True)
-class TokenBucket:
-    """Per-connection rate limit: ``rate`` messages a second, bursts up to ``burst``."""
-
-    rate: float
-    burst: float
-    tokens: float = 0.0
-    stamp: float = 0.0
-    refused_in_a_row: int = 0
-
-    def allow(self, now: float) -> bool:
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            self.refused_in_a_row = 0
-            return True
-        self.refused_in_a_row += 1
-        return False
-
-
 @dataclass(eq=False, slots=True)
 class Client:
     ws: ServerConnection
-    bucket: TokenBucket
+    budget: Budget
+    address: str
+    """Whom it counts against (``server.gateway.address_of``)."""
+    since: float
+    """When it was opened; and ``active``, when it last sent a frame (the service's clock)."""
+    active: float = 0.0
     player_id: str | None = None
     name: str | None = None
     room: Room | None = None
@@ -61,6 +47,10 @@ class Room:
     """What ``timer`` was set for."""
     saved: dict[str, int] = field(default_factory=dict)
     """How many of each racer's moves are queued for storage."""
+    opened: float = 0.0
+    """When the room was opened (or restored), by the service's clock."""
+    empty_since: float | None = None
+    """Since when nobody has been in the room, as last looked at (``server.app`` sweeps)."""
 
     def address(self, outgoing: Outgoing) -> Addressed:
         """What the race said, to the connections in the room now that it is meant for."""

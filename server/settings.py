@@ -50,7 +50,32 @@ class Settings(BaseSettings):
     rate_burst: float = 100.0
     """How many it may send at once."""
     flood_close_after: int = 200
-    """Refused messages in a row after which the connection is closed (1008)."""
+    """A connection's allowance of errors: every message refused past the rate or not
+    understood (bad JSON, unknown type, invalid fields, too large, binary) takes one, and
+    ``flood_forgive_per_s`` come back a second; a connection that runs it out is closed
+    (1008). Sending 30 times the rate is closed within a second; a client that slips now and
+    then never is."""
+    flood_forgive_per_s: float = 10.0
+    """How fast the allowance of errors comes back."""
+    connections_per_address: int = 64
+    """WebSocket connections open at once from one client address (an IPv4 address or an
+    IPv6 /64); one more gets ``too_many_connections`` and is closed (1008)."""
+    new_players_per_address_per_min: float = 10.0
+    """New players (``hello`` with a name) one address may make a minute, bursts of as many;
+    past it, ``too_many_players`` (a returning player's token is always welcome)."""
+    hello_deadline_s: float = 10.0
+    """A connection that has not said hello by then is closed (1008)."""
+    idle_timeout_s: float = 900.0
+    """A connection that sends nothing for this long, while not in a room whose race is
+    counting down or on, is closed (1000)."""
+    lobby_empty_s: float = 300.0
+    """A lobby nobody has been connected to for this long is closed (its stored row goes)."""
+    lobby_max_s: float = 3600.0
+    """A lobby not started this long after it was opened is closed; its members get
+    ``room_closed``."""
+    rooms_per_player_per_hour: float = 30.0
+    """Rooms (``create_room`` and ``daily``) one player may open an hour, bursts of as many;
+    past it, ``too_many_rooms``."""
     shutdown_s: float = 3.0
     """How long a graceful shutdown (SIGTERM, Ctrl-C) may take in all, well inside a container's
     10 s stop timeout: storing what is queued, telling the clients, closing their connections.

@@ -1,0 +1,87 @@
+"""What nobody closes by themselves, closed on a timer: idle connections and stale lobbies.
+
+The service (``server.app``) runs ``sweep`` every ``sweep_interval(settings)`` seconds:
+
+- a connection that has not said hello within ``hello_deadline_s`` of opening is closed (1008);
+- a connection that has sent nothing for ``idle_timeout_s`` is closed (1000), unless it is in a
+  room whose race is counting down or on (racers think, spectators watch);
+- a lobby (a room whose race has not begun its countdown) nobody has been in for
+  ``lobby_empty_s``, or opened more than ``lobby_max_s`` ago, is closed: its members get
+  ``room_closed``, its code is free, and its stored row (a race never started) is deleted, so
+  it is not restored at the next start.
+
+A sweep walks every connection and room once: microseconds each, once a second at most.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sqlalchemy import delete
+
+from server.db import RaceRow
+from server.protocol import ErrorCode, ErrorMessage
+from server.race import Phase
+from server.settings import Settings
+
+if TYPE_CHECKING:
+    from server.app import Service
+    from server.rooms import Client, Room
+
+HELLO_CLOSE = (1008, "no hello in time")
+IDLE_CLOSE = (1000, "idle")
+
+
+def sweep_interval(settings: Settings) -> float:
+    """Often enough that nothing outlives its limit by more than a quarter of it."""
+    return max(0.02, min(1.0, settings.hello_deadline_s / 4, settings.idle_timeout_s / 4,
+                         settings.lobby_empty_s / 4, settings.lobby_max_s / 4))
+
+
+def overdue(client: Client, settings: Settings, now: float) -> tuple[int, str] | None:
+    """How to close a connection that is past its deadline, or None."""
+    if client.player_id is None and now - client.since > settings.hello_deadline_s:
+        return HELLO_CLOSE
+    if now - max(client.since, client.active) > settings.idle_timeout_s:
+        room = client.room
+        if room is None or room.race.phase in (Phase.LOBBY, Phase.FINISHED):
+            return IDLE_CLOSE
+    return None
+
+
+def expired(room: Room, settings: Settings, now: float) -> bool:
+    """Whether a lobby is to be closed (updating since when it has been empty)."""
+    if room.race.phase is not Phase.LOBBY:
+        return False
+    if room.members:
+        room.empty_since = None
+    elif room.empty_since is None:
+        room.empty_since = now
+    return (now - room.opened > settings.lobby_max_s
+            or (room.empty_since is not None and now - room.empty_since > settings.lobby_empty_s))
+
+
+def sweep(service: Service, now: float) -> None:
+    settings = service.settings
+    for client in list(service.clients):
+        close = overdue(client, settings, now)
+        if close is not None:
+            service.close_connection(client, *close)
+    for room in [room for room in service.rooms.values() if expired(room, settings, now)]:
+        close_lobby(service, room)
+
+
+def close_lobby(service: Service, room: Room) -> None:
+    notice = ErrorMessage(code=ErrorCode.ROOM_CLOSED,
+                          message=f"room {room.race.code} closed: its race never started")
+    for member in list(room.members):
+        service.send(member, notice)
+    service.forget_room(room)
+    race_id = room.race.race_id
+
+    async def discard() -> None:
+        async with service.sessions.begin() as session:
+            await session.execute(delete(RaceRow).where(RaceRow.id == race_id,
+                                                        RaceRow.started_at.is_(None)))
+
+    service.writer.run(discard)
