@@ -68,7 +68,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine  # noqa: E402
 from engine.deal import DEAL_ALGORITHM  # noqa: E402
 from engine.game import RULES_VERSION  # noqa: E402
 from engine.registry import RULE_SET_NAMES  # noqa: E402
-from server import store  # noqa: E402
+from server import leaderboards, store  # noqa: E402
 from server.db import (  # noqa: E402
     Base,
     EntryRow,
@@ -469,7 +469,7 @@ async def find_targets(engine: AsyncEngine) -> Targets:
     return Targets(rule_sets, fastest, wins, deals, days, daily, on_deal)
 
 
-Query = Callable[[store.Sessions, str, datetime], Awaitable[store.Board[Any]]]
+Query = Callable[[store.Sessions, str, datetime], Awaitable[leaderboards.Board[Any]]]
 Count = Callable[[str, datetime], Select[Any]]
 
 
@@ -490,11 +490,13 @@ def board_specs(targets: Targets) -> list[BoardSpec]:
             e.rule_set == rule_set, e.status == "won", e.ranked == true(),
             *([] if since is None else [e.finished_at >= since]))
 
-    def fastest(period: store.Period) -> Query:
-        return lambda s, r, now: store.fastest_wins(s, r, period, LIMIT, now)
+    def fastest(period: leaderboards.Period) -> Query:
+        return lambda s, r, now: leaderboards.fastest_wins(s, r, period, LIMIT, now)
 
-    def at_midnight(s: store.Sessions, r: str, now: datetime) -> Awaitable[store.Board[Any]]:
-        return store.fastest_wins(s, r, "today", LIMIT, next_midnight(now) + timedelta(minutes=1))
+    def at_midnight(s: store.Sessions, r: str,
+                    now: datetime) -> Awaitable[leaderboards.Board[Any]]:
+        return leaderboards.fastest_wins(s, r, "today", LIMIT,
+                                         next_midnight(now) + timedelta(minutes=1))
 
     all_wins: Count = lambda r, now: wins(r, None)  # noqa: E731
     deal: Count = lambda r, now: select(func.count()).where(  # noqa: E731
@@ -505,25 +507,25 @@ def board_specs(targets: Targets) -> list[BoardSpec]:
         e.rule_set == r, e.status == "won", e.ranked == true())
     return [
         BoardSpec("fastest wins, today, top 100", fastest("today"),
-                  lambda r, now: wins(r, store.period_start("today", now))),
+                  lambda r, now: wins(r, leaderboards.period_start("today", now))),
         BoardSpec("fastest wins, today, just after midnight (no win yet)", at_midnight,
                   lambda r, now: wins(r, next_midnight(now))),
         BoardSpec("fastest wins, this week, top 100", fastest("week"),
-                  lambda r, now: wins(r, store.period_start("week", now))),
+                  lambda r, now: wins(r, leaderboards.period_start("week", now))),
         BoardSpec("fastest wins, all time, top 100", fastest("all"), all_wins),
-        BoardSpec("fastest wins, all time, around me", lambda s, r, now: store.fastest_wins(
+        BoardSpec("fastest wins, all time, around me", lambda s, r, now: leaderboards.fastest_wins(
             s, r, "all", LIMIT, now, around=t.fastest_middle[r]), all_wins),
-        BoardSpec("most wins, top 100", lambda s, r, now: store.most_wins(s, r, LIMIT),
+        BoardSpec("most wins, top 100", lambda s, r, now: leaderboards.most_wins(s, r, LIMIT),
                   players),
-        BoardSpec("most wins, around me", lambda s, r, now: store.most_wins(
+        BoardSpec("most wins, around me", lambda s, r, now: leaderboards.most_wins(
             s, r, LIMIT, around=t.wins_middle[r]), players),
-        BoardSpec("most played deal, top 100", lambda s, r, now: store.deal_board(
+        BoardSpec("most played deal, top 100", lambda s, r, now: leaderboards.deal_board(
             s, r, t.deal[r], LIMIT), deal),
-        BoardSpec("most played deal, around me", lambda s, r, now: store.deal_board(
+        BoardSpec("most played deal, around me", lambda s, r, now: leaderboards.deal_board(
             s, r, t.deal[r], LIMIT, around=t.deal_middle[r]), deal),
-        BoardSpec("biggest daily board, top 100", lambda s, r, now: store.daily_board(
+        BoardSpec("biggest daily board, top 100", lambda s, r, now: leaderboards.daily_board(
             s, r, t.daily_day[r], LIMIT, now), daily),
-        BoardSpec("biggest daily board, around me", lambda s, r, now: store.daily_board(
+        BoardSpec("biggest daily board, around me", lambda s, r, now: leaderboards.daily_board(
             s, r, t.daily_day[r], LIMIT, now, around=t.daily_middle[r]), daily),
     ]
 
@@ -539,7 +541,7 @@ async def bench_boards(database: Database, engine: AsyncEngine, now: datetime, c
     rule_sets = targets.rule_sets
     timings: dict[str, Timing] = {}
     for spec in board_specs(targets):
-        async def call(number: int, query: Query = spec.query) -> store.Board[Any]:
+        async def call(number: int, query: Query = spec.query) -> leaderboards.Board[Any]:
             return await query(sessions, rule_sets[number % len(rule_sets)], now)
 
         timing, _ = await timed(call, calls, warm_up=max(len(rule_sets), calls // 10))
@@ -549,7 +551,7 @@ async def bench_boards(database: Database, engine: AsyncEngine, now: datetime, c
         timings[spec.label] = timing
         log(f"{database.kind}: {spec.label}: p50 {timing.p50:.2f} ms, p99 {timing.p99:.2f} ms")
         if explain:
-            async def once(query: Query = spec.query) -> store.Board[Any]:
+            async def once(query: Query = spec.query) -> leaderboards.Board[Any]:
                 return await query(sessions, rule_sets[0], now)
 
             await explain_query(database, engine, spec.label, once)

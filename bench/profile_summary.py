@@ -3,7 +3,9 @@
     python bench/profile_summary.py PROFILE.txt [--top 25]
 
 PROFILE.txt is py-spy's raw (collapsed) output, one stack a line with its sample count, as
-``bench/load.py --profile FILE.txt`` writes it. Only the event loop's thread is summed up:
+``bench/load.py --profile FILE.txt`` writes it (for a server of several workers, py-spy's
+``--subprocesses``: the samples of all its processes together). Only the event loops' threads
+are summed up:
 stacks rooted in ``Thread._bootstrap`` are worker threads (aiosqlite's, the executor's), which
 py-spy samples while they wait as well as while they work; their share is given on its own line
 (bench/load.py prints the CPU each thread really used). Functions are named without their line
@@ -25,6 +27,8 @@ AREAS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("json out (pydantic model_dump_json)", ("model_dump_json",)),
     ("pydantic validation and models", ("pydantic/", "validate_python", "model_copy")),
     ("json in (json.loads)", ("json/decoder.py", "json/__init__.py")),
+    ("json in (orjson)", ("orjson",)),
+    ("redis bus (server/redis_bus.py, redis-py)", ("server/redis_bus.py", "redis/")),
     ("logging", ("logging/",)),
     ("database: sqlalchemy", ("sqlalchemy/",)),
     ("database: aiosqlite thread and sqlite3", ("aiosqlite/", "sqlite3")),
@@ -33,7 +37,7 @@ AREAS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("race state machine (server/race.py)", ("server/race.py",)),
     ("shell (server/app.py, writer.py)", ("server/app.py", "server/writer.py")),
     ("websockets", ("websockets/",)),
-    ("asyncio event loop and sockets", ("asyncio/", "selectors.py", "socket.py")),
+    ("asyncio event loop and sockets", ("asyncio/", "selectors.py", "socket.py", "uvloop")),
 )
 
 
@@ -41,7 +45,11 @@ def stacks(path: Path) -> Iterator[tuple[list[str], int]]:
     for line in path.read_text().splitlines():
         stack, _, count = line.rpartition(" ")
         if stack and count.isdigit():
-            yield [LINE_NUMBER.sub(")", frame) for frame in stack.split(";")], int(count)
+            frames = [LINE_NUMBER.sub(")", frame) for frame in stack.split(";")]
+            while frames and frames[0].startswith("process "):  # py-spy --subprocesses
+                frames.pop(0)
+            if frames:
+                yield frames, int(count)
 
 
 def area(stack: list[str]) -> str:

@@ -4,6 +4,7 @@
     patience-race deal RULESET --seed N [--json] the opening as a player sees it (or everything)
     patience-race play RULESET [--seed N]        play a whole game alone in the terminal
     patience-race verify LOG.json                re-deal and replay a move log
+    patience-race solve RULESET --seed N [--budget S] [--nodes N] [--json]   is the deal winnable?
     patience-race serve [--host H] [--port P] [--database-url URL]   run the race server
     patience-race db upgrade [--database-url URL]                    apply the migrations
     patience-race bot CODE [--strategy greedy|random] [--pace SECONDS] [-v]  a practice opponent
@@ -28,6 +29,7 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 from clients.board import draw, draw_piles_whole
+from clients.bot import RECONNECT_FOR_S
 from clients.terminal_session import DEFAULT_SERVER
 from engine.deal import deal_number, parse_seed
 from engine.errors import EngineError, IllegalMoveError, InvalidLogError
@@ -35,6 +37,7 @@ from engine.game import Game
 from engine.moves import Move
 from engine.registry import RULE_SET_NAMES, all_rule_sets, find_rule_set
 from engine.replay import MoveLog, check_claim, replay
+from engine.solver import FULL_KNOWLEDGE, Budget, Effort, Result, solve
 from server.race import commitment
 from server.settings import Settings
 
@@ -192,6 +195,40 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0
 
 
+SOLVE_BUDGET_S = 10.0
+"""``solve``'s default budget: the issue's aim is a verdict for nearly every deal within 10 s."""
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    """Search the deal with full knowledge of its hidden cards; print the verdict, the effort
+    and the winning line (checked through the engine), one move per line, or all as JSON.
+    Progress goes to stderr once a second while the search runs."""
+    game = find_rule_set(args.rule_set)(args.seed)
+    try:
+        budget = Budget(args.budget, args.nodes)
+    except ValueError as error:
+        print(f"solve: {error}", file=sys.stderr)
+        return 2
+
+    def report(effort: Effort) -> None:
+        print(f"searching {game.name} deal {game.seed}: {effort}", file=sys.stderr, flush=True)
+
+    verdict = solve(game, budget, progress=None if args.json else report)
+    if args.json:
+        print(json.dumps({"rule_set": game.name, "seed": str(game.seed),
+                          "algorithm": game.algorithm, "rules": game.rules,
+                          **verdict.to_json()}, indent=2))
+        return 0
+    print(f"{game.title}, deal {game.seed}: {verdict.result}")
+    print(f"  {FULL_KNOWLEDGE}")
+    print(f"  {verdict}")
+    if verdict.result is Result.WON:
+        print(f"the winning line, {len(verdict.line)} moves, each checked by the engine:")
+        for move in verdict.line:
+            print(move)
+    return 0
+
+
 RESULTS_WITHOUT_ENGINE_END = {"timed_out": {"in_progress"}, "abandoned": {"resigned"}}
 """Results the race gives that the engine's outcome does not (the clock, an empty seat)."""
 
@@ -242,16 +279,28 @@ def verify_race(name: str, record: dict[str, Any]) -> int:
 def server_settings(args: argparse.Namespace) -> Settings:
     overrides = {key: value for key, value in (("host", getattr(args, "host", None)),
                                                ("port", getattr(args, "port", None)),
-                                               ("database_url", args.database_url))
+                                               ("database_url", args.database_url),
+                                               ("redis_url", getattr(args, "redis_url", None)),
+                                               ("workers", getattr(args, "workers", None)))
                  if value is not None}
     return Settings(**overrides)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from server.main import run_server
+    from server.speedups import run
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    asyncio.run(run_server(server_settings(args)))
+    settings = server_settings(args)
+    if settings.worker_count > 1:
+        if settings.redis_url is None:
+            print("patience-race serve: --workers above 1 needs --redis-url (or "
+                  "PATIENCE_RACE_REDIS_URL): Redis carries the rooms between workers",
+                  file=sys.stderr)
+            return 2
+        from server.workers import serve_workers
+        return serve_workers(settings)
+    run(run_server(settings), settings.event_loop)
     return 0
 
 
@@ -273,7 +322,7 @@ def cmd_bot(args: argparse.Namespace) -> int:
     try:
         result = asyncio.run(run_bot(args.server, args.code, args.name, args.strategy,
                                      args.pace, args.seed, say=partial(print, flush=True),
-                                     verbose=args.verbose))
+                                     verbose=args.verbose, reconnect_for=args.reconnect_for))
     except RequestRefused as refused:  # no such room, a full one, one already racing
         print(f"patience-race bot: {printable(refused.message)}", file=sys.stderr)
         return 1
@@ -333,11 +382,28 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("log", metavar="LOG.json")
     verify.set_defaults(run=cmd_verify)
 
+    solver = commands.add_parser("solve", help="is a deal winnable? search it, seeing its hidden "
+                                 "cards")
+    solver.add_argument("rule_set", choices=RULE_SET_NAMES, metavar="RULESET")
+    solver.add_argument("--seed", type=seed_argument, required=True,
+                        help="deal number 0..2^64-1, or any text (hashed)")
+    solver.add_argument("--budget", type=float, default=SOLVE_BUDGET_S, metavar="SECONDS",
+                        help=f"give up (unknown) after this long (default {SOLVE_BUDGET_S:g})")
+    solver.add_argument("--nodes", type=int, metavar="N",
+                        help="give up (unknown) after searching N positions")
+    solver.add_argument("--json", action="store_true",
+                        help="print the verdict, effort and line as JSON (no progress)")
+    solver.set_defaults(run=cmd_solve)
+
     serve = commands.add_parser("serve", help="run the race server")
     serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default 8765)")
     serve.add_argument("--database-url", help="SQLAlchemy URL; default: a SQLite file here, "
                        "or PATIENCE_RACE_DATABASE_URL")
+    serve.add_argument("--redis-url", help="Redis, for rooms across workers and machines "
+                       "(redis://HOST:6379/0); default: none, one process")
+    serve.add_argument("--workers", type=int, help="worker processes (default: the cores with "
+                       "--redis-url, else 1)")
     serve.set_defaults(run=cmd_serve)
 
     bot = commands.add_parser("bot", help="join a room and play it with a simple strategy")
@@ -348,6 +414,9 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("--server", default=DEFAULT_SERVER, help="the server's URL")
     bot.add_argument("--seed", type=int, help="seed of the bot's own choices (repeatable play)")
     bot.add_argument("--verbose", "-v", action="store_true", help="print every move it makes")
+    bot.add_argument("--reconnect-for", type=float, default=RECONNECT_FOR_S, metavar="SECONDS",
+                     help="how long to keep trying to reconnect when the connection drops "
+                          f"(default {RECONNECT_FOR_S:g})")
     bot.set_defaults(run=cmd_bot)
 
     race = commands.add_parser("race", help="race in the terminal: create or join a room")

@@ -13,6 +13,15 @@ Requests get an ``id`` and wait for the reply with that id; an error reply raise
 ``RequestRefused`` (with the protocol's ``code``). Everything else the server sends (room events,
 your view) goes to the event stream. ``last_seq`` follows the room events, so ``reconnect``
 resumes with exactly what was missed.
+
+A server of several workers may hold the room on another worker than the one the connection
+reached: the reply to join, spectate or resume then says ``reconnect_to`` (docs/protocol.md,
+"Workers"). With ``follow_reconnect_to`` (the default) the client moves there before the request
+returns: a new connection, hello with the token, resume with ``last_seq``, then the old
+connection closes. The event stream goes on in order across the move (what the old connection
+would still have said comes again through the resume), and ``connected_to`` says where the
+client now is. ``url`` stays the server's own address: ``reconnect`` after a dropped connection
+(a 1012 close when the room's worker died, say) goes there, never to a worker that may be gone.
 """
 
 from __future__ import annotations
@@ -24,7 +33,7 @@ from types import TracebackType
 from typing import Any, Self, TypeVar
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from server.protocol import (
     SERVER_MESSAGE,
@@ -56,6 +65,9 @@ from server.protocol import (
 
 M = TypeVar("M", bound=Message)
 RATE_LIMIT_PAUSE_S = 0.05
+CONNECTION_ERRORS = (OSError, ConnectionError, TimeoutError, WebSocketException)
+"""What a lost or unreachable server raises (``ConnectionRefusedError`` is an ``OSError``; a
+connection closed under a request, 1012 included, a ``ConnectionError``)."""
 
 
 class RequestRefused(Exception):
@@ -68,9 +80,14 @@ class RequestRefused(Exception):
 
 
 class RaceClient:
-    def __init__(self, url: str, ws: ClientConnection, record: bool = False) -> None:
+    def __init__(self, url: str, ws: ClientConnection, record: bool = False,
+                 follow_reconnect_to: bool = True) -> None:
         self.url = url
+        """The server's address: where ``reconnect`` goes."""
         self.ws = ws
+        self.connected_to = url
+        """The address of the current connection (a worker's own, after a ``reconnect_to``)."""
+        self.follow_reconnect_to = follow_reconnect_to
         self.received: list[str] | None = [] if record else None
         """With ``record``: every frame received, as sent (for audits and debugging)."""
         self.player_id: str | None = None
@@ -78,13 +95,14 @@ class RaceClient:
         self.room_code: str | None = None
         self.last_seq = 0
         self._ids = itertools.count(1)
-        self._waiting: dict[str, asyncio.Future[ServerMessage]] = {}
+        self._waiting: dict[str, tuple[ClientConnection, asyncio.Future[ServerMessage]]] = {}
         self._events: asyncio.Queue[ServerMessage | None] = asyncio.Queue()
-        self._reader = asyncio.create_task(self._read())
+        self._reader = asyncio.create_task(self._read(ws))
 
     @classmethod
-    async def connect(cls, url: str, record: bool = False, **options: Any) -> RaceClient:
-        return cls(url, await connect(url, **options), record)
+    async def connect(cls, url: str, record: bool = False, follow_reconnect_to: bool = True,
+                      **options: Any) -> RaceClient:
+        return cls(url, await connect(url, **options), record, follow_reconnect_to)
 
     async def __aenter__(self) -> Self:
         return self
@@ -99,28 +117,47 @@ class RaceClient:
 
     # -- reading --------------------------------------------------------------------------------
 
-    async def _read(self) -> None:
+    async def _read(self, ws: ClientConnection) -> None:
+        """Replies to their requests, the rest to the event stream. A connection being left
+        (after a ``reconnect_to``) still answers its requests, but its events are dropped: the
+        resume on the new connection says them again, and its end ends no stream."""
         try:
-            async for frame in self.ws:
+            async for frame in ws:
                 if self.received is not None:
                     self.received.append(str(frame))
                 message = SERVER_MESSAGE.validate_json(frame)
                 request_id = getattr(message, "id", None)
-                waiting = self._waiting.pop(request_id, None) if request_id else None
+                _, waiting = self._waiting.pop(request_id, (ws, None)) if request_id else (ws, None)
                 if waiting is not None and not waiting.done():
+                    if isinstance(message, Resynced) and ws is self.ws:
+                        self._missed(message)  # before the view that follows the reply
                     waiting.set_result(message)
                     continue
-                seq = getattr(message, "seq", None)
-                if seq is not None:
-                    self.last_seq = max(self.last_seq, seq)
-                self._events.put_nowait(message)
+                if ws is self.ws:
+                    self._event(message)
         except ConnectionClosed:
             pass
         finally:
-            for waiting in self._waiting.values():
-                if not waiting.done():
-                    waiting.set_exception(ConnectionError("the connection closed"))
-            self._events.put_nowait(None)
+            for request_id, (sent_on, waiting) in list(self._waiting.items()):
+                if sent_on is ws:
+                    del self._waiting[request_id]
+                    if not waiting.done():
+                        waiting.set_exception(ConnectionError("the connection closed"))
+            if ws is self.ws:
+                self._events.put_nowait(None)
+
+    def _event(self, message: ServerMessage) -> None:
+        seq = getattr(message, "seq", None)
+        if seq is not None:
+            self.last_seq = max(self.last_seq, seq)
+        self._events.put_nowait(message)
+
+    def _missed(self, resynced: Resynced) -> None:
+        """The room events a resume gives back go to the event stream (``last_seq`` follows)."""
+        if resynced.full:
+            self.last_seq = 0
+        for event in resynced.missed:
+            self._event(SERVER_MESSAGE.validate_python(event))
 
     async def events(self) -> AsyncIterator[ServerMessage]:
         """Everything that is not a reply, in order, until the connection closes."""
@@ -137,16 +174,25 @@ class RaceClient:
 
     # -- requests -------------------------------------------------------------------------------
 
-    async def request(self, message: Message, timeout: float = 10.0) -> ServerMessage:
-        """Send a request with a fresh id and return the reply; raise on an error reply.
+    async def request(self, message: Message, timeout: float = 10.0,
+                      ws: ClientConnection | None = None) -> ServerMessage:
+        """Send a request with a fresh id (on ``ws``, else the current connection) and return
+        the reply; raise on an error reply.
         A ``rate_limited`` refusal is retried after a pause that doubles each time."""
         pause = RATE_LIMIT_PAUSE_S
         while True:
             request_id = str(next(self._ids))
             future: asyncio.Future[ServerMessage] = asyncio.get_running_loop().create_future()
-            self._waiting[request_id] = future
-            await self.ws.send(message.model_copy(update={"id": request_id})
-                               .model_dump_json(by_alias=True, exclude_none=True))
+            sent_on = ws or self.ws
+            self._waiting[request_id] = (sent_on, future)
+            try:
+                await sent_on.send(message.model_copy(update={"id": request_id})
+                                   .model_dump_json(by_alias=True, exclude_none=True))
+            except BaseException:  # not sent: no reply to wait for, no error to leave unread
+                self._waiting.pop(request_id, None)
+                if future.done():
+                    future.exception()
+                raise
             async with asyncio.timeout(timeout):
                 reply = await future
             if not isinstance(reply, ErrorMessage):
@@ -156,8 +202,9 @@ class RaceClient:
             await asyncio.sleep(pause)
             pause *= 2
 
-    async def _expect(self, message: Message, kind: type[M]) -> M:
-        reply = await self.request(message)
+    async def _expect(self, message: Message, kind: type[M],
+                      ws: ClientConnection | None = None) -> M:
+        reply = await self.request(message, ws=ws)
         if not isinstance(reply, kind):
             raise TypeError(f"expected {kind.__name__}, got {type(reply).__name__}")
         return reply
@@ -176,21 +223,26 @@ class RaceClient:
             type="create_room", rule_set=rule_set, seats=seats, time_limit_s=time_limit_s,
             deal=DealChoice(kind=deal, number=None if number is None else str(number))),
             RoomState)
-        return self._entered(room)
+        return await self._entered(room)
 
     async def join(self, code: str) -> RoomState:
-        return self._entered(await self._expect(JoinRoom(type="join", code=code), RoomState))
+        """Take a seat; with ``follow_reconnect_to``, on the room's worker when this returns."""
+        return await self._entered(await self._expect(JoinRoom(type="join", code=code),
+                                                      RoomState))
 
     async def spectate(self, code: str) -> RoomState:
-        return self._entered(await self._expect(Spectate(type="spectate", code=code), RoomState))
+        """Watch; with ``follow_reconnect_to``, on the room's worker when this returns."""
+        return await self._entered(await self._expect(Spectate(type="spectate", code=code),
+                                                      RoomState), spectating=True)
 
     async def daily(self, rule_set: str) -> RoomState:
-        return self._entered(await self._expect(PlayDaily(type="daily", rule_set=rule_set),
-                                                RoomState))
+        return await self._entered(await self._expect(
+            PlayDaily(type="daily", rule_set=rule_set), RoomState))
 
-    def _entered(self, room: RoomState) -> RoomState:
+    async def _entered(self, room: RoomState, spectating: bool = False) -> RoomState:
         self.room_code = room.code
         self.last_seq = max(self.last_seq, room.seq)
+        await self._follow(room.reconnect_to, spectating)
         return room
 
     async def leave(self) -> Ok:
@@ -213,20 +265,60 @@ class RaceClient:
 
     async def resume(self, code: str | None = None) -> Resynced:
         """Back into the room with what was missed: the missed room events go to the event
-        stream, in order, before the view that follows (``last_seq`` follows them)."""
+        stream, in order, before the view that follows (``last_seq`` follows them). With
+        ``follow_reconnect_to``, on the room's worker when this returns (the reply returned is
+        the first one, whose ``reconnect_to`` says where the room was)."""
+        resynced = await self._resume(code)
+        await self._follow(resynced.reconnect_to)
+        return resynced
+
+    async def _resume(self, code: str | None = None) -> Resynced:
         code = code or self.room_code
         if code is None:
             raise ValueError("resume needs a room code")
         resynced = await self._expect(Resume(type="resume", code=code, last_seq=self.last_seq),
                                       Resynced)
         self.room_code = code
-        if resynced.full:
-            self.last_seq = 0
-        for event in resynced.missed:
-            message = SERVER_MESSAGE.validate_python(event)
-            self.last_seq = max(self.last_seq, getattr(message, "seq", 0) or 0)
-            self._events.put_nowait(message)
         return resynced
+
+    async def _follow(self, address: str | None, spectating: bool = False) -> None:
+        """Move to the room's worker (``reconnect_to``), if following. The move is shielded: a
+        caller cancelled meanwhile (a screen that moved on) does not leave it half done."""
+        if not self.follow_reconnect_to or address is None or address == self.connected_to:
+            return
+        moving = asyncio.ensure_future(self._move_to(address, spectating))
+        moving.add_done_callback(lambda task: task.cancelled() or task.exception())
+        await asyncio.shield(moving)
+
+    async def _move_to(self, address: str, spectating: bool) -> None:
+        """Connect and hello there, make it the current connection (the old one's events are
+        dropped from then on), resume or spectate there (which says again what was dropped),
+        and only then close the old one, so the room never sees the player away. If the
+        worker cannot be reached, stay."""
+        try:
+            ws = await connect(address)
+        except CONNECTION_ERRORS:
+            return
+        reader = asyncio.create_task(self._read(ws))
+        try:
+            await self._expect(Hello(type="hello", token=self.token), Welcome, ws)
+        except (*CONNECTION_ERRORS, RequestRefused):
+            await ws.close()
+            await reader
+            return
+        old_ws, old_reader = self.ws, self._reader
+        self.ws, self._reader, self.connected_to = ws, reader, address
+        try:
+            if spectating:
+                assert self.room_code is not None
+                room = await self._expect(Spectate(type="spectate", code=self.room_code),
+                                          RoomState)
+                self.last_seq = max(self.last_seq, room.seq)
+            else:
+                await self._resume()
+        finally:
+            await old_ws.close()
+            await old_reader
 
     async def leaderboard(self, rule_set: str, **query: Any) -> Leaderboard:
         return await self._expect(GetLeaderboard.model_validate(
@@ -242,7 +334,8 @@ class RaceClient:
             raise ValueError("reconnect needs a token and a room: say hello and join first")
         await self.close()
         self.ws = await connect(self.url)
+        self.connected_to = self.url
         self._events = asyncio.Queue()
-        self._reader = asyncio.create_task(self._read())
+        self._reader = asyncio.create_task(self._read(self.ws))
         await self.hello(token=self.token)
         return await self.resume()

@@ -25,7 +25,7 @@ from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
 from textual.widgets import Button, DataTable, Footer, Input, OptionList
 
-from clients.sdk import RequestRefused
+from clients.sdk import CONNECTION_ERRORS, RequestRefused
 from clients.terminal_board import board_text, progress_bar, widest
 from clients.terminal_screens import (
     LeaderboardScreen,
@@ -36,7 +36,7 @@ from clients.terminal_screens import (
     racer_name,
     room_summary,
 )
-from clients.terminal_session import CONNECTION_ERRORS, RaceSession
+from clients.terminal_session import RaceSession
 from engine.registry import find_rule_set
 from server.protocol import SeatInfo
 from server.race import commitment

@@ -31,13 +31,8 @@ from textual.widgets import (
     TabPane,
 )
 
-from clients.sdk import RequestRefused
-from clients.terminal_session import (
-    CONNECTION_ERRORS,
-    DEFAULT_SERVER,
-    RaceSession,
-    default_name,
-)
+from clients.sdk import CONNECTION_ERRORS, RequestRefused
+from clients.terminal_session import DEFAULT_SERVER, RaceSession, default_name
 from engine.registry import all_rule_sets, find_rule_set
 from server.protocol import LeaderboardEntry, RoomState
 

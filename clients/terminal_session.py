@@ -22,9 +22,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from websockets.exceptions import WebSocketException
-
-from clients.sdk import RaceClient, RequestRefused
+from clients.sdk import CONNECTION_ERRORS, RaceClient, RequestRefused
 from clients.terminal_state import RaceState
 from server.protocol import (
     Leaderboard,
@@ -36,8 +34,6 @@ from server.protocol import (
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765/ws"
 """Where ``patience-race serve`` listens unless told otherwise."""
-CONNECTION_ERRORS = (OSError, ConnectionError, TimeoutError, WebSocketException)
-"""What a lost or unreachable server raises (``ConnectionRefusedError`` is an ``OSError``)."""
 FIRST_PAUSE_S = 0.25
 LONGEST_PAUSE_S = 5.0
 NAME_LIMIT = 32
@@ -189,7 +185,7 @@ class RaceSession:
         self.state.expect(code)
         try:
             room = await client.join(code)
-        except BaseException:
+        except Exception:  # not on cancellation: the room's events may have shown it already
             self.state = RaceState(self.state.player_id)
             raise
         self._enter(room)

@@ -44,6 +44,11 @@ class Card:
     def __post_init__(self) -> None:
         object.__setattr__(self, "text", RANK_NAMES[self.rank - 1] + self.suit.name)
 
+    def __hash__(self) -> int:
+        """The text's hash (kept by the string): cards equal by rank and suit have one text.
+        Cheaper than hashing the rank and the suit (an enum) on every look-up."""
+        return hash(self.text)
+
     @property
     def id(self) -> int:
         """Stable physical id: position in the ordered packs (see docs/deals.md)."""

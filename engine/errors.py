@@ -6,7 +6,9 @@
     ├── InvalidMoveError     the text or JSON is not a move at all ("9Z heap:1")
     ├── IllegalMoveError     a well-formed move the rules refuse now; ``reason`` says why
     ├── UnknownRuleSetError  no rule set has that name
-    └── InvalidLogError      a move log file that cannot be read
+    ├── InvalidLogError      a move log file that cannot be read
+    └── InvalidPositionError a position that is not in the documented form, or not a
+                             position of its rule set (docs/position.md)
 """
 
 from __future__ import annotations
@@ -40,3 +42,8 @@ class UnknownRuleSetError(EngineError):
 
 class InvalidLogError(EngineError):
     """A move log that is not in the documented format (docs/move-log.md)."""
+
+
+class InvalidPositionError(EngineError):
+    """A position that is not in the documented form (docs/position.md) or does not fit its
+    rule set: a pile or card missing, twice or unknown, a state field wrong."""

@@ -15,7 +15,7 @@ card moved, the one a player's hand would grab.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine.cards import Card
@@ -37,6 +37,9 @@ class Move:
     count: int = 1
     bottom: bool = False
     action: str | None = None
+    _text: str | None = field(default=None, init=False, repr=False, compare=False)
+    """The text form, written on first use and kept: a server sends the text of every legal
+    move after every move, and rule sets make the moves they list once and reuse them."""
 
     def __post_init__(self) -> None:
         if self.action is not None:
@@ -58,6 +61,13 @@ class Move:
         return self.action == "resign"
 
     def __str__(self) -> str:
+        text = self._text
+        if text is None:
+            text = self._write()
+            object.__setattr__(self, "_text", text)
+        return text
+
+    def _write(self) -> str:
         if self.action is not None:
             return self.action
         parts = []
@@ -142,6 +152,21 @@ class Move:
                                    "number, bottom true or false")
         return cls(PileId.parse(source), PileId.parse(target),
                    None if card is None else Card.parse(card), count, bottom)
+
+
+_TRANSFERS: dict[tuple[str, str, str, int, bool], Move] = {}
+
+
+def transfer(source: PileId, target: PileId, card: Card, count: int = 1,
+             bottom: bool = False) -> Move:
+    """``Move(source, target, card, count, bottom)``, made once and reused (with its text): rule
+    sets that list many such moves after every move take them from here. The two equal cards of
+    two packs share their moves, as they share their text."""
+    key = (source.text, target.text, card.text, count, bottom)
+    move = _TRANSFERS.get(key)
+    if move is None:
+        move = _TRANSFERS[key] = Move(source, target, card, count, bottom)
+    return move
 
 
 RESIGN = Move.act("resign")

@@ -31,6 +31,11 @@ class PileId:
         text = self.kind if self.index is None else f"{self.kind}:{self.index}"
         object.__setattr__(self, "text", text)
 
+    def __hash__(self) -> int:
+        """The text's hash (kept by the string): equal ids have equal texts. Piles are hashed
+        on every move (the piles it changed), and a solver makes hundreds of thousands."""
+        return hash(self.text)
+
     def __str__(self) -> str:
         return self.text
 

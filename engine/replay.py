@@ -38,6 +38,10 @@ class MoveLog:
 
     @classmethod
     def of(cls, game: Game, times_ms: list[int] | None = None) -> MoveLog:
+        """The log of a dealt game; a game set up from a position has no deal to replay."""
+        if game.seed is None:
+            raise InvalidLogError("a game set up from a position has no move log: it has no "
+                                  "deal to replay from (save its position instead)")
         outcome = game.outcome()
         return cls(game.name, game.seed, game.algorithm, tuple(game.history),
                    outcome.status, None if times_ms is None else tuple(times_ms), game.rules)

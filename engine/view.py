@@ -1,7 +1,8 @@
 """What a player sees, what happened, how far they are: small values with text and JSON forms.
 
 The full state of a game (``PileState``, with hidden cards) never leaves the engine except through
-``Game.full_state`` for debugging and verification. ``View`` is built from it by one function,
+``Game.full_state`` for debugging and verification and ``Game.position`` for solvers and tests
+(docs/position.md). ``View`` is built from it by one function,
 ``PileState.seen``, so no rule set can leak a face-down card into a view by accident.
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Any
 
 from engine.cards import Card
@@ -58,6 +59,45 @@ class Progress:
         return {"on_foundations": self.on_foundations, "total": self.total, "moves": self.moves}
 
 
+class EventKind(StrEnum):
+    """What an event says happened: one kind for one thing in every rule set (docs/moves.md,
+    "Events"). Kinds are for programs (tests, a client that animates); a person reads the
+    event's text."""
+
+    LAYOUT = "layout"
+    """Cards taken out of the pack and laid out before the deal (the aces as foundations)."""
+    DEALT = "dealt"
+    """The engine dealt cards to a pile."""
+    TURNED = "turned"
+    """The engine turned a face-down card face up: from the stock, or on a heap."""
+    CHOOSE = "choose"
+    """The card just turned fits more than one foundation: the player chooses."""
+    DEAL_COMPLETE = "deal-complete"
+    """The stock is dealt out."""
+    HOME = "home"
+    """Cards went to a foundation, by a move or by the engine."""
+    MOVED = "moved"
+    """The player moved cards onto another pile that is not a foundation."""
+    PLACED = "placed"
+    """A card went to the one place it belongs in the placing games: under the heap of its
+    value, or a king to the king row."""
+    TAKEN = "taken"
+    """A face-down reserve card was taken into the hand."""
+    FILLED = "filled"
+    """An emptied pile was filled by the engine."""
+    SEVEN = "seven"
+    """A seven was placed: transfers between corner heaps are open."""
+    DECLINED = "declined"
+    """The player declined the transfers still open."""
+    REDEAL = "redeal"
+    """The cards were gathered (or the waste turned over) to be dealt again."""
+    AFRESH = "afresh"
+    """All Fours: the player began afresh from the first heap not yet complete."""
+    STANDSTILL = "standstill"
+    """All Fours: the heap to turn from has no face-down card left."""
+    RESIGNED = "resigned"
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     """Something that happened on the table, as a person would say it ("8H dealt to heap:3").
@@ -65,7 +105,7 @@ class Event:
     ``cards`` lists the cards the event shows; they are face up by then (tests check this).
     """
 
-    kind: str
+    kind: EventKind
     text: str
     cards: tuple[Card, ...] = ()
 
@@ -73,7 +113,7 @@ class Event:
         return self.text
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "text": self.text}
+        return {"kind": self.kind.value, "text": self.text}
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +164,9 @@ class PileView:
         return f"{self.pile}: {shown or '-'}"
 
     def to_json(self) -> list[str | None]:
-        return [None if card is None else str(card) for card in self.cards]
+        # ``card.text``, not ``str(card)``: the server writes the piles a move changed, a stock
+        # of eighty cards among them, after every move.
+        return [None if card is None else card.text for card in self.cards]
 
 
 @dataclass(frozen=True, slots=True)

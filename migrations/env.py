@@ -4,6 +4,10 @@ The URL is ``sqlalchemy.url`` from the Alembic config when the caller set one (a
 ``server.store.upgrade_database`` and the tests do), otherwise ``Settings().database_url``
 (the ``PATIENCE_RACE_DATABASE_URL`` environment variable). Constraint names come from the
 models' naming convention, so every database gets the same names.
+
+Several servers may start at once on one database (machines after a deploy): on PostgreSQL
+each upgrade first takes an advisory lock, so they migrate one after the other and the later
+ones find the database at head, rather than creating the same tables together and failing.
 """
 
 from __future__ import annotations
@@ -12,12 +16,15 @@ import asyncio
 from logging.config import fileConfig
 
 from alembic import context
-from sqlalchemy import pool
+from sqlalchemy import pool, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from server.db import Base
 from server.settings import Settings, async_url
+
+MIGRATION_LOCK = 0x70617469656E6365
+"""The PostgreSQL advisory lock an upgrade holds until it commits (any constant: "patience")."""
 
 config = context.config
 target_metadata = Base.metadata
@@ -45,6 +52,9 @@ def do_run_migrations(connection: Connection) -> None:
     context.configure(connection=connection, target_metadata=target_metadata,
                       render_as_batch=True)
     with context.begin_transaction():
+        if connection.dialect.name == "postgresql":  # released when the transaction ends
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"),
+                               {"key": MIGRATION_LOCK})
         context.run_migrations()
 
 

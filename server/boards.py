@@ -5,6 +5,15 @@ from __future__ import annotations
 from datetime import date, datetime
 
 from server import store
+from server.leaderboards import (
+    Board,
+    ResultLine,
+    WinsLine,
+    daily_board,
+    deal_board,
+    fastest_wins,
+    most_wins,
+)
 from server.protocol import GetLeaderboard, Leaderboard, LeaderboardEntry
 
 _RANKED = ("Wins on secret deals, and on daily deals by identities made before that day. "
@@ -18,8 +27,8 @@ COUNTS = {
 """Which races each board counts (``store.ranked`` has the rule), for the reply to say."""
 
 
-def _entry(line: store.ResultLine | store.WinsLine) -> LeaderboardEntry:
-    if isinstance(line, store.WinsLine):
+def _entry(line: ResultLine | WinsLine) -> LeaderboardEntry:
+    if isinstance(line, WinsLine):
         return LeaderboardEntry(rank=line.rank, player_id=line.player_id, name=line.name,
                                 wins=line.wins, at=line.last_win_at.isoformat())
     return LeaderboardEntry(
@@ -33,19 +42,17 @@ async def leaderboard(sessions: store.Sessions, request: GetLeaderboard, player_
     """The board the request asks for; ``player_id`` (with ``around_me``) centres it on them."""
     around = player_id if request.around_me else None
     day: date | None = None
-    board: store.Board[store.ResultLine] | store.Board[store.WinsLine]
+    rule_set, limit = request.rule_set, request.limit
+    board: Board[ResultLine] | Board[WinsLine]
     if request.board == "fastest":
-        board = await store.fastest_wins(sessions, request.rule_set, request.period,
-                                         request.limit, now, around=around)
+        board = await fastest_wins(sessions, rule_set, request.period, limit, now, around=around)
     elif request.board == "most_wins":
-        board = await store.most_wins(sessions, request.rule_set, request.limit, around=around)
+        board = await most_wins(sessions, rule_set, limit, around=around)
     elif request.board == "deal":
-        board = await store.deal_board(sessions, request.rule_set, int(request.deal or 0),
-                                       request.limit, around=around)
+        board = await deal_board(sessions, rule_set, int(request.deal or 0), limit, around=around)
     else:
         day = date.fromisoformat(request.day) if request.day else store.utc_day(now)
-        board = await store.daily_board(sessions, request.rule_set, day, request.limit, now,
-                                        around=around)
+        board = await daily_board(sessions, rule_set, day, limit, now, around=around)
     return Leaderboard(
         id=request.id, rule_set=request.rule_set, board=request.board,
         counts=COUNTS[request.board], period=request.period,

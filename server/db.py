@@ -13,7 +13,7 @@ so ``player_wins`` keeps the count of ranked wins, updated with each result
 
 ``daily_plays`` holds the rule "each player plays each daily deal once": its primary key is
 (rule set, day, player), so the database refuses a second play however many requests race
-for it (``server.store.claim_daily``).
+for it (``server.store.create_race``).
 
 The caller makes one engine and one session factory (``make_engine``, ``make_sessionmaker``) at
 start-up; nothing connects at import time. The schema itself is created by the Alembic
@@ -277,7 +277,9 @@ def make_engine(url: str) -> AsyncEngine:
 
     On SQLite, every connection enforces foreign keys (off by default there) and uses write-ahead
     logging, so readers do not wait for the writer; a write waits up to 5 s for a lock held by
-    another connection (sqlite3's default busy timeout), then fails.
+    another connection (sqlite3's default busy timeout), then fails. The server writes only
+    through ``server.writer``, one write at a time, so no write of its own waits for another;
+    a lock held by someone else fails the write, and the writer retries it.
 
     On PostgreSQL (asyncpg), the database may go away and come back while the server runs:
     every pooled connection is checked before use (``pool_pre_ping``), so one that died

@@ -13,6 +13,7 @@ each is tested with plain numbers and each costs microseconds, whatever a client
   per address a minute.
 - ``invalid_text``: the error for a message pydantic refused, built from its error locations,
   without rebuilding any schema.
+- ``request_id``: the id a reply echoes, only if it can be sent back.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from server.limits import AddressLimiter, client_key
+from server.limits import AddressLimiter, client_host, client_key
 from server.protocol import CLIENT_MESSAGE, ErrorCode
 
 CLIENT_KINDS: tuple[str, ...] = tuple(
@@ -50,6 +51,21 @@ def invalid_text(invalid: ValidationError) -> str:
         f"{'.'.join(str(p) for p in error['loc'][1:]) or 'message'}: {error['msg']}"
         for error in invalid.errors(include_url=False, include_context=False,
                                     include_input=False)[:3])
+
+
+def request_id(data: Any) -> str | None:
+    """The id a reply echoes: the request's, cut at 64 characters, if it is a text that can be
+    sent back. JSON's escapes can carry a lone surrogate (``"\\ud800"``), which is no text
+    UTF-8 can encode: such an id is not echoed (its error has id null), where it made building
+    the error fail and closed the connection (1011)."""
+    if not isinstance(data, dict) or not isinstance(data.get("id"), str):
+        return None
+    echoed: str = data["id"][:64]
+    try:
+        echoed.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    return echoed
 
 
 def is_known_type(data: Any) -> bool:
@@ -106,6 +122,10 @@ class AddressBook:
         self._new_players = AddressLimiter(new_players_per_min / 60, max(1.0, new_players_per_min),
                                            max_addresses)
 
+    def full(self, address: str) -> bool:
+        """Whether ``address`` has as many connections open as it may."""
+        return self._open.get(address, 0) >= self.connections_per_address
+
     def connect(self, address: str) -> bool:
         """Count a new connection from ``address``; False (and not counted) past the cap."""
         open_now = self._open.get(address, 0)
@@ -126,8 +146,9 @@ class AddressBook:
         return self._new_players.take(address, now) == 0.0
 
 
-def address_of(remote: Any) -> str:
-    """The key a connection counts against, from its ``remote_address``."""
-    if isinstance(remote, tuple) and remote:
-        return client_key(str(remote[0]))
-    return str(remote)
+def address_of(remote: Any, forwarded_for: str | None = None,
+               trusted_proxies: frozenset[str] = frozenset()) -> str:
+    """The key a connection counts against, from its ``remote_address`` (and, when that is a
+    trusted reverse proxy, from the ``X-Forwarded-For`` it sent: ``server.limits.client_host``)."""
+    peer = str(remote[0]) if isinstance(remote, tuple) and remote else str(remote)
+    return client_key(client_host(peer, forwarded_for, trusted_proxies))

@@ -9,7 +9,8 @@
     GET /, GET /<file>                   the browser client (server.static)
 
 The query string is validated by the same model as the WebSocket request (``GetLeaderboard``).
-WebSocket clients connect to ``/ws``. HEAD is GET without the body; any other method is a 405.
+WebSocket clients connect to ``/ws`` (an address already at its connection cap gets a 429 there,
+before the WebSocket opens). HEAD is GET without the body; any other method is a 405.
 Requests under /api/ are rate-limited per client address (``server.limits``; 429 past it).
 """
 
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -34,7 +34,8 @@ from engine.replay import MoveLog, new_game
 from engine.view import Event
 from server import store
 from server.boards import leaderboard
-from server.limits import AddressLimiter, LruCache, client_key, retry_after
+from server.gateway import address_of
+from server.limits import AddressLimiter, LruCache, retry_after
 from server.protocol import GetLeaderboard
 from server.race import view_model
 from server.static import static_response
@@ -49,10 +50,7 @@ HTTP_METHODS = ("GET", "HEAD")
 WEBSOCKET_METHODS = ("GET",)
 """Any other method is a 405 with ``Allow``: nothing here changes anything over HTTP."""
 LEADERBOARD_PARAMETERS = frozenset({"board", "period", "deal", "day", "player", "limit"})
-ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-"""What a player or race id may look like (they are 16 URL-safe characters): anything else names
-nobody and no race, and is answered without a database query (PostgreSQL refuses a NUL in text,
-for one)."""
+ID = store.ID
 
 
 def game_info(name: str) -> dict[str, Any]:
@@ -78,11 +76,6 @@ def replay_steps(log: MoveLog) -> list[dict[str, Any]]:
         steps.append(step(str(move), None if log.times_ms is None else log.times_ms[index],
                           events))
     return steps
-
-
-def _host(connection: ServerConnection) -> str:
-    address = connection.remote_address
-    return str(address[0]) if address else ""
 
 
 def encode(body: Any) -> bytes:
@@ -117,6 +110,11 @@ class HttpApi:
         from then on they never change (the race is over, every move of it stored, the seed
         out), so each is built once rather than replayed again for every request."""
 
+    def _client(self, connection: ServerConnection, request: Request) -> str:
+        """Whom a request counts against (``server.gateway.address_of``)."""
+        return address_of(connection.remote_address, request.headers.get("X-Forwarded-For"),
+                          self.service.settings.trusted_proxies)
+
     async def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
         """The answer to a plain HTTP request, or None to let a WebSocket handshake go on."""
         url = urlsplit(request.path)
@@ -128,9 +126,16 @@ class HttpApi:
                                       f"{' and '.join(allowed)}")
             response.headers["Allow"] = ", ".join(allowed)
         elif path == WEBSOCKET_PATH:
-            return None
+            if not self.service.gateway.addresses.full(self._client(connection, request)):
+                return None
+            # Refused before the WebSocket opens: one response, rather than the handshake,
+            # an error frame and a closing handshake (a client reconnecting in a loop cost the
+            # server three times as many writes, and moved its racers).
+            response = error_response(
+                HTTPStatus.TOO_MANY_REQUESTS, "too_many_connections: at most "
+                f"{self.service.settings.connections_per_address} connections from one address")
         elif path.startswith("/api/") and (wait := self.limiter.take(
-                client_key(_host(connection)), self.clock())):
+                self._client(connection, request), self.clock())):
             response = self.too_many(wait)
         else:
             response = await self.answer(url.path, path, dict(parse_qsl(url.query)))
@@ -174,7 +179,8 @@ class HttpApi:
                          "last_error": writer.last_error, "queued_writes": writer.pending,
                          "moves_stored": writer.moves_written, "move_commits": writer.batches},
             "rooms": len(self.service.rooms),
-            "connections": len(self.service.clients),
+            "connections": len(self.service.gateway.clients),
+            "worker": self.service.worker_name,
         }
         status = HTTPStatus.OK if body["status"] == "ok" else HTTPStatus.SERVICE_UNAVAILABLE
         return json_response(status, body)

@@ -16,6 +16,19 @@ from typing import Generic, TypeVar
 K = TypeVar("K")
 
 
+def client_host(peer: str, forwarded_for: str | None, trusted_proxies: frozenset[str]) -> str:
+    """Who a connection is from. Behind a reverse proxy every connection's peer is the proxy:
+    when the peer is one of ``trusted_proxies``, the client is the last address its
+    ``X-Forwarded-For`` names that is not itself a trusted proxy (the addresses before it are
+    whatever the client chose to send, and prove nothing)."""
+    if peer not in trusted_proxies or not forwarded_for:
+        return peer
+    for hop in reversed([hop.strip() for hop in forwarded_for.split(",")]):
+        if hop and hop not in trusted_proxies:
+            return hop
+    return peer
+
+
 def client_key(host: str) -> str:
     """Whom a request counts against: its IPv4 address; for IPv6, the /64 network it is from
     (one subscriber usually holds a whole /64, and could otherwise take a new address for each

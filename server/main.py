@@ -7,10 +7,15 @@ the bound address from the ``started`` callback.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
+import os
 import signal
+import socket
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from websockets.asyncio.server import serve
 
@@ -28,17 +33,47 @@ TRANSPORT_MAX_BYTES = 1 << 20
 only frames above this much larger transport limit make websockets close the connection (1009)."""
 
 
+@dataclass(frozen=True)
+class Worker:
+    """One of several worker processes: its number, and the public socket it shares."""
+
+    index: int
+    listen: socket.socket
+    name: str
+    """Its name on the Redis bus (``server.redis_bus``)."""
+
+
+WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
+
+
+def own_address(settings: Settings, host: str, port: int) -> str:
+    """This process's WebSocket address for ``reconnect_to``: ``advertise_host``, else the host
+    it listens on. With Redis (where ``reconnect_to`` is given), listening on every address
+    (``--host 0.0.0.0``) without ``advertise_host`` advertises ``0.0.0.0``, which no client on
+    another machine can reach: say so at start."""
+    if settings.redis_url and settings.advertise_host is None and host in WILDCARD_HOSTS:
+        log.warning("listening on %r without PATIENCE_RACE_ADVERTISE_HOST: reconnect_to will "
+                    "be ws://%s:%d/ws, which clients on other machines cannot reach; set it to "
+                    "the address clients reach this machine by", host, host, port)
+    return f"ws://{settings.advertise_host or host}:{port}/ws"
+
+
 def _finish(stop: asyncio.Future[None]) -> None:
     if not stop.done():
         stop.set_result(None)
 
 
 async def run_server(settings: Settings, stop: asyncio.Future[None] | None = None,
-                     started: Callable[[str, int], None] | None = None) -> None:
-    """Serve until ``stop`` is done (or SIGTERM/SIGINT), then shut down gracefully."""
-    await store.upgrade_database(settings.database_url)
+                     started: Callable[[str, int], None] | None = None,
+                     worker: Worker | None = None) -> None:
+    """Serve until ``stop`` is done (or SIGTERM/SIGINT), then shut down gracefully.
+
+    As one of several workers (``server.workers``), serve on the public socket the
+    supervisor made, and on a port of its own (its ``reconnect_to`` address)."""
+    if worker is None:
+        await store.upgrade_database(settings.database_url)  # (the supervisor did, for workers)
     engine = make_engine(settings.database_url)
-    service = Service(settings, engine)
+    service = Service(settings, engine, worker=None if worker is None else worker.name)
     await service.start()
     # What start-up made (modules, pydantic schemas, restored races) lives as long as the
     # process: freezing it keeps the collector from walking it again on every full collection.
@@ -53,13 +88,26 @@ async def run_server(settings: Settings, stop: asyncio.Future[None] | None = Non
         stop = loop.create_future()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, _finish, stop)
+    options: dict[str, Any] = {"process_request": HttpApi(service), "compression": None,
+                               "max_size": TRANSPORT_MAX_BYTES}
     try:
-        async with serve(service.handle, settings.host, settings.port,
-                         process_request=HttpApi(service), compression=None,
-                         max_size=TRANSPORT_MAX_BYTES) as server:
-            host, port = next(iter(server.sockets)).getsockname()[:2]
-            log.info("patience-race serving on ws://%s:%d/ws (database %s)", host, port,
-                     engine.url.render_as_string(hide_password=True))
+        async with contextlib.AsyncExitStack() as servers:
+            if worker is not None:
+                await servers.enter_async_context(serve(service.handle, sock=worker.listen,
+                                                        **options))
+                own_port = settings.worker_port + worker.index if settings.worker_port else 0
+                own = await servers.enter_async_context(serve(
+                    service.handle, settings.host, own_port, **options))
+                host, port = next(iter(own.sockets)).getsockname()[:2]
+                log.info("worker %d (pid %d) ready, its own address ws://%s:%d/ws",
+                         worker.index, os.getpid(), host, port)
+            else:
+                server = await servers.enter_async_context(serve(
+                    service.handle, settings.host, settings.port, **options))
+                host, port = next(iter(server.sockets)).getsockname()[:2]
+                log.info("patience-race serving on ws://%s:%d/ws (database %s)", host, port,
+                         engine.url.render_as_string(hide_password=True))
+            service.serving_at(own_address(settings, host, port))
             if started is not None:
                 started(host, port)
             await stop

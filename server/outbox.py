@@ -12,21 +12,21 @@ race's ``Outgoing.to`` says which), so a member gets exactly the room events sai
 in the room, in ``seq`` order, however long a commit takes. One that comes in later gets the
 room as it is then, in its reply.
 
-Frames are handed to each connection with ``broadcast``, which writes at once and never waits
-for a slow reader.
+Frames are handed over by the function the room gives its outbox (``RoomHost._hand_over``):
+written at once to this process's connections, and carried by the bus to other workers'.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from websockets.asyncio.server import ServerConnection, broadcast
-
-Addressed = tuple[Sequence[ServerConnection], str]
-"""A frame and the connections it goes to."""
+Addressed = tuple[Sequence[Any], str]
+"""A frame and the room members it goes to."""
+HandOver = Callable[[Sequence[Any], str], None]
 
 
 @dataclass(slots=True)
@@ -39,8 +39,9 @@ class _Entry:
 
 
 class Outbox:
-    def __init__(self) -> None:
+    def __init__(self, hand_over: HandOver) -> None:
         self._queue: deque[_Entry] = deque()
+        self._hand_over = hand_over
 
     @property
     def waiting(self) -> int:
@@ -68,7 +69,7 @@ class Outbox:
             written = entry.after is None or (not entry.after.cancelled()
                                               and entry.after.result())
             if written:
-                for connections, frame in entry.frames:
-                    broadcast(connections, frame)
+                for members, frame in entry.frames:
+                    self._hand_over(members, frame)
             if not entry.sent.done():  # (cancelled if whoever waited for it was)
                 entry.sent.set_result(written)

@@ -25,7 +25,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from engine.deal import deal_number
+from engine.deal import SEED_MAX, deal_number
 
 PROTOCOL_VERSION = 1
 
@@ -118,7 +118,15 @@ class DealChoice(Message):
         "'daily' names the daily deal's rooms and is refused here: send a 'daily' request."))
     number: Annotated[str | None, Field(
         pattern=r"^[0-9]{1,20}$",
-        description="For kind 'number': the deal number as a decimal string.")] = None
+        description="For kind 'number': the deal number as a decimal string, 0..2^64-1.")] = None
+
+    @model_validator(mode="after")
+    def _a_number_for_a_chosen_deal(self) -> DealChoice:
+        if self.kind == "daily":
+            raise ValueError("the daily deal is played alone: send 'daily'")
+        if self.kind == "number" and (self.number is None or int(self.number) > SEED_MAX):
+            raise ValueError("a chosen deal needs a number 0..2^64-1")
+        return self
 
 
 class CreateRoom(Message):
@@ -127,7 +135,9 @@ class CreateRoom(Message):
     rule_set: RuleSetName
     deal: DealChoice = Field(default_factory=DealChoice)
     seats: Annotated[int, Field(ge=2, le=8)] = 4
-    time_limit_s: Annotated[int | None, Field(ge=30, le=24 * 3600)] = None
+    time_limit_s: Annotated[int | None, Field(ge=30, le=24 * 3600, description=(
+        "Seconds from the start; none: no time limit. Either way a race ends at the server's "
+        "longest race (2 hours by default: docs/protocol.md, 'How long a race lasts')."))] = None
 
 
 class JoinRoom(Message):
@@ -316,6 +326,8 @@ class ErrorCode(StrEnum):
     TOO_MANY_PLAYERS = "too_many_players"
     TOO_MANY_ROOMS = "too_many_rooms"
     ROOM_CLOSED = "room_closed"
+    # The server.
+    UNAVAILABLE = "unavailable"
 
 
 class ErrorMessage(Message):
@@ -369,6 +381,11 @@ class RoomState(Message):
         default=None, description="SHA-256 (hex) of the seed's decimal text, from the start on.")
     starts_at_ms: int | None = Field(default=None, description="Countdown end, Unix ms.")
     started_at_ms: int | None = None
+    reconnect_to: str | None = Field(default=None, description=(
+        "Only in a reply, and only when the room is held by another worker process than the "
+        "one this connection reached: that worker's own address. A client may reconnect there "
+        "(hello with its token, then resume) to skip a hop per request; one that ignores it "
+        "loses nothing (docs/protocol.md, \"Workers\")."))
 
     @model_validator(mode="before")
     @classmethod
@@ -496,6 +513,11 @@ class Resynced(Message):
     full: bool = Field(description=(
         "True when the events could not be given (last_seq 0, a server restart, or more missed "
         "than the room keeps)."))
+    reconnect_to: str | None = Field(default=None, description=(
+        "Only in a reply, and only when the room is held by another worker process than the "
+        "one this connection reached: that worker's own address. A client may reconnect there "
+        "(hello with its token, then resume) to skip a hop per request; one that ignores it "
+        "loses nothing (docs/protocol.md, \"Workers\")."))
 
 
 class LeaderboardEntry(Message):

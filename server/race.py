@@ -27,7 +27,7 @@ from engine.errors import IllegalMoveError
 from engine.game import RULES_VERSION, Game
 from engine.moves import RESIGN, Move
 from engine.registry import find_rule_set
-from engine.view import PileState, PileView, View
+from engine.view import PileView, View
 from server.errors import RaceError
 from server.protocol import (
     SERVER_MESSAGE,
@@ -117,8 +117,6 @@ class Racer:
     reached: int = 0
     reached_at: float | None = None
     move_times: list[float] = field(default_factory=list)
-    table: list[PileState] | None = None
-    """The racer's table as of their last move: what the next move is compared against."""
 
     @property
     def finished(self) -> bool:
@@ -180,6 +178,10 @@ class Race:
         with their times. Everyone counts as away since ``now`` (the grace period applies); a
         race that never started reopens its lobby with the host alone. Call ``catch_up`` next."""
         race = cls(**settings)
+        # Its room events are numbered on from the time of the rebuilding, in ms: above any
+        # number the race's earlier life gave (it made fewer than one event a millisecond), so a
+        # client resuming with a last_seq of that life gets a full resync, never wrong events.
+        race.seq = race._dropped_through = round(now * 1000)
         for racer in race.racers.values():
             racer.connected, racer.away_since = False, now
         if started_at is None:
@@ -197,6 +199,9 @@ class Race:
                 racer.move_times.append(when)
                 if game.foundation_count() > racer.reached:
                     racer.reached, racer.reached_at = game.foundation_count(), when
+            # What the replay changed is no news: a racer who comes back is sent their whole
+            # view, and their next move only the piles it changes.
+            game.changed_piles()
             outcome = game.outcome()
             if outcome.is_over:
                 racer.status = outcome.status.value
@@ -336,9 +341,10 @@ class Race:
     def _deal_to(self, racer: Racer, started_at: float) -> Game:
         """The racer's game, dealt. The cards the deal itself puts home (the Octagon's aces,
         Hidden Cards' cards dealt onto their own heaps) count as reached at the start, so a
-        racer who never moves ranks with them."""
+        racer who never moves ranks with them. A racer never takes a move back, so the game
+        keeps no undo records (one per move, of every racer's game)."""
         game = racer.game = self.game_type(self.seed, self.algorithm, rules=self.rules,
-                                           keep_opening=False)
+                                           keep_opening=False, undo=False)
         racer.reached, racer.reached_at = game.foundation_count(), started_at
         return game
 
@@ -372,18 +378,14 @@ class Race:
         if deadline is not None and now >= deadline:
             return self._move_after_deadline(racer, move, now, request_id)
         game = racer.game
-        before = racer.table if racer.table is not None else game.table()
         try:
             events = game.play(move)
         except IllegalMoveError as refused:
             raise RaceError(ErrorCode.ILLEGAL_MOVE, refused.reason) from None
         racer.move_times.append(now)
-        # Only the piles that changed are turned into what the player sees, and the table is
-        # built once per move (the profile showed whole views, then two tables, per move as the
-        # server's largest cost).
-        racer.table = game.table()
-        changed = [pile_model(after.seen()) for old, after in
-                   zip(before, racer.table, strict=True) if old is not after and old != after]
+        # Only the piles the engine says the move changed are turned into what the player sees
+        # (the profile showed whole views, then whole tables compared, as the largest cost).
+        changed = [pile_model(pile.seen()) for pile in game.changed_piles()]
         progress, outcome = game.progress(), game.outcome()
         if progress.on_foundations > racer.reached:
             racer.reached, racer.reached_at = progress.on_foundations, now

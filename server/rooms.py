@@ -1,47 +1,137 @@
-"""Who is where, as the shell (``server.app``) keeps it: connections and rooms.
+"""Where a room lives: its race, the connections in it, its outbox, its timer, its storage.
 
-A ``Client`` is one WebSocket connection: its budget (``server.gateway``), its address, the
-player it said hello as, the room it is in. A ``Room`` holds a race, the connections in it,
-its outbox (``server.outbox``), its
-timer, and how far each racer's moves have been handed over for storage. The room addresses
-what its race says to the connections in it when it is said, and puts replies in the same
-outbox, behind what was said before them.
+A ``RoomHost`` keeps the rooms of one process. It takes the room requests (create, join,
+spectate, leave, ready, start, move, resign, resume, daily) of its members, feeds them to the
+race (``server.race``, a pure state machine), queues what the race accepted for storage
+(``server.writer``) and sends what the race said through the room's outbox
+(``server.outbox``: in order, each message once what it depends on is stored).
+
+A member is a connection in the room, wherever it is: a ``Client`` of this process
+(``server.connections``), whose frames are written to its socket, or a ``RemoteMember``, a
+connection held by another worker, whose frames the bus (``server.bus``) carries there. The
+host does not tell them apart but to hand frames over.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import secrets
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from websockets.asyncio.server import ServerConnection
+from websockets.asyncio.server import ServerConnection, broadcast
 
-from server.gateway import Budget
-from server.outbox import Addressed, Outbox
-from server.protocol import Message
+from engine.deal import DEAL_ALGORITHM
+from engine.errors import EngineError
+from engine.moves import Move
+from engine.registry import RULE_SET_NAMES
+from server import store
+from server.db import RaceRow
+from server.errors import Refusal
+from server.limits import AddressLimiter
+from server.outbox import Outbox
+from server.protocol import (
+    ActionObject,
+    CreateRoom,
+    ErrorCode,
+    JoinRoom,
+    LeaveRoom,
+    MakeMove,
+    Message,
+    Ok,
+    PlayDaily,
+    RaceFinished,
+    RaceStarted,
+    Ready,
+    Resign,
+    Resume,
+    Resynced,
+    Spectate,
+    StartRace,
+)
 from server.race import Outgoing, Race, as_frame
-from server.store import AcceptedMove
+from server.settings import Settings
+from server.store import AcceptedMove, Sessions
+from server.writer import WriteGivenUp, Writer
+
+if TYPE_CHECKING:
+    from server.connections import Client
+
+log = logging.getLogger("patience_race.rooms")
+
+T = TypeVar("T")
+CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
+CODE_LENGTH = 8
+
+RoomRequest = (CreateRoom | JoinRoom | Spectate | LeaveRoom | Ready | StartRace | MakeMove
+               | Resign | Resume | PlayDaily)
+ROOM_REQUESTS = (CreateRoom, JoinRoom, Spectate, LeaveRoom, Ready, StartRace, MakeMove, Resign,
+                 Resume, PlayDaily)
+"""The requests a room answers; the connection's gateway answers the rest itself."""
 
 
 @dataclass(eq=False, slots=True)
-class Client:
-    ws: ServerConnection
-    budget: Budget
-    address: str
-    """Whom it counts against (``server.gateway.address_of``)."""
-    since: float
-    """When it was opened; and ``active``, when it last sent a frame (the service's clock)."""
-    active: float = 0.0
-    player_id: str | None = None
-    name: str | None = None
+class RemoteMember:
+    """A connection held by another worker, in a room of this one: frames for it go by the bus
+    to ``worker``, which writes them to its connection ``connection_id``."""
+
+    worker: str
+    connection_id: str
+    player_id: str | None
+    name: str | None
     room: Room | None = None
+    ws: None = None
+
+
+class Carrier(Protocol):
+    """What takes frames to members held by other workers (``server.redis_bus``)."""
+
+    def send_frames(self, members: Sequence[RemoteMember], frame: str) -> None:
+        ...
+
+    def out_of_room(self, members: Sequence[RemoteMember]) -> None:
+        """Their room has closed."""
+        ...
+
+
+class Directory(Protocol):
+    """Which worker holds which room (``server.redis_bus``), as far as a host needs to know."""
+
+    async def claim(self, code: str) -> bool:
+        """Take a new room code for this worker: False if another has it."""
+        ...
+
+    def release(self, code: str) -> None:
+        """This worker holds the room no more."""
+        ...
+
+
+class OneProcess:
+    """Directory and carrier when one process holds every room and every connection: the
+    host's own dictionary is the directory, and no member is held elsewhere."""
+
+    async def claim(self, code: str) -> bool:
+        return True
+
+    def release(self, code: str) -> None:
+        pass
+
+    def send_frames(self, members: Sequence[RemoteMember], frame: str) -> None:
+        raise AssertionError("a room of a single process has no member held elsewhere")
+
+    def out_of_room(self, members: Sequence[RemoteMember]) -> None:
+        raise AssertionError("a room of a single process has no member held elsewhere")
 
 
 @dataclass(eq=False, slots=True)
 class Room:
     race: Race
-    members: set[Client] = field(default_factory=set)
-    outbox: Outbox = field(default_factory=Outbox)
+    outbox: Outbox
     """Everything said in the room, to leave in the order it was said."""
+    members: set[Client | RemoteMember] = field(default_factory=set)
     timer: asyncio.TimerHandle | None = None
     deadline: float | None = None
     """What ``timer`` was set for."""
@@ -50,17 +140,17 @@ class Room:
     opened: float = 0.0
     """When the room was opened (or restored), by the service's clock."""
     empty_since: float | None = None
-    """Since when nobody has been in the room, as last looked at (``server.app`` sweeps)."""
+    """Since when nobody has been in the room, as last looked at (``server.sweeper``)."""
 
-    def address(self, outgoing: Outgoing) -> Addressed:
-        """What the race said, to the connections in the room now that it is meant for."""
-        return ([member.ws for member in self.members
+    def address(self, outgoing: Outgoing) -> tuple[list[Client | RemoteMember], str]:
+        """What the race said, to the members in the room now that it is meant for."""
+        return ([member for member in self.members
                  if outgoing.to is None or member.player_id == outgoing.to], outgoing.text())
 
-    def reply(self, client: Client, *messages: Message) -> asyncio.Future[bool]:
+    def reply(self, client: Client | RemoteMember, *messages: Message) -> asyncio.Future[bool]:
         """A reply to a request about this room: it leaves after everything said in the room
         before it (the room events the request caused among them)."""
-        return self.outbox.add([([client.ws], as_frame(message)) for message in messages])
+        return self.outbox.add([([client], as_frame(message)) for message in messages])
 
     def unsaved_moves(self) -> list[AcceptedMove]:
         """Rows for the moves the race accepted since the last call (resignations the race
@@ -77,3 +167,381 @@ class Room:
                              "at_ms": round((racer.move_times[index] - race.started_at) * 1000)})
             self.saved[racer.player_id] = len(racer.game.history)
         return rows
+
+
+def restore_race(row: RaceRow, settings: Settings, now: float) -> Race:
+    """A stored race in progress, rebuilt (the race replays each racer's stored moves).
+
+    The race clock does not run while no server holds it: it carries on from the race's last
+    stored move, so the outage is charged to nobody, and to every racer of the race alike."""
+    last_move_ms = max((move.at_ms for entry in row.entries for move in entry.move_log),
+                       default=0)
+    return Race.resumed(
+        started_at=None if row.started_at is None else now - last_move_ms / 1000,
+        racers=[(entry.player_id, entry.player.name,
+                 [(move.text, move.at_ms) for move in entry.move_log]) for entry in row.entries],
+        now=now, race_id=row.id, code=row.code, rule_set=row.rule_set, seed=row.seed,
+        algorithm=row.algorithm, rules=row.rules, deal_kind=row.deal_kind, host_id=row.host_id,
+        host_name=row.host.name, seats_max=row.seats_max, time_limit_s=row.time_limit_s,
+        countdown_s=settings.countdown_s, grace_s=settings.reconnect_grace_s,
+        max_race_s=settings.max_race_s, idle_s=settings.idle_s, daily_day=row.daily_day)
+
+
+class RoomHost:
+    """The rooms of this process, and everything done in them."""
+
+    def __init__(self, settings: Settings, sessions: Sessions, writer: Writer,
+                 clock: Callable[[], float]) -> None:
+        self.settings, self.sessions, self.writer, self.clock = settings, sessions, writer, clock
+        self.rooms: dict[str, Room] = {}
+        self.directory: Directory = OneProcess()
+        self.carrier: Carrier = OneProcess()
+        """Set by the Redis bus when there are several workers."""
+        self.address = ""
+        """This worker's own WebSocket address, given as ``reconnect_to`` to another worker's
+        connection when it enters a room here ("" with one worker)."""
+        self.closing = False
+        self.room_quota = AddressLimiter(settings.rooms_per_player_per_hour / 3600,
+                                         max(1.0, settings.rooms_per_player_per_hour),
+                                         settings.http_rate_clients)
+        """Rooms each player may open: a bucket per player id (bounded, as the HTTP one)."""
+
+    # -- restoring ------------------------------------------------------------------------------
+
+    def adopt(self, row: RaceRow) -> Room:
+        """Hold a stored race in progress from now on (after a restart, or a dead worker's):
+        rebuilt from its stored moves, its deadlines applied."""
+        now = self.clock()
+        race = restore_race(row, self.settings, now)
+        room = Room(race, self._outbox(),
+                    saved={pid: len(r.move_times) for pid, r in race.racers.items()}, opened=now)
+        self.rooms[race.code] = room
+        self.deliver(room, race.catch_up(now))
+        log.info("race %s (%s) restored from the database", race.code, race.rule_set)
+        return room
+
+    # -- requests -------------------------------------------------------------------------------
+
+    async def handle(self, client: Client | RemoteMember, message: RoomRequest) -> None:
+        """Act on a room request of a member that has said hello; a refusal is raised
+        (``Refusal``, ``RaceError``) and nothing has changed. Returns once the reply is out."""
+        assert client.player_id is not None
+        now = self.clock()
+        match message:
+            case CreateRoom():
+                await self._create_room(client, message)
+            case JoinRoom():
+                room = self.room(message.code)
+                self._may_enter(client, room)
+                out = room.race.join(client.player_id, client.name or "", now)
+                self._enter(client, room)
+                self.deliver(room, out)
+                await self._reply_room(client, room, message.id)
+            case Spectate():
+                room = self.room(message.code)
+                self._may_enter(client, room)
+                out = room.race.spectate(client.player_id)
+                self._enter(client, room)
+                self.deliver(room, out)
+                await self._reply_room(client, room, message.id)
+            case LeaveRoom():
+                room = self._current(client)
+                self.deliver(room, room.race.leave(client.player_id, now))
+                room.members.discard(client)
+                client.room = None
+                await room.reply(client, Ok(id=message.id))
+            case Ready():
+                room = self._current(client)
+                self.deliver(room, room.race.ready(client.player_id, message.ready, now))
+                await room.reply(client, Ok(id=message.id))
+            case StartRace():
+                room = self._current(client)
+                self.deliver(room, room.race.start(client.player_id, now))
+                await room.reply(client, Ok(id=message.id))
+            case MakeMove():
+                await self._move(client, parse_move(message), message.id, now)
+            case Resign():
+                await self._move(client, Move.act("resign"), message.id, now)
+            case Resume():
+                await self._resume(client, message, now)
+            case PlayDaily():
+                await self._daily(client, message, now)
+
+    def disconnect(self, client: Client | RemoteMember) -> None:
+        """The member's connection is gone."""
+        room = client.room
+        if not isinstance(room, Room) or client.player_id is None:
+            return
+        room.members.discard(client)
+        if not any(member.player_id == client.player_id for member in room.members):
+            self.deliver(room, room.race.disconnect(client.player_id, self.clock()))
+
+    def room(self, code: str) -> Room:
+        room = self.rooms.get(code.upper())
+        if room is None:
+            raise Refusal(ErrorCode.UNKNOWN_ROOM, f"there is no room {code!r}")
+        return room
+
+    def _current(self, client: Client | RemoteMember) -> Room:
+        if not isinstance(client.room, Room):
+            raise Refusal(ErrorCode.NOT_IN_ROOM, "you are in no room")
+        return client.room
+
+    def _may_enter(self, client: Client | RemoteMember, room: Room) -> None:
+        if client.room is not None and client.room is not room:
+            raise Refusal(ErrorCode.IN_ANOTHER_ROOM, "leave your room first")
+
+    def _enter(self, client: Client | RemoteMember, room: Room) -> None:
+        """Make the connection a member: it gets what is said in the room from now on."""
+        self._may_enter(client, room)
+        client.room = room
+        room.members.add(client)
+
+    async def _new_code(self) -> str:
+        while True:
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            if code not in self.rooms and await self.directory.claim(code):
+                return code
+
+    def _may_open(self, client: Client | RemoteMember, rule_set: str) -> None:
+        if rule_set not in RULE_SET_NAMES:
+            raise Refusal(ErrorCode.UNKNOWN_RULE_SET, f"choose one of {', '.join(RULE_SET_NAMES)}")
+        if client.room is not None:
+            raise Refusal(ErrorCode.IN_ANOTHER_ROOM, "leave your room first")
+
+    async def _create_room(self, client: Client | RemoteMember, message: CreateRoom) -> None:
+        self._may_open(client, message.rule_set)
+        self._take_room(client)
+        deal = message.deal  # (a chosen number is checked by the model, and "daily" refused)
+        seed = int(deal.number or 0) if deal.kind == "number" else secrets.randbits(64)
+        await self._open(client, message.id, rule_set=message.rule_set, seed=seed,
+                         deal_kind=deal.kind, seats_max=message.seats,
+                         time_limit_s=message.time_limit_s,
+                         countdown_s=self.settings.countdown_s)
+
+    async def _daily(self, client: Client | RemoteMember, message: PlayDaily, now: float) -> None:
+        assert client.player_id is not None
+        self._may_open(client, message.rule_set)
+        self._take_room(client)  # before the claim: a refused room costs no day's play
+        day, rule_set = datetime.fromtimestamp(now, UTC).date(), message.rule_set
+        seed = await self._write(lambda: store.daily_seed(self.sessions, rule_set, day))
+        room = await self._open(client, message.id, rule_set=rule_set, seed=seed,
+                                deal_kind="daily", seats_max=1, time_limit_s=None,
+                                countdown_s=0, daily_day=day)
+        self.deliver(room, room.race.start(client.player_id, now))
+
+    def _take_room(self, client: Client | RemoteMember) -> None:
+        assert client.player_id is not None
+        if self.room_quota.take(client.player_id, self.clock()) > 0:
+            raise Refusal(ErrorCode.TOO_MANY_ROOMS, "you have opened too many rooms: "
+                          f"at most {self.settings.rooms_per_player_per_hour:g} an hour")
+
+    async def _open(self, client: Client | RemoteMember, request_id: str | None,
+                    **race_settings: Any) -> Room:
+        """A new room with a new race, hosted by ``client``: stored, then entered. A daily
+        deal's race is stored with its host's one play of the day, or refused, in one write."""
+        assert client.player_id is not None
+        code = await self._new_code()
+        race = Race(race_id=secrets.token_hex(8), code=code, algorithm=DEAL_ALGORITHM,
+                    host_id=client.player_id, host_name=client.name or "",
+                    grace_s=self.settings.reconnect_grace_s, max_race_s=self.settings.max_race_s,
+                    idle_s=self.settings.idle_s, **race_settings)
+        try:
+            stored = await self._write(lambda: store.create_race(
+                self.sessions, race_id=race.race_id, code=race.code, rule_set=race.rule_set,
+                deal_kind=race.deal_kind, seed=race.seed, algorithm=race.algorithm,
+                rules=race.rules, host_id=race.host_id, seats_max=race.seats_max,
+                time_limit_s=race.time_limit_s, daily_day=race.daily_day))
+        except Refusal:
+            self.directory.release(code)
+            raise
+        if stored is None:
+            self.directory.release(code)
+            raise Refusal(ErrorCode.ALREADY_PLAYED,
+                          f"you have played today's {race.rule_set} deal")
+        room = self.rooms[race.code] = Room(race, self._outbox(), opened=self.clock())
+        self._enter(client, room)
+        await self._reply_room(client, room, request_id)
+        return room
+
+    async def _write(self, action: Callable[[], Awaitable[T]]) -> T:
+        return await write_for_client(self.writer, action, self.settings.write_wait_s)
+
+    # -- racing ---------------------------------------------------------------------------------
+
+    async def _move(self, client: Client | RemoteMember, move: Move, request_id: str | None,
+                    now: float) -> None:
+        """Validate, store, then acknowledge: an acknowledged move is never lost. The
+        connection's next request is read once the reply is out."""
+        assert client.player_id is not None
+        room = self._current(client)
+        await self.deliver(room, room.race.move(client.player_id, move, now, request_id))
+
+    async def _resume(self, client: Client | RemoteMember, message: Resume, now: float) -> None:
+        assert client.player_id is not None
+        room = self.room(message.code)
+        race = room.race
+        if client.player_id not in race.racers:
+            raise Refusal(ErrorCode.NOT_IN_ROOM, "you have no seat in that room")
+        self._may_enter(client, room)
+        room.members.discard(client)  # the reply hands this connection the room event below
+        self.deliver(room, race.reconnect(client.player_id, now))
+        self._enter(client, room)
+        missed = None if message.last_seq == 0 else race.events_since(message.last_seq)
+        full = missed is None
+        if missed is None:
+            missed = race.catch_up_state()
+        await room.reply(client, Resynced(
+            id=message.id, full=full, missed=[event.model_dump(mode="json") for event in missed],
+            reconnect_to=self._hint(client)), *self._own_view(client, room, message.id))
+
+    def _reply_room(self, client: Client | RemoteMember, room: Room,
+                    request_id: str | None) -> asyncio.Future[bool]:
+        """The reply to create, join and spectate: the room now, and your own board if you are
+        racing in it."""
+        state = room.race.room_state(request_id)
+        hint = self._hint(client)
+        if hint is not None:
+            state = state.model_copy(update={"reconnect_to": hint})
+        return room.reply(client, state, *self._own_view(client, room, None))
+
+    def _hint(self, client: Client | RemoteMember) -> str | None:
+        """``reconnect_to`` for a connection held by another worker."""
+        return self.address or None if isinstance(client, RemoteMember) else None
+
+    def _own_view(self, client: Client | RemoteMember, room: Room,
+                  request_id: str | None) -> list[Message]:
+        assert client.player_id is not None
+        view = room.race.own_view(client.player_id, request_id)
+        return [] if view is None else [view]
+
+    # -- delivery and timers --------------------------------------------------------------------
+
+    def _outbox(self) -> Outbox:
+        return Outbox(self.hand_over)
+
+    def hand_over(self, members: Iterable[Client | RemoteMember], frame: str) -> None:
+        """Write a frame to the members' connections: at once to this process's own
+        (``broadcast`` never waits for a slow reader), by the bus to other workers'."""
+        local: list[ServerConnection] = []
+        remote: list[RemoteMember] = []
+        for member in members:
+            if member.ws is not None:
+                local.append(member.ws)
+            else:
+                remote.append(member)
+        broadcast(local, frame)
+        if remote:
+            self.carrier.send_frames(remote, frame)
+
+    def deliver(self, room: Room, out: list[Outgoing]) -> asyncio.Future[bool]:
+        """Queue what the race said in the room's outbox, addressed to the room's members now,
+        in the order the race said it; the future is done once it has all left.
+
+        The moves the race accepted are queued for storage, and what it said waits until they
+        are committed. A race's result is stored before it is announced: the result and what
+        follows wait for that. Whatever is queued later waits behind all of it."""
+        race = room.race
+        for outgoing in out:
+            if isinstance(outgoing.message, RaceStarted):
+                self._record_start(race, outgoing.message)
+        rows = room.unsaved_moves()
+        after = self.writer.store_moves(rows) if rows else None
+        frames: list[tuple[Sequence[Client | RemoteMember], str]] = []
+        for outgoing in out:
+            if isinstance(outgoing.message, RaceFinished):
+                room.outbox.add(frames, after)
+                frames, after = [], self._store_result(room)
+            frames.append(room.address(outgoing))
+        self._arm(room)
+        return room.outbox.add(frames, after)
+
+    def _record_start(self, race: Race, started: RaceStarted) -> None:
+        at = datetime.fromtimestamp(started.started_at_ms / 1000, UTC)
+        racers = list(race.racers)
+        self.writer.run(lambda: store.record_start(self.sessions, race.race_id, at, racers))
+
+    def _store_result(self, room: Room) -> asyncio.Future[bool]:
+        """Queue the race's result for storage; the room closes a while after it is stored."""
+        race = room.race
+        assert race.ended_at is not None
+        ended = datetime.fromtimestamp(race.ended_at, UTC)
+        ranking = race.ranking()
+        stored = self.writer.run(lambda: store.record_results(self.sessions, race.race_id, ended,
+                                                              ranking))
+        stored.add_done_callback(lambda _: self._close_later(room))
+        return stored
+
+    def _close_later(self, room: Room) -> None:
+        if not self.closing:
+            asyncio.get_running_loop().call_later(self.settings.finished_room_s,
+                                                  self.forget_room, room)
+
+    def forget_room(self, room: Room, release: bool = True) -> None:
+        """Close a room: its code is free (unless ``release`` is False: another worker holds
+        it now), its members are in no room, its timer is off. (A finished race's room is
+        forgotten a while after its result is stored: a server that runs for weeks keeps only
+        live rooms.)"""
+        if self.rooms.get(room.race.code) is room:
+            del self.rooms[room.race.code]
+            if release:
+                self.directory.release(room.race.code)
+        for member in room.members:
+            member.room = None
+        remote = [member for member in room.members if isinstance(member, RemoteMember)]
+        if remote:
+            self.carrier.out_of_room(remote)
+        room.members.clear()
+        if room.timer is not None:
+            room.timer.cancel()
+            room.timer = None
+
+    def stop_timers(self) -> None:
+        """Shutting down: no race is woken again."""
+        self.closing = True
+        for room in self.rooms.values():
+            if room.timer is not None:
+                room.timer.cancel()
+
+    def _arm(self, room: Room) -> None:
+        """Set the room's timer for the race's next deadline (a move rarely changes it: then
+        the timer is left as it is)."""
+        deadline = room.race.next_deadline()
+        if room.timer is not None and deadline == room.deadline and not self.closing:
+            return
+        if room.timer is not None:
+            room.timer.cancel()
+            room.timer = None
+        room.deadline = deadline
+        if deadline is None or self.closing:
+            return
+        loop = asyncio.get_running_loop()
+        room.timer = loop.call_later(max(0.0, deadline - self.clock()), self._wake, room)
+
+    def _wake(self, room: Room) -> None:
+        room.timer = None
+        self.deliver(room, room.race.tick(self.clock()))
+
+
+async def write_for_client(writer: Writer, action: Callable[[], Awaitable[T]],
+                           within_s: float) -> T:
+    """A write a client waits for, through the writer like every write (never beside it: on
+    SQLite two writers contend for one lock); ``unavailable`` if the database does not take it
+    within ``within_s``."""
+    try:
+        return await writer.call(action, within_s)
+    except WriteGivenUp:
+        raise Refusal(ErrorCode.UNAVAILABLE,
+                      "the database is busy: try again in a moment") from None
+
+
+def parse_move(message: MakeMove) -> Move:
+    try:
+        if isinstance(message.move, str):
+            return Move.parse(message.move)
+        if isinstance(message.move, ActionObject):
+            return Move.act(message.move.action)
+        return Move.from_json(message.move.model_dump(by_alias=True, exclude_none=True))
+    except EngineError as error:
+        raise Refusal(ErrorCode.INVALID_MOVE, str(error)) from None
+

@@ -6,8 +6,12 @@ environment at import time.
 
 from __future__ import annotations
 
+import os
+
 from pydantic import field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from server.speedups import EventLoop, JsonLibrary
 
 ASYNC_DRIVERS = {
     "postgresql": "postgresql+asyncpg",
@@ -33,6 +37,19 @@ class Settings(BaseSettings):
     """A SQLAlchemy URL; a plain ``postgresql://`` or ``sqlite:///`` one gets its async driver."""
     host: str = "127.0.0.1"
     port: int = 8765
+    redis_url: str | None = None
+    """Redis, for rooms across worker processes and machines (``server.redis_bus``); without
+    it the server is one process holding every room, and needs nothing else installed."""
+    redis_prefix: str = "patience-race:"
+    """What every Redis key and channel of this service begins with."""
+    workers: int | None = None
+    """Worker processes behind the one public port (``server.workers``); by default as many
+    as the machine has cores when ``redis_url`` is set, else 1 (and more than 1 needs it)."""
+    advertise_host: str | None = None
+    """The host name clients reach this machine by, in ``reconnect_to`` (default: ``host``)."""
+    worker_port: int = 0
+    """Where worker N also listens on its own, as ``worker_port + N`` (0: any free port); its
+    address there is the ``reconnect_to`` for rooms it holds."""
     max_frame_bytes: int = 16384
     reconnect_grace_s: float = 60.0
     max_race_s: float = 2 * 3600.0
@@ -59,7 +76,8 @@ class Settings(BaseSettings):
     """How fast the allowance of errors comes back."""
     connections_per_address: int = 64
     """WebSocket connections open at once from one client address (an IPv4 address or an
-    IPv6 /64); one more gets ``too_many_connections`` and is closed (1008)."""
+    IPv6 /64); one more is refused at the handshake (HTTP 429; one opened at the same moment
+    as another gets ``too_many_connections`` and is closed, 1008)."""
     new_players_per_address_per_min: float = 10.0
     """New players (``hello`` with a name) one address may make a minute, bursts of as many;
     past it, ``too_many_players`` (a returning player's token is always welcome)."""
@@ -81,6 +99,29 @@ class Settings(BaseSettings):
     10 s stop timeout: storing what is queued, telling the clients, closing their connections.
     A connection not closed by then is dropped; a write the database has not taken by then is
     given up (it was not acknowledged: its client resumes without it)."""
+    trusted_proxies: frozenset[str] = frozenset()
+    """Addresses of reverse proxies (load balancers) in front of the server, e.g.
+    ``["10.0.0.5"]``: a connection from one of them counts against the client address its
+    ``X-Forwarded-For`` names, not against the proxy. Empty: every peer is the client."""
+    commit_window_ms: float = 3.0
+    """How long a database write that finds the writer idle waits for others to commit with
+    it (``server.writer``), in milliseconds; 0 commits at once. At light load this groups the
+    moves of many racers into one commit, for at most this much more acknowledgement latency;
+    under heavy load writes queue behind the commit under way and never wait for it."""
+    event_loop: EventLoop = "asyncio"
+    """``uvloop`` runs the server (each worker) on uvloop's event loop, installed with the
+    ``fast`` extra (``server.speedups``); ``asyncio``, the default, needs nothing else."""
+    json_library: JsonLibrary = "json"
+    """``orjson`` parses incoming frames and the Redis bus's messages with orjson (the ``fast``
+    extra); ``json``, the default, is the standard library's."""
+    commit_batch_max: int = 1000
+    """The window ends early once this many moves are queued."""
+    write_wait_s: float = 10.0
+    """How long a request that writes (``hello`` with a name, ``create_room``, ``daily``) waits
+    for the database to begin its write, behind the writes queued before it and retrying its
+    own failures; then it is refused with ``unavailable`` (an attempt under way is let finish,
+    within the driver's limits: SQLite's 5 s busy timeout, PostgreSQL's 10 s statement
+    timeout)."""
     http_rate_per_s: float = 2.0
     """Requests under ``/api/`` a client address may make per second, on average (a token
     bucket per address: an IPv4 address, or an IPv6 /64); past it, 429 with Retry-After."""
@@ -94,6 +135,12 @@ class Settings(BaseSettings):
     least recently asked for dropped first; a long replay is about 0.5 MB."""
 
     @property
+    def worker_count(self) -> int:
+        if self.workers is not None:
+            return self.workers
+        return (os.cpu_count() or 1) if self.redis_url else 1
+
+    @property
     def safe_database_url(self) -> str:
         """The database URL with any password hidden, for logs and messages."""
         scheme, separator, rest = self.database_url.partition("://")
@@ -102,6 +149,13 @@ class Settings(BaseSettings):
             return self.database_url
         user = credentials.split(":", 1)[0]
         return f"{scheme}{separator}{user}:***@{location}"
+
+    @field_validator("workers")
+    @classmethod
+    def _at_least_one(cls, workers: int | None) -> int | None:
+        if workers is not None and workers < 1:
+            raise ValueError("at least one worker")
+        return workers
 
     @field_validator("database_url")
     @classmethod

@@ -21,12 +21,14 @@ from sqlalchemy import delete
 
 from server.db import RaceRow
 from server.protocol import ErrorCode, ErrorMessage
-from server.race import Phase
+from server.race import Phase, as_frame
+from server.rooms import Room
 from server.settings import Settings
 
 if TYPE_CHECKING:
     from server.app import Service
-    from server.rooms import Client, Room
+    from server.connections import Client
+    from server.rooms import RoomHost
 
 HELLO_CLOSE = (1008, "no hello in time")
 IDLE_CLOSE = (1000, "idle")
@@ -44,7 +46,8 @@ def overdue(client: Client, settings: Settings, now: float) -> tuple[int, str] |
         return HELLO_CLOSE
     if now - max(client.since, client.active) > settings.idle_timeout_s:
         room = client.room
-        if room is None or room.race.phase in (Phase.LOBBY, Phase.FINISHED):
+        if room is None or (isinstance(room, Room)
+                            and room.race.phase in (Phase.LOBBY, Phase.FINISHED)):
             return IDLE_CLOSE
     return None
 
@@ -63,25 +66,25 @@ def expired(room: Room, settings: Settings, now: float) -> bool:
 
 def sweep(service: Service, now: float) -> None:
     settings = service.settings
-    for client in list(service.clients):
+    for client in service.clients:
         close = overdue(client, settings, now)
         if close is not None:
             service.close_connection(client, *close)
-    for room in [room for room in service.rooms.values() if expired(room, settings, now)]:
-        close_lobby(service, room)
+    host = service.host
+    for room in [room for room in host.rooms.values() if expired(room, settings, now)]:
+        close_lobby(host, room)
 
 
-def close_lobby(service: Service, room: Room) -> None:
+def close_lobby(host: RoomHost, room: Room) -> None:
     notice = ErrorMessage(code=ErrorCode.ROOM_CLOSED,
                           message=f"room {room.race.code} closed: its race never started")
-    for member in list(room.members):
-        service.send(member, notice)
-    service.forget_room(room)
+    host.hand_over(list(room.members), as_frame(notice))
+    host.forget_room(room)
     race_id = room.race.race_id
 
     async def discard() -> None:
-        async with service.sessions.begin() as session:
+        async with host.sessions.begin() as session:
             await session.execute(delete(RaceRow).where(RaceRow.id == race_id,
                                                         RaceRow.started_at.is_(None)))
 
-    service.writer.run(discard)
+    host.writer.run(discard)

@@ -1,13 +1,37 @@
-"""Group commit: database writes queued by the server, done in order by one background task.
+"""Every database write the server makes, done in order by one background task: group commit.
+
+One path for every write. Moves, races, results, new players, daily claims: all are queued here
+and written one transaction at a time by the writer's task, never beside it on a session of
+their own. On SQLite two connections writing at once contend for the one file lock, and the
+loser fails with ``database is locked`` once it has waited out the driver's busy timeout (5 s),
+which CPU starvation makes easy; through one writer no write of this server ever waits for
+another of its own. A lock held by someone else (a backup, a maintenance script, another
+server on PostgreSQL, a deadlock or serialization failure there) makes a write fail, and the
+writer retries it, with backoff, logged and shown on /healthz.
 
 Move handling never waits on the database except for the one thing it must: a move is stored
 before it is acknowledged. Moves queued while a write is under way are stored together in one
-transaction, so durability costs one commit per batch rather than one per move. Every write is
-idempotent, so a failed batch is simply retried (with backoff, logged, and shown on /healthz)
-until the database answers again; nothing queued is dropped while the server runs.
+transaction, so durability costs one commit per batch rather than one per move. When the load
+is light a write would find the writer idle and commit alone, so a write that finds it idle
+waits up to ``window_s`` (``Settings.commit_window_ms``) for others to join it, or until
+``max_batch`` moves are queued: each acknowledgement may wait that much longer, and none is
+sent before its commit.
 
-Each write's future says True once it is written. Only ``close`` gives writes up: those the
-database has not taken within its time limit, and any queued after it, say False.
+Two kinds of write:
+
+- ``store_moves`` and ``run``: idempotent writes the server needs done (moves, a race's start
+  and result, a lobby's removal). Retried until the database answers, however long; nothing
+  queued is dropped while the server runs. Their futures say True once written.
+- ``call``: a write a client is waiting for (``hello``, ``create_room``, ``daily``), whose
+  result it returns. It is given up, raising ``WriteGivenUp``, if it has not begun within its
+  bound (queued behind other writes) or would begin a retry past it. An attempt under way is
+  let finish, within the driver's own limits (SQLite's 5 s busy timeout, PostgreSQL's 10 s
+  statement timeout): stopped halfway, a claim could land and its answer be lost. A retry after
+  a commit whose answer was lost (a connection cut during the commit) finds the claim taken
+  and says so; a new player made twice leaves an unused row.
+
+Only ``close`` gives writes up otherwise: those the database has not taken within its time
+limit, and any queued after it, say False (a ``call`` raises ``WriteGivenUp``).
 """
 
 from __future__ import annotations
@@ -15,34 +39,50 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from server.store import AcceptedMove
 
 log = logging.getLogger("patience_race.writer")
 
+T = TypeVar("T")
 
 
-@dataclass
+class WriteGivenUp(Exception):
+    """A ``call`` not done in time: not begun within its bound, failing until then, or cut off
+    by ``close``."""
+
+
+@dataclass(eq=False)
 class _Job:
     moves: list[AcceptedMove] | None = None
     action: Callable[[], Awaitable[Any]] | None = None
-    done: asyncio.Future[bool] = field(default_factory=lambda: asyncio.get_running_loop()
-                                       .create_future())
-    """True once written; False if given up (see ``Writer.close``)."""
+    deadline: float | None = None
+    """A ``call``'s: no attempt begins after this loop time. None: retried until done."""
+    behind: bool = False
+    """Queued while a write was under way: it is written next, with no window."""
+    started: bool = False
+    done: asyncio.Future[Any] = field(default_factory=lambda: asyncio.get_running_loop()
+                                      .create_future())
+    """True once written (a ``call``: what its action returned); False if given up."""
 
 
 class Writer:
-    def __init__(self, record_moves: Callable[[Sequence[AcceptedMove]], Awaitable[None]],
-                 retry_s: float = 0.5, max_retry_s: float = 10.0) -> None:
+    def __init__(self, record_moves: Callable[[Sequence[AcceptedMove]], Awaitable[None]], *,
+                 window_s: float = 0.0, max_batch: int = 1000, retry_s: float = 0.5,
+                 max_retry_s: float = 10.0) -> None:
         self._record_moves = record_moves
         self._queue: asyncio.Queue[_Job] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._writing: list[_Job] = []
         """The jobs of the batch under way."""
         self._closed = False
+        self._window_s, self._max_batch = window_s, max_batch
+        self._queued_moves = 0
+        self._enough = asyncio.Event()
+        """Set once ``max_batch`` moves are queued, or by ``flush``: the window ends early."""
         self._retry_s, self._max_retry_s = retry_s, max_retry_s
         self.failing_since: float | None = None
         self.last_error: str | None = None
@@ -58,22 +98,46 @@ class Writer:
 
     def store_moves(self, rows: list[AcceptedMove]) -> asyncio.Future[bool]:
         """Queue accepted moves; the future says True once they are committed."""
-        return self._queue_job(_Job(moves=rows))
+        self._queued_moves += len(rows)
+        if self._queued_moves >= self._max_batch:
+            self._enough.set()
+        return self._queue_job(_Job(moves=rows)).done
 
     def run(self, action: Callable[[], Awaitable[Any]]) -> asyncio.Future[bool]:
         """Queue any other idempotent write, done in order with the moves."""
-        return self._queue_job(_Job(action=action))
+        return self._queue_job(_Job(action=action)).done
 
-    def _queue_job(self, job: _Job) -> asyncio.Future[bool]:
+    async def call(self, action: Callable[[], Awaitable[T]], within_s: float) -> T:
+        """Do a write a client waits for, in order with the others; return what it returns.
+        Raises ``WriteGivenUp`` if no attempt began within ``within_s`` seconds, or the last
+        failed and the next would begin later."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + within_s
+        job = self._queue_job(_Job(action=action, deadline=deadline))
+        timer = loop.call_at(deadline, self._expire, job)
+        try:
+            result: T = await job.done
+        finally:
+            timer.cancel()
+        return result
+
+    def _expire(self, job: _Job) -> None:
+        if not job.started and not job.done.done():
+            job.done.set_exception(WriteGivenUp("the database took no write in time"))
+
+    def _queue_job(self, job: _Job) -> _Job:
         if self._closed:
-            job.done.set_result(False)
+            _give_up(job)
         else:
+            job.behind = bool(self._writing)
             self._queue.put_nowait(job)
-        return job.done
+        return job
 
     async def flush(self) -> None:
-        """Wait until everything queued so far is written."""
-        await self.run(_nothing)
+        """Wait until everything queued so far is written (with no window)."""
+        flushed = self.run(_nothing)
+        self._enough.set()
+        await flushed
 
     async def close(self, timeout: float | None = None) -> int:
         """Write everything queued, waiting at most ``timeout`` seconds, then stop; ``stopped``
@@ -87,7 +151,7 @@ class Writer:
             self._task.cancel()
         given_up = [job for job in [*self._writing, *self._drain()] if not job.done.done()]
         for job in given_up:
-            job.done.set_result(False)
+            _give_up(job)
         return len(given_up)
 
     async def stopped(self) -> None:
@@ -103,28 +167,47 @@ class Writer:
         jobs = []
         while not self._queue.empty():
             jobs.append(self._queue.get_nowait())
+        self._queued_moves = 0
+        self._enough.clear()
         return jobs
 
     async def _run(self) -> None:
         while True:
-            jobs = [await self._queue.get(), *self._drain()]
+            first = await self._queue.get()
+            if (not first.behind and self._window_s > 0
+                    and self._queued_moves < self._max_batch):
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(self._window_s):
+                        await self._enough.wait()
+            jobs = [first, *self._drain()]
             self._writing = jobs
-            await self._write_until_done(jobs)
-            for job in jobs:
-                if not job.done.done():
-                    job.done.set_result(True)
+            for group in _groups(jobs):
+                await self._write_until_done(group)
             self._writing = []
 
     async def _write_until_done(self, jobs: list[_Job]) -> None:
+        """Write one group (moves to store together, or one other write), retrying until it is
+        done or, for a ``call``, until the next attempt would begin past its bound."""
+        jobs = [job for job in jobs if not job.done.done()]  # a call given up meanwhile
+        if not jobs:
+            return
         delay = self._retry_s
         loop = asyncio.get_running_loop()
+        for job in jobs:
+            job.started = True
         while True:
             try:
-                await self._write(jobs)
+                result = await self._write(jobs)
             except Exception as error:  # noqa: BLE001 - any database failure is retried
                 if self.failing_since is None:
                     self.failing_since = loop.time()
                 self.last_error = f"{type(error).__name__}: {error}"
+                deadline = jobs[0].deadline
+                if deadline is not None and loop.time() + delay > deadline:
+                    log.warning("database write given up, its client told: %s", self.last_error)
+                    if not jobs[0].done.done():
+                        jobs[0].done.set_exception(WriteGivenUp(self.last_error))
+                    return
                 log.warning("database write failed, retrying in %.1fs: %s", delay,
                             self.last_error)
                 await asyncio.sleep(delay)
@@ -133,25 +216,41 @@ class Writer:
             if self.failing_since is not None:
                 log.warning("database writes succeed again")
             self.failing_since, self.last_error = None, None
+            for job in jobs:
+                if not job.done.done():
+                    job.done.set_result(result if job.deadline is not None else True)
             return
 
-    async def _write(self, jobs: list[_Job]) -> None:
-        """Runs of consecutive move jobs become one transaction; other jobs run in order."""
-        index = 0
-        while index < len(jobs):
-            if jobs[index].moves is not None:
-                rows: list[AcceptedMove] = []
-                while index < len(jobs) and jobs[index].moves is not None:
-                    rows += jobs[index].moves or []
-                    index += 1
-                await self._record_moves(rows)
-                self.batches += 1
-                self.moves_written += len(rows)
-            else:
-                action = jobs[index].action
-                assert action is not None
-                await action()
-                index += 1
+    async def _write(self, jobs: list[_Job]) -> Any:
+        if jobs[0].action is not None:
+            return await jobs[0].action()
+        rows = [row for job in jobs for row in job.moves or []]
+        await self._record_moves(rows)
+        self.batches += 1
+        self.moves_written += len(rows)
+        return True
+
+
+def _groups(jobs: list[_Job]) -> Iterator[list[_Job]]:
+    """Runs of consecutive move jobs, each stored in one transaction; every other job alone."""
+    run: list[_Job] = []
+    for job in jobs:
+        if job.moves is not None:
+            run.append(job)
+            continue
+        if run:
+            yield run
+            run = []
+        yield [job]
+    if run:
+        yield run
+
+
+def _give_up(job: _Job) -> None:
+    if job.deadline is not None:
+        job.done.set_exception(WriteGivenUp("the server is stopping"))
+    else:
+        job.done.set_result(False)
 
 
 async def _nothing() -> None:

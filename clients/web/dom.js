@@ -31,7 +31,7 @@ export function eventsText(events, most = 6) {
 
 export const STATUS_WORDS = {
   waiting: "waiting", racing: "racing", in_progress: "playing", won: "won", lost: "no move left",
-  resigned: "resigned", timed_out: "out of time", abandoned: "left the race",
+  resigned: "resigned", timed_out: "out of time", abandoned: "abandoned (gone or idle)",
 };
 
 export function statusWord(status) {

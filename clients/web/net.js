@@ -2,8 +2,10 @@
 //
 // One Connection serves the whole page. Requests get an `id` and a promise of their reply;
 // everything else the server sends (room events, your view) goes to the listeners. If the
-// socket drops, it reconnects, says hello with the stored token, then tells the listeners
-// ("reconnected") so the room page can `resume` with the last seq it saw.
+// socket drops, it reconnects to the server's address, says hello with the stored token, then
+// tells the listeners ("reconnected") so the room page can `resume` with the last seq it saw.
+// When the room is held by another worker of the server, `moveTo` moves to that worker's own
+// address (`reconnect_to`, docs/protocol.md "Workers") to skip a hop per request.
 
 const IDENTITY_KEY = "patience-race.identity";
 const RECONNECT_DELAY_MS = 1000;
@@ -72,7 +74,7 @@ export class Connection {
       const socket = new WebSocket(this.url);
       socket.onopen = () => resolve();
       socket.onerror = () => reject(new Error(`cannot connect to ${this.url}`));
-      socket.onmessage = (event) => this.receive(JSON.parse(event.data));
+      socket.onmessage = (event) => this.receive(JSON.parse(event.data), socket);
       socket.onclose = () => this.dropped(socket);
       this.socket = socket;
     });
@@ -84,11 +86,11 @@ export class Connection {
     if (this.socket?.readyState === WebSocket.OPEN) await this.hello();
   }
 
-  async hello() {
+  async hello(socket = this.socket) {
     const known = identity.get();
     if (known?.token) {
       try {
-        await this.request({ type: "hello", token: known.token });
+        await this.request({ type: "hello", token: known.token }, socket);
         return known;
       } catch (error) {
         if (error.code !== "bad_token") throw error;
@@ -102,27 +104,57 @@ export class Connection {
     return player;
   }
 
-  request(message) {
+  request(message, socket = this.socket) {
     const id = String(this.nextId++);
     return new Promise((resolve, reject) => {
-      if (this.socket?.readyState !== WebSocket.OPEN) {
+      if (socket?.readyState !== WebSocket.OPEN) {
         reject(new Refused({ code: "offline", message: "not connected to the server" }));
         return;
       }
-      this.pending.set(id, { resolve, reject });
-      this.socket.send(JSON.stringify({ ...message, id }));
+      this.pending.set(id, { resolve, reject, socket });
+      socket.send(JSON.stringify({ ...message, id }));
     });
   }
 
-  receive(message) {
+  // Replies from any socket; the rest only from the current one (one being left is not heard:
+  // what it would still say comes again on the new one).
+  receive(message, socket) {
     const waiting = message.id != null && this.pending.get(message.id);
     if (waiting) {
       this.pending.delete(message.id);
       if (message.type === "error") waiting.reject(new Refused(message));
       else waiting.resolve(message);
-    } else {
+    } else if (socket === this.socket) {
       this.emit(message);
     }
+  }
+
+  // Move to a worker's own address: a new socket there says hello, becomes the current one,
+  // and `rejoin` (resume, or spectate) runs on it; only then the old socket closes, so the
+  // room never sees the player away. A later drop still reconnects to `this.url`. False (and
+  // nothing changed) if that worker cannot be reached.
+  async moveTo(address, rejoin) {
+    const old = this.socket;
+    const socket = new WebSocket(address);
+    socket.onmessage = (event) => this.receive(JSON.parse(event.data), socket);
+    socket.onclose = () => this.dropped(socket);
+    try {
+      await new Promise((resolve, reject) => {
+        socket.onopen = resolve;
+        socket.onerror = reject;
+      });
+      await this.hello(socket);
+    } catch {
+      socket.close();
+      return false;
+    }
+    this.socket = socket;
+    try {
+      await rejoin();
+    } finally {
+      old.close();
+    }
+    return true;
   }
 
   emit(message) {
@@ -130,11 +162,12 @@ export class Connection {
   }
 
   dropped(socket) {
-    if (socket !== this.socket) return;
-    for (const { reject } of this.pending.values()) {
-      reject(new Refused({ code: "offline", message: "the connection dropped" }));
+    for (const [id, waiting] of this.pending) {
+      if (waiting.socket !== socket) continue;
+      this.pending.delete(id);
+      waiting.reject(new Refused({ code: "offline", message: "the connection dropped" }));
     }
-    this.pending.clear();
+    if (socket !== this.socket) return;
     this.opening = null;
     this.emit({ type: "lost" });
     setTimeout(() => this.reconnect(), RECONNECT_DELAY_MS);

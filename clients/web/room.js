@@ -4,7 +4,8 @@
 // Everything shown follows the server's messages: `room` (seats, phase), `countdown`,
 // `race_started`, your `view`, the replies to your moves, `progress`, `race_finished`. If the
 // connection drops, net.js reconnects and says hello; this page then resumes the room from the
-// last seq it saw (docs/protocol.md, "Reconnecting").
+// last seq it saw (docs/protocol.md, "Reconnecting"). A reply that says `reconnect_to` (the
+// room is held by another worker) moves the connection there and resumes on it.
 
 import { Board } from "./board.js";
 import { clock, eventsText, h, statusWord } from "./dom.js";
@@ -78,6 +79,21 @@ class RoomPage {
     this.connection.room = room.code;
     this.receive(room);
     this.render({ race: true });
+    await this.follow(room);
+  }
+
+  // Move to the worker that holds the room, and come back in there.
+  async follow(reply) {
+    if (reply.reconnect_to) await this.connection.moveTo(reply.reconnect_to, () => this.rejoin());
+  }
+
+  // Back in the room on the current connection: resume with what was missed, or watch again.
+  async rejoin() {
+    const request = this.watching ? { type: "spectate", code: this.code }
+      : { type: "resume", code: this.code, last_seq: this.lastSeq };
+    const reply = await this.connection.request(request);
+    this.receive(reply);
+    return reply;
   }
 
   async leave() {
@@ -141,16 +157,14 @@ class RoomPage {
 
   async resume() {
     this.notice = "";
-    const resume = { type: "resume", code: this.code, last_seq: this.lastSeq };
     try {
-      if (this.watching) await this.take("spectate");
-      else this.receive(await this.connection.request(resume));
+      await this.follow(await this.rejoin());
     } catch {
       await this.take(this.watching ? "spectate" : "join").catch((error) => {
         this.notice = error.message;
       });
     }
-    this.render();
+    this.render({ race: this.watching });
   }
 
   // -- what the player does ----------------------------------------------------------------

@@ -21,6 +21,8 @@ from typing import Any, ClassVar
 from engine.cards import Card
 from engine.game import Game
 from engine.moves import AFRESH, Move
+from engine.piles import PileId
+from engine.position import StateReader
 from engine.rulesets.placing import (
     HEAPS,
     deal_in_rounds,
@@ -31,7 +33,7 @@ from engine.rulesets.placing import (
     placing,
     wrong_card,
 )
-from engine.view import Event, PileState, Slot
+from engine.view import Event, EventKind, PileState, Slot
 
 KNOWN_PILES = frozenset(HEAPS)
 FOUR = 4
@@ -46,6 +48,7 @@ class AllFours(Game):
     packs = 1
     total_cards = 52
     layout: ClassVar[tuple[Slot, ...]] = heap_slots(13)
+    pile_ids = HEAPS
 
     # -- state and dealing -----------------------------------------------------------------
 
@@ -62,7 +65,7 @@ class AllFours(Game):
         """The second standstill came and the face-down cards left were turned in place (AF-10)."""
         self.home = 0
         """Cards placed under their heap, plus at the end those turned in place on it (AF-13)."""
-        return [Event("dealt", "52 cards dealt face down, thirteen heaps of four"),
+        return [Event(EventKind.DEALT, "52 cards dealt face down, thirteen heaps of four"),
                 *self._turn()]  # AF-7
 
     # -- the interface -----------------------------------------------------------------------
@@ -78,7 +81,8 @@ class AllFours(Game):
         if move == AFRESH:  # AF-5
             self.afresh_used = True
             self.current = self._first_uncompleted()
-            return [Event("afresh", f"begin afresh from {HEAPS[self.current]}"), *self._turn()]
+            return [Event(EventKind.AFRESH,
+                          f"begin afresh from {HEAPS[self.current]}"), *self._turn()]
         card = self.heaps[self.current].pop()  # AF-4
         heap = card.rank - 1
         self.heaps[heap].insert(0, card)
@@ -107,11 +111,19 @@ class AllFours(Game):
         return (wrong_card(card, move, f"the card turned on {heap}", placing(card, heap))
                 or misplacement(card, move, heap))
 
-    def _table(self) -> list[PileState]:
+    def _pile_state(self, pile: PileId) -> PileState:
+        """A heap: the placed cards face up, those not yet turned face down, and on top the
+        card just turned; all face up once the game has ended in place (AF-10)."""
+        assert pile.index is not None
+        index = pile.index - 1
+        cards = self.heaps[index]
         if self.finished:
-            return [PileState.open(pile, cards) for pile, cards in zip(HEAPS, self.heaps,
-                                                                      strict=True)]
-        return [self._pile_state(index) for index in range(13)]
+            return PileState.open(pile, cards)
+        placed = self.placed[index]
+        face_up = [True] * placed + [False] * (len(cards) - placed)
+        if self.turned and index == self.current:
+            face_up[-1] = True
+        return PileState(pile, tuple(cards), tuple(face_up))
 
     def foundation_count(self) -> int:
         return self.home
@@ -135,20 +147,26 @@ class AllFours(Game):
         return ("at the second standstill cards lay face down off their proper heap: "
                 + ", ".join(astray))
 
-    def _extra_state(self) -> dict[str, Any]:
+    def _state(self) -> dict[str, Any]:
         return {"current_heap": str(HEAPS[self.current]), "placed_under": list(self.placed),
                 "turned": self.turned, "afresh_used": self.afresh_used,
                 "finished": self.finished}
 
-    # -- helpers ---------------------------------------------------------------------------
+    def _restore(self, piles: dict[PileId, list[Card]], state: StateReader) -> None:
+        """``home`` is counted from the cards: those placed, and once the game has ended in
+        place those turned on their own heap (AF-10)."""
+        self.heaps = [piles[pile] for pile in HEAPS]
+        self.placed = state.numbers("placed_under", [len(heap) for heap in self.heaps])
+        self.current = state.pile("current_heap", HEAPS)
+        self.turned = state.flag("turned")
+        self.afresh_used = state.flag("afresh_used")
+        self.finished = state.flag("finished")
+        self.home = sum(self.placed)
+        if self.finished:
+            self.home += sum(card.rank == index + 1 for index, cards in enumerate(self.heaps)
+                             for card in cards[self.placed[index]:])
 
-    def _pile_state(self, index: int) -> PileState:
-        cards = self.heaps[index]
-        placed = self.placed[index]
-        face_up = [True] * placed + [False] * (len(cards) - placed)
-        if self.turned and index == self.current:
-            face_up[-1] = True
-        return PileState(HEAPS[index], tuple(cards), tuple(face_up))
+    # -- helpers ---------------------------------------------------------------------------
 
     def _first_uncompleted(self) -> int:
         """The first heap without its four cards placed under it (AF-6). At the first
@@ -161,23 +179,26 @@ class AllFours(Game):
         standstill (AF-9) and, after beginning afresh, end the game (AF-10)."""
         heap = self.heaps[self.current]
         if len(heap) > self.placed[self.current]:
+            self._mark_changed(HEAPS[self.current])
             self.turned = True
             card = heap[-1]
-            return [Event("turned", f"{card} turned on {HEAPS[self.current]}", (card,))]
+            return [Event(EventKind.TURNED, f"{card} turned on {HEAPS[self.current]}", (card,))]
         self.turned = False
-        events = [Event("standstill", f"standstill: {HEAPS[self.current]} has no face-down card")]
+        events = [Event(EventKind.STANDSTILL,
+                        f"standstill: {HEAPS[self.current]} has no face-down card")]
         if self.afresh_used:
             events += self._turn_in_place()
         return events
 
     def _turn_in_place(self) -> list[Event]:
         """AF-10: turn every face-down card left where it lies; those on their own heap are home."""
+        self._mark_changed(*HEAPS)
         self.finished = True
         events = []
         for index, cards in enumerate(self.heaps):
             left = cards[self.placed[index]:]
             if left:
                 self.home += sum(card.rank == index + 1 for card in left)
-                events.append(Event("turned", f"turned in place on {HEAPS[index]}: "
-                                    + " ".join(map(str, left)), tuple(left)))
+                events.append(Event(EventKind.TURNED, f"turned in place on {HEAPS[index]}: "
+                                                      + " ".join(map(str, left)), tuple(left)))
         return events

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from engine.cards import ACE, KING, Card, Suit
 from engine.moves import Move
 from engine.piles import PileId, numbered
-from engine.view import Event, PileState, Slot
+from engine.view import Event, EventKind, PileState, Slot
 
 LEFT = numbered("left", 6)
 RIGHT = numbered("right", 6)
@@ -85,22 +85,13 @@ def dealt_event(card: Card, pile: PileId) -> Event:
     key = (card, card.pack, pile)
     event = _DEALT.get(key)
     if event is None:
-        event = _DEALT[key] = Event("dealt", f"{card} dealt to {pile}", (card,))
+        event = _DEALT[key] = Event(EventKind.DEALT, f"{card} dealt to {pile}", (card,))
     return event
 
 
-def table(pile_ids: Sequence[PileId], piles: Sequence[list[Card]],
-          foundations: Sequence[list[Card]], stock: list[Card],
-          turned: list[Card]) -> list[PileState]:
-    """Every pile in the full state: all face up but the stock (the rules pages' "what you
-    see")."""
-    return [
-        *(PileState.open(pile, cards) for pile, cards in zip(pile_ids, piles, strict=True)),
-        *(PileState.open(place, cards)
-          for place, cards in zip(FOUNDATIONS, foundations, strict=True)),
-        PileState.closed(STOCK, stock),
-        PileState.open(TURNED, turned),
-    ]
+def pile_state(pile: PileId, cards: Sequence[Card]) -> PileState:
+    """A pile in the full state: all face up but the stock (the rules pages' "what you see")."""
+    return PileState.closed(pile, cards) if pile == STOCK else PileState.open(pile, cards)
 
 
 def unknown_pile(move: Move) -> str | None:

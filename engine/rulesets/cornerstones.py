@@ -22,8 +22,9 @@ from typing import Any, ClassVar
 
 from engine.cards import ACE, KING, Card, Suit
 from engine.game import Game
-from engine.moves import REDEAL, Move
+from engine.moves import REDEAL, Move, transfer
 from engine.piles import PileId
+from engine.position import StateReader, at_most
 from engine.rulesets.corners_common import (
     ACES,
     FOUNDATION_INDEX,
@@ -40,10 +41,10 @@ from engine.rulesets.corners_common import (
     layout,
     mishandled,
     next_rank,
-    table,
+    pile_state,
     unknown_pile,
 )
-from engine.view import Event, PileState, Slot
+from engine.view import Event, EventKind, PileState, Slot
 
 PILES = RIGHT + LEFT
 """The twelve piles in deal order (CS-4: right column top to bottom, then the left)."""
@@ -63,6 +64,7 @@ class Cornerstones(Game):
     packs = 2
     total_cards = 104
     layout: ClassVar[tuple[Slot, ...]] = layout("cornerstone")
+    pile_ids = (*PILES, *FOUNDATIONS, STOCK, TURNED)
     redeals: ClassVar[int] = 0
     """How many times the piles may be gathered and dealt again (Arnold's version: two)."""
 
@@ -112,7 +114,7 @@ class Cornerstones(Game):
         (CS-14 to CS-16) and foundations (CS-13), reversals (CS-17, CS-18) and redeal (CA-2)."""
         if self.turned:
             card = self.turned[0]
-            return [Move(TURNED, FOUNDATIONS[place], card)
+            return [transfer(TURNED, FOUNDATIONS[place], card)
                     for place in self._deal_targets(card, self.next_pile)]
         moves = []
         by_rank: dict[int, list[int]] = {}
@@ -123,7 +125,7 @@ class Cornerstones(Game):
             if pile:
                 for rank in NEIGHBOURS[pile[-1].rank]:
                     for other in by_rank.get(rank, ()):
-                        moves.append(Move(PILES[index], PILES[other], pile[-1]))
+                        moves.append(transfer(PILES[index], PILES[other], pile[-1]))
         # Every foundation has its ace or king once a deal is over: each first ace and king
         # of a suit is played home the moment it is turned, and never leaves.
         foundations = self.foundations
@@ -132,14 +134,14 @@ class Cornerstones(Game):
             for index in by_rank.get(next_rank(cards, place), ()):
                 card = self.piles[index][-1]
                 if card.suit is top.suit:
-                    moves.append(Move(PILES[index], FOUNDATIONS[place], card))
+                    moves.append(transfer(PILES[index], FOUNDATIONS[place], card))
         for line in range(4):
             ace_place, king_place = foundations[line], foundations[line + 4]
             if ace_place[-1].rank + 1 == king_place[-1].rank:
                 if len(ace_place) > 1:
-                    moves.append(Move(ACES[line], KINGS[line], ace_place[-1]))
+                    moves.append(transfer(ACES[line], KINGS[line], ace_place[-1]))
                 if len(king_place) > 1:
-                    moves.append(Move(KINGS[line], ACES[line], king_place[-1]))
+                    moves.append(transfer(KINGS[line], ACES[line], king_place[-1]))
         if self.redeals_used < self.redeals:
             moves.append(REDEAL)
         return moves
@@ -147,13 +149,12 @@ class Cornerstones(Game):
     # -- applying moves ----------------------------------------------------------------------
 
     def _cards_of(self, pile: PileId) -> list[Card]:
-        """The cards of a pile, foundation or ``turned`` (never the stock: no move takes from
-        it)."""
+        """The cards of a pile, foundation, ``turned`` or the stock."""
         if pile in PILE_INDEX:
             return self.piles[PILE_INDEX[pile]]
         if pile in FOUNDATION_INDEX:
             return self.foundations[FOUNDATION_INDEX[pile]]
-        return self.turned
+        return self.stock if pile == STOCK else self.turned
 
     def _home(self, card: Card, place: int) -> str:
         """Put ``card`` on foundation ``place``; return a remark if it gave its line a suit."""
@@ -168,12 +169,12 @@ class Cornerstones(Game):
             return self._redeal()
         assert move.source is not None and move.target is not None
         card = self._cards_of(move.source).pop()
-        remark = ""
+        remark, kind = "", EventKind.MOVED
         if move.target in FOUNDATION_INDEX:
-            remark = self._home(card, FOUNDATION_INDEX[move.target])
+            remark, kind = self._home(card, FOUNDATION_INDEX[move.target]), EventKind.HOME
         else:
             self.piles[PILE_INDEX[move.target]].append(card)
-        events = [Event("move", f"{card} from {move.source} to {move.target}{remark}", (card,))]
+        events = [Event(kind, f"{card} from {move.source} to {move.target}{remark}", (card,))]
         if move.source == TURNED:
             events += self._deal()
         return events
@@ -183,36 +184,41 @@ class Cornerstones(Game):
         fits a foundation it may go to, until a card fits two (the player chooses, CS-10) or the
         stock is out. A card played home does not use up its pile's turn (CS-11)."""
         events = []
+        self._mark_changed(STOCK)
         while self.stock:
             card = self.stock.pop()
             pile = self.next_pile
             targets = self._deal_targets(card, pile)
             if not targets:
+                self._mark_changed(PILES[pile])
                 self.piles[pile].append(card)
                 self.next_pile = (pile + 1) % len(PILES)
                 events.append(dealt_event(card, PILES[pile]))
             elif len(targets) == 1:
+                self._mark_changed(FOUNDATIONS[targets[0]])
                 remark = self._home(card, targets[0])
-                events.append(Event("home", f"{card} turned for {PILES[pile]}, placed on "
-                                            f"{FOUNDATIONS[targets[0]]}{remark}", (card,)))
+                events.append(Event(EventKind.HOME, f"{card} turned for {PILES[pile]}, placed on "
+                                                    f"{FOUNDATIONS[targets[0]]}{remark}", (card,)))
             else:
+                self._mark_changed(TURNED)
                 self.turned.append(card)
                 names = [str(FOUNDATIONS[place]) for place in targets]
                 places = ", ".join(names[:-1]) + " or " + names[-1]
-                events.append(Event("choose", f"{card} turned for {PILES[pile]}: choose "
-                                              f"{places}", (card,)))
+                events.append(Event(EventKind.CHOOSE, f"{card} turned for {PILES[pile]}: choose "
+                                                      f"{places}", (card,)))
                 return events
-        events.append(Event("deal-complete", "the deal is complete: build freely"))
+        events.append(Event(EventKind.DEAL_COMPLETE, "the deal is complete: build freely"))
         return events
 
     def _redeal(self) -> list[Event]:
         """Gather the piles in deal order, the lowest card of each first, and deal again into
         all twelve piles under the deal's rules (CA-3, CA-4)."""
         self.redeals_used += 1
+        self._mark_changed(*PILES, STOCK)
         self.stock = gather(self.piles)
         self.next_pile = 0
         text = f"redeal {self.redeals_used} of {self.redeals}: the piles are gathered and dealt"
-        return [Event("redeal", text), *self._deal()]
+        return [Event(EventKind.REDEAL, text), *self._deal()]
 
     # -- refusals ----------------------------------------------------------------------------
 
@@ -302,8 +308,8 @@ class Cornerstones(Game):
 
     # -- what the player sees ----------------------------------------------------------------
 
-    def _table(self) -> list[PileState]:
-        return table(PILES, self.piles, self.foundations, self.stock, self.turned)
+    def _pile_state(self, pile: PileId) -> PileState:
+        return pile_state(pile, self._cards_of(pile))
 
     def foundation_count(self) -> int:
         return sum(map(len, self.foundations))
@@ -320,9 +326,19 @@ class Cornerstones(Game):
     def _lost_reason(self) -> str:
         return "no legal move left" + (" and no redeal left" if self.redeals else "")
 
-    def _extra_state(self) -> dict[str, Any]:
+    def _state(self) -> dict[str, Any]:
         return {"next_pile": str(PILES[self.next_pile]), "redeals_used": self.redeals_used,
                 "line_suits": [None if suit is None else str(suit) for suit in self.line_suits]}
+
+    def _restore(self, piles: dict[PileId, list[Card]], state: StateReader) -> None:
+        self.piles = [piles[pile] for pile in PILES]
+        self.foundations = [piles[pile] for pile in FOUNDATIONS]
+        self.line_suits = state.suits("line_suits", 4)
+        self.stock = piles[STOCK]
+        self.turned = piles[TURNED]
+        at_most(TURNED, self.turned, 1)
+        self.next_pile = state.pile("next_pile", PILES)
+        self.redeals_used = state.number("redeals_used", 0, self.redeals)
 
 
 class CornerstonesArnold(Cornerstones):

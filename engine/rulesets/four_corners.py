@@ -22,8 +22,9 @@ from typing import Any, ClassVar
 
 from engine.cards import ACE, KING, Card, Suit
 from engine.game import Game
-from engine.moves import REDEAL, Move
+from engine.moves import REDEAL, Move, transfer
 from engine.piles import PileId
+from engine.position import StateReader, at_most
 from engine.rulesets.corners_common import (
     FOUNDATION_INDEX,
     FOUNDATIONS,
@@ -38,10 +39,10 @@ from engine.rulesets.corners_common import (
     layout,
     mishandled,
     next_rank,
-    table,
+    pile_state,
     unknown_pile,
 )
-from engine.view import Event, PileState, Slot
+from engine.view import Event, EventKind, PileState, Slot
 
 HEAPS = LEFT + RIGHT
 """The twelve heaps in deal order (FC-3): left column top to bottom, then the right column."""
@@ -65,6 +66,7 @@ class FourCorners(Game):
     packs = 2
     total_cards = 104
     layout: ClassVar[tuple[Slot, ...]] = layout("corner", tuple(Suit))
+    pile_ids = (*HEAPS, *FOUNDATIONS, STOCK, TURNED)
 
     # -- dealing ---------------------------------------------------------------------------
 
@@ -81,24 +83,28 @@ class FourCorners(Game):
         """Turn cards round the heaps (FC-3) until the stock is out or a card needs the player's
         choice (FC-6), sending each card home that must go (FC-4, FC-5)."""
         events = []
+        self._mark_changed(STOCK)
         while self.stock:
             card = self.stock.pop()
             heap = self.next_heap
             targets = self._deal_targets(card, heap)
             if not targets:
+                self._mark_changed(HEAPS[heap])
                 self.heaps[heap].append(card)
                 self.next_heap = (heap + 1) % len(HEAPS)
                 events.append(dealt_event(card, HEAPS[heap]))
             elif len(targets) == 1:  # FC-7: the next card turned falls to the same heap
+                self._mark_changed(FOUNDATIONS[targets[0]])
                 self.foundations[targets[0]].append(card)
-                events.append(Event("home", f"{card} turned for {HEAPS[heap]}, placed on "
-                                            f"{FOUNDATIONS[targets[0]]}", (card,)))
+                events.append(Event(EventKind.HOME, f"{card} turned for {HEAPS[heap]}, placed on "
+                                                    f"{FOUNDATIONS[targets[0]]}", (card,)))
             else:
+                self._mark_changed(TURNED)
                 self.turned.append(card)
-                events.append(Event("choose", f"{card} turned for {_heap_name(heap)} fits "
-                                              f"{self._choices(' and ')}: choose", (card,)))
+                events.append(Event(EventKind.CHOOSE, f"{card} turned for {_heap_name(heap)} fits "
+                                                      f"{self._choices(' and ')}: choose", (card,)))
                 return events
-        events.append(Event("deal-complete", f"deal {self.deal} of {DEALS} complete"))
+        events.append(Event(EventKind.DEAL_COMPLETE, f"deal {self.deal} of {DEALS} complete"))
         return events
 
     def _deal_targets(self, card: Card, heap: int) -> tuple[int, ...]:
@@ -125,11 +131,13 @@ class FourCorners(Game):
 
     def _redeal(self) -> list[Event]:
         """FC-14: gather the heaps in deal order, each heap's lowest card first, and deal."""
+        self._mark_changed(*HEAPS, STOCK)
         self.stock = gather(self.heaps)
         self.next_heap = 0
         self.deal += 1
-        return [Event("gathered", f"the heaps are gathered, left:1 first, for deal {self.deal} "
-                                  f"of {DEALS}"), *self._deal()]
+        return [Event(EventKind.REDEAL,
+                      f"the heaps are gathered, left:1 first, for deal {self.deal} "
+                      f"of {DEALS}"), *self._deal()]
 
     # -- moves -----------------------------------------------------------------------------
 
@@ -138,7 +146,7 @@ class FourCorners(Game):
         (FC-9) or onto a heap (FC-10), and a redeal if one is left (FC-14, FC-15)."""
         if self.turned:
             card = self.turned[0]
-            return [Move(TURNED, FOUNDATIONS[place], card)
+            return [transfer(TURNED, FOUNDATIONS[place], card)
                     for place in self._deal_targets(card, self.next_heap)]
         moves = []
         wants = [next_rank(cards, place) for place, cards in enumerate(self.foundations)]
@@ -147,10 +155,10 @@ class FourCorners(Game):
             ace = card.suit.value
             for place in (ace, ace + 4):
                 if wants[place] == card.rank:
-                    moves.append(Move(source, FOUNDATIONS[place], card))
+                    moves.append(transfer(source, FOUNDATIONS[place], card))
             for target, under in tops:
                 if under.suit is card.suit and abs(under.rank - card.rank) == 1:
-                    moves.append(Move(source, target, card))
+                    moves.append(transfer(source, target, card))
         if self.deal < DEALS:
             moves.append(REDEAL)
         return moves
@@ -233,8 +241,12 @@ class FourCorners(Game):
 
     # -- what the player sees --------------------------------------------------------------
 
-    def _table(self) -> list[PileState]:
-        return table(HEAPS, self.heaps, self.foundations, self.stock, self.turned)
+    def _pile_state(self, pile: PileId) -> PileState:
+        if pile in HEAP_INDEX:
+            return pile_state(pile, self.heaps[HEAP_INDEX[pile]])
+        if pile in FOUNDATION_INDEX:
+            return pile_state(pile, self.foundations[FOUNDATION_INDEX[pile]])
+        return pile_state(pile, self.stock if pile == STOCK else self.turned)
 
     def foundation_count(self) -> int:
         return sum(map(len, self.foundations))
@@ -248,6 +260,14 @@ class FourCorners(Game):
         redeals = f"{left} redeal{'s' if left != 1 else ''} left" if left else "no redeal left"
         return [f"{deal} complete: play top cards home or onto a heap in suit; {redeals}"]
 
-    def _extra_state(self) -> dict[str, Any]:
-        return {"deal": self.deal, "redeals_left": DEALS - self.deal,
-                "next_heap": str(HEAPS[self.next_heap])}
+    def _state(self) -> dict[str, Any]:
+        return {"deal": self.deal, "next_heap": str(HEAPS[self.next_heap])}
+
+    def _restore(self, piles: dict[PileId, list[Card]], state: StateReader) -> None:
+        self.heaps = [piles[pile] for pile in HEAPS]
+        self.foundations = [piles[pile] for pile in FOUNDATIONS]
+        self.stock = piles[STOCK]
+        self.turned = piles[TURNED]
+        at_most(TURNED, self.turned, 1)
+        self.next_heap = state.pile("next_heap", HEAPS)
+        self.deal = state.number("deal", 1, DEALS)

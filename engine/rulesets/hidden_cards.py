@@ -20,6 +20,7 @@ from engine.cards import KING, Card
 from engine.game import Game
 from engine.moves import Move
 from engine.piles import PileId, numbered
+from engine.position import StateReader, at_most
 from engine.rulesets.placing import (
     HEAPS,
     deal_in_rounds,
@@ -30,7 +31,7 @@ from engine.rulesets.placing import (
     placing,
     wrong_card,
 )
-from engine.view import Event, PileState, Slot
+from engine.view import Event, EventKind, PileState, Slot
 
 VALUE_HEAPS = HEAPS[:12]
 """heap:1 (aces) .. heap:12 (queens); the kings have the king row instead (HC-1)."""
@@ -66,6 +67,8 @@ class HiddenCards(Game):
         Slot(KINGS, 2, 0, "right", "kings"),
         Slot(HAND, 2, 6, "none", "hand"),
     )
+    pile_ids = (*VALUE_HEAPS, *RESERVE, HAND, KINGS)
+    """A move changes only the two piles it names: there are no forced steps."""
 
     # -- state and dealing -----------------------------------------------------------------
 
@@ -85,9 +88,13 @@ class HiddenCards(Game):
         """A king has gone to the king row and a reserve card is to be taken (HC-8)."""
         self.home = 0
         """Cards placed under their heap plus kings in the king row (HC-15)."""
-        events = [Event("dealt", f"{pile} dealt face up: {' '.join(map(str, cards))}",
+        self.in_place = sum(card.rank == value for value, heap in enumerate(self.heaps, start=1)
+                            for card in heap)
+        """Cards in their final place (HC-14, rules version 2): on the heap of their own value
+        or in the king row. Counted once here and kept up by each move, not recounted."""
+        events = [Event(EventKind.DEALT, f"{pile} dealt face up: {' '.join(map(str, cards))}",
                         tuple(cards)) for pile, cards in zip(VALUE_HEAPS, self.heaps, strict=True)]
-        events.append(Event("dealt", "four cards dealt face down to the reserve"))
+        events.append(Event(EventKind.DEALT, "four cards dealt face down to the reserve"))
         return events
 
     # -- the interface -----------------------------------------------------------------------
@@ -105,13 +112,16 @@ class HiddenCards(Game):
             card = self.reserve[reserve].pop()
             self.hand.append(card)
             self.owed = False
-            return [Event("taken", f"{card} taken from {move.source} into the hand", (card,))]
+            return [Event(EventKind.TAKEN,
+                          f"{card} taken from {move.source} into the hand", (card,))]
         card = self.hand.pop() if move.source == HAND else self.heaps[self.current].pop()
         self.home += 1
+        if move.source == HAND or card.rank != self.current + 1:
+            self.in_place += 1  # it goes where it stays; only a card off its own heap was there
         if card.rank == KING:  # HC-7, HC-9
             self.kings.append(card)
             self.owed = True
-            return [Event("king", f"{card} laid in the king row", (card,))]
+            return [Event(EventKind.PLACED, f"{card} laid in the king row", (card,))]
         heap = card.rank - 1  # HC-5, HC-6
         self.heaps[heap].insert(0, card)
         self.placed[heap] += 1
@@ -170,15 +180,15 @@ class HiddenCards(Game):
             return f"a king goes to the king row: write {_king_move(card, source)}"
         return f"a king is laid on the king row, by itself: write {_king_move(card, source)}"
 
-    def _table(self) -> list[PileState]:
-        return [
-            *(PileState.open(pile, cards) for pile, cards in zip(VALUE_HEAPS, self.heaps,
-                                                                strict=True)),
-            *(PileState.closed(pile, cards) for pile, cards in zip(RESERVE, self.reserve,
-                                                                  strict=True)),
-            PileState.open(HAND, self.hand),
-            PileState.open(KINGS, self.kings),
-        ]
+    def _pile_state(self, pile: PileId) -> PileState:
+        if pile in RESERVE_INDEX:
+            return PileState.closed(pile, self.reserve[RESERVE_INDEX[pile]])
+        if pile == HAND:
+            return PileState.open(HAND, self.hand)
+        if pile == KINGS:
+            return PileState.open(KINGS, self.kings)
+        assert pile.index is not None
+        return PileState.open(pile, self.heaps[pile.index - 1])
 
     def foundation_count(self) -> int:
         """HC-15: cards in their final place. Under rules version 1 a card counted only once the
@@ -186,11 +196,7 @@ class HiddenCards(Game):
         was not home and such a game was lost; version 2 judges the final layout (HC-14): a
         king in the king row, and any card on the heap of its own value, where it stays (a card
         taken from its own heap goes back under it)."""
-        if self.rules == 1:
-            return self.home
-        return len(self.kings) + sum(card.rank == value
-                                     for value, heap in enumerate(self.heaps, start=1)
-                                     for card in heap)
+        return self.home if self.rules == 1 else self.in_place
 
     def _notes(self) -> list[str]:
         if self.owed:
@@ -208,9 +214,24 @@ class HiddenCards(Game):
             return "a king came up and the reserve is empty"
         return f"{VALUE_HEAPS[self.current]}, the heap to take from, shows no unplaced card"
 
-    def _extra_state(self) -> dict[str, Any]:
+    def _state(self) -> dict[str, Any]:
         return {"next_heap": str(VALUE_HEAPS[self.current]), "placed_under": list(self.placed),
                 "reserve_owed": self.owed}
+
+    def _restore(self, piles: dict[PileId, list[Card]], state: StateReader) -> None:
+        """``home`` and ``in_place`` are counted from the cards: every placing move puts one
+        more card under a heap or in the king row, and one more in its final place."""
+        self.heaps = [piles[pile] for pile in VALUE_HEAPS]
+        self.placed = state.numbers("placed_under", [len(heap) for heap in self.heaps])
+        self.reserve = [piles[pile] for pile in RESERVE]
+        self.hand = piles[HAND]
+        at_most(HAND, self.hand, 1)
+        self.kings = piles[KINGS]
+        self.current = state.pile("next_heap", VALUE_HEAPS)
+        self.owed = state.flag("reserve_owed")
+        self.home = sum(self.placed) + len(self.kings)
+        self.in_place = len(self.kings) + sum(
+            card.rank == value for value, heap in enumerate(self.heaps, start=1) for card in heap)
 
     # -- helpers ---------------------------------------------------------------------------
 

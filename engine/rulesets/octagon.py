@@ -22,7 +22,8 @@ from engine.cards import ACE, KING, Card
 from engine.game import Game
 from engine.moves import REDEAL, TURN, Move
 from engine.piles import PileId, numbered
-from engine.view import Event, PileState, Slot
+from engine.position import StateReader, starts_with_ace
+from engine.view import Event, EventKind, PileState, Slot
 
 FOUNDATIONS = numbered("foundation", 8)
 AUX = numbered("aux", 4)
@@ -95,6 +96,7 @@ class Octagon(Game):
         Slot(STOCK, 4, 1, "none", "stock"),
         Slot(WASTE, 4, 2, "none", "waste"),
     )
+    pile_ids = (*FOUNDATIONS, *AUX, STOCK, WASTE)
 
     # -- state and dealing -----------------------------------------------------------------
 
@@ -102,13 +104,13 @@ class Octagon(Game):
         self.foundations: list[list[Card]] = [[] for _ in FOUNDATIONS]
         for ace in taken_out:  # OC-1
             self.foundations[2 * ace.suit.value + ace.pack].append(ace)
-        events = [Event("layout", "the eight aces laid out in pairs as foundations",
+        events = [Event(EventKind.LAYOUT, "the eight aces laid out in pairs as foundations",
                         tuple(taken_out))]
         self.aux: list[list[Card]] = []
         for index, pile in enumerate(AUX):  # OC-3: a whole heap at a time
             heap = stock[index * HEAP_SIZE:(index + 1) * HEAP_SIZE]
             self.aux.append(heap)
-            events.append(Event("dealt", f"{' '.join(map(str, heap))} dealt to {pile}",
+            events.append(Event(EventKind.DEALT, f"{' '.join(map(str, heap))} dealt to {pile}",
                                 tuple(heap)))
         self.stock: list[Card] = stock[len(AUX) * HEAP_SIZE:][::-1]
         """Face down, top (the next card turned) last."""
@@ -184,43 +186,50 @@ class Octagon(Game):
             card = self.waste.pop()
             if target.kind == "foundation":
                 self.foundations[goal].append(card)
-                return [Event("home", f"{card} played from the waste to {target}", (card,))]
+                return [Event(EventKind.HOME, f"{card} played from the waste to {target}", (card,))]
             self.aux[goal].append(card)
-            return [Event("built", f"{card} played from the waste onto {target}", (card,))]
+            return [Event(EventKind.MOVED, f"{card} played from the waste onto {target}", (card,))]
         assert source.index is not None
         heap = self.aux[source.index - 1]
         run = heap[-move.count:]
         del heap[-move.count:]
         run.reverse()  # OC-10: the top card goes home first
         self.foundations[goal].extend(run)
-        events = [Event("home", f"{' '.join(map(str, run))} played from {source} to {target}",
+        events = [Event(EventKind.HOME,
+                        f"{' '.join(map(str, run))} played from {source} to {target}",
                         tuple(run))]
         if not heap and self.waste:  # OC-12
+            self._mark_changed(WASTE)
             card = self.waste.pop()
             heap.append(card)
-            events.append(Event("filled", f"{card} from the waste fills the empty {source}",
+            events.append(Event(EventKind.FILLED, f"{card} from the waste fills the empty {source}",
                                 (card,)))
         return events
 
     def _turn(self) -> list[Event]:
         """OC-5, OC-13: the next card goes onto the waste, or into an empty auxiliary heap."""
+        self._mark_changed(STOCK)
         card = self.stock.pop()
         if not self.waste:  # a heap waits for a card only while the waste is empty (OC-12)
             for index, heap in enumerate(self.aux):
                 if not heap:
+                    self._mark_changed(AUX[index])
                     heap.append(card)
-                    return [Event("filled", f"{card} turned, fills the empty {AUX[index]}",
+                    return [Event(EventKind.FILLED, f"{card} turned, fills the empty {AUX[index]}",
                                   (card,))]
+        self._mark_changed(WASTE)
         self.waste.append(card)
-        return [Event("turned", f"{card} turned onto the waste", (card,))]
+        return [Event(EventKind.TURNED, f"{card} turned onto the waste", (card,))]
 
     def _redeal(self) -> list[Event]:
         """OC-14: the waste turned over, unshuffled, so its first card is turned first."""
+        self._mark_changed(STOCK, WASTE)
         self.stock = self.waste[::-1]
         self.waste = []
         self.deal += 1
-        return [Event("redeal", f"the waste is turned over as the stock for deal {self.deal} "
-                                f"of {DEALS}")]
+        return [Event(EventKind.REDEAL,
+                      f"the waste is turned over as the stock for deal {self.deal} "
+                      f"of {DEALS}")]
 
     def _refusal(self, move: Move) -> str:
         if move.action is not None:
@@ -299,14 +308,14 @@ class Octagon(Game):
         assert pile.index is not None
         return self.aux[pile.index - 1]
 
-    def _table(self) -> list[PileState]:
-        return [
-            *(PileState.open(pile, cards) for pile, cards in zip(FOUNDATIONS, self.foundations,
-                                                                  strict=True)),
-            *(PileState.open(pile, heap) for pile, heap in zip(AUX, self.aux, strict=True)),
-            PileState.closed(STOCK, self.stock),
-            PileState.open(WASTE, self.waste),
-        ]
+    def _pile_state(self, pile: PileId) -> PileState:
+        if pile == STOCK:
+            return PileState.closed(STOCK, self.stock)
+        if pile == WASTE:
+            return PileState.open(WASTE, self.waste)
+        assert pile.index is not None
+        piles = self.foundations if pile.kind == "foundation" else self.aux
+        return PileState.open(pile, piles[pile.index - 1])
 
     def foundation_count(self) -> int:
         """OC-17: cards on the foundations, the eight aces included."""
@@ -328,5 +337,14 @@ class Octagon(Game):
             return "no card can be played and the stock and the waste are both used up"
         return f"no card can be played after the last of the {DEALS} deals"
 
-    def _extra_state(self) -> dict[str, Any]:
+    def _state(self) -> dict[str, Any]:
         return {"deal": self.deal}
+
+    def _restore(self, piles: dict[PileId, list[Card]], state: StateReader) -> None:
+        self.foundations = [piles[pile] for pile in FOUNDATIONS]
+        for pile, cards in zip(FOUNDATIONS, self.foundations, strict=True):
+            starts_with_ace(pile, cards)
+        self.aux = [piles[pile] for pile in AUX]
+        self.stock = piles[STOCK]
+        self.waste = piles[WASTE]
+        self.deal = state.number("deal", 1, DEALS)

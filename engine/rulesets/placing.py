@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from engine.cards import RANK_NAMES, Card, ordered_pack
 from engine.moves import Move
 from engine.piles import PileId, numbered
-from engine.view import Event, Slot
+from engine.view import Event, EventKind, Slot
 
 HEAPS = numbered("heap", 13)
 """heap:1 .. heap:13; ``HEAPS[rank - 1]`` is the heap of a card's value."""
@@ -40,7 +40,7 @@ def placing(card: Card, source: PileId) -> Move:
     return Move(source, HEAPS[card.rank - 1], card, bottom=True)
 
 
-_PLACED = {card: Event("placed", f"{card} placed under {HEAPS[card.rank - 1]}", (card,))
+_PLACED = {card: Event(EventKind.PLACED, f"{card} placed under {HEAPS[card.rank - 1]}", (card,))
            for card in ordered_pack(1)}
 
 

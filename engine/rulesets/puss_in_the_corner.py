@@ -14,10 +14,12 @@ from itertools import permutations
 from typing import Any, ClassVar
 
 from engine.cards import ACE, KING, RANK_NAMES, Card, Suit, ordered_pack
+from engine.errors import InvalidPositionError
 from engine.game import Game
-from engine.moves import REDEAL, TURN, Move
+from engine.moves import REDEAL, TURN, Move, transfer
 from engine.piles import PileId, numbered
-from engine.view import Event, PileState, Slot
+from engine.position import StateReader, at_most, starts_with_ace
+from engine.view import Event, EventKind, PileState, Slot
 
 FOUNDATIONS = numbered("foundation", 4)
 """The aces of spades, hearts, diamonds and clubs, in that order (PC-1)."""
@@ -72,6 +74,7 @@ class PussInTheCorner(Game):
         Slot(STOCK, 1, 5, "none", "stock"),
         Slot(TURNED, 2, 5, "none", "turned card"),
     )
+    pile_ids = (*FOUNDATIONS, *CORNERS, STOCK, TURNED)
 
     # -- setting up and advancing ----------------------------------------------------------
 
@@ -87,7 +90,7 @@ class PussInTheCorner(Game):
         self.seven: Card | None = None
         """The seven whose transfers are open, for the notes and refusals."""
         aces = ", ".join(f"{ace} {pile}" for ace, pile in zip(taken_out, FOUNDATIONS, strict=True))
-        layout = Event("layout", f"the aces laid out in a square: {aces}", tuple(taken_out))
+        layout = Event(EventKind.LAYOUT, f"the aces laid out in a square: {aces}", tuple(taken_out))
         return [layout, *self._advance()]
 
     def _advance(self) -> list[Event]:
@@ -96,19 +99,22 @@ class PussInTheCorner(Game):
         if self.free and not any(self.corners[index] for index in self.free):
             self.free = ()
         if self.turned is None and not self.free and self.stock:
+            self._mark_changed(STOCK, TURNED)
             card = self.turned = self.stock.pop()
-            return [Event("turn", f"{card} turned", (card,))]
+            return [Event(EventKind.TURNED, f"{card} turned", (card,))]
         return []
 
     def _gather(self) -> Event:
         """PC-14: corner 1 to 4, each heap's lowest card dealt first; no shuffling."""
+        self._mark_changed(*CORNERS, STOCK)
         gathered = [card for heap in self.corners for card in heap]
         for heap in self.corners:
             heap.clear()
         self.stock = gathered[::-1]
         self.pass_number += 1
-        return Event("gather", f"the corner heaps gathered, corner:1 to corner:4, lowest card "
-                               f"first, and dealt again: pass {self.pass_number} of {PASSES}")
+        return Event(EventKind.REDEAL,
+                     f"the corner heaps gathered, corner:1 to corner:4, lowest card "
+                     f"first, and dealt again: pass {self.pass_number} of {PASSES}")
 
     # -- legal moves -----------------------------------------------------------------------
 
@@ -151,9 +157,9 @@ class PussInTheCorner(Game):
             onto = self.corners[target]
             for count in range(1, len(heap) + 1):
                 card = heap[-count]
-                moves.append(Move(CORNERS[source], CORNERS[target], card, count))
+                moves.append(transfer(CORNERS[source], CORNERS[target], card, count))
                 if onto:
-                    moves.append(Move(CORNERS[source], CORNERS[target], card, count, True))
+                    moves.append(transfer(CORNERS[source], CORNERS[target], card, count, True))
         return moves
 
     # -- applying moves --------------------------------------------------------------------
@@ -162,7 +168,7 @@ class PussInTheCorner(Game):
         source, target = move.source, move.target
         if move.action == "turn":  # PC-10
             self.free = ()
-            events = [Event("decline", f"no more transfers after {self.seven}")]
+            events = [Event(EventKind.DECLINED, f"no more transfers after {self.seven}")]
         elif move.action == "redeal":  # PC-13
             events = [self._gather()]
         elif source is None or target is None:
@@ -172,7 +178,7 @@ class PussInTheCorner(Game):
         elif target in _FOUNDATION_INDEX:  # PC-6
             card = self.corners[_CORNER_INDEX[source]].pop()
             self.foundations[_FOUNDATION_INDEX[target]].append(card)
-            events = [Event("home", f"{card} played from {source} to {target}", (card,))]
+            events = [Event(EventKind.HOME, f"{card} played from {source} to {target}", (card,))]
         else:
             events = [self._transfer(move)]
         return events + self._advance()
@@ -184,13 +190,15 @@ class PussInTheCorner(Game):
         self.turned = None
         if target in _FOUNDATION_INDEX:
             self.foundations[_FOUNDATION_INDEX[target]].append(card)
+            kind = EventKind.HOME
         else:
             self.corners[_CORNER_INDEX[target]].append(card)
-        events = [Event("place", f"{card} placed on {target}", (card,))]
+            kind = EventKind.MOVED
+        events = [Event(kind, f"{card} placed on {target}", (card,))]
         if card.rank == SEVEN and any(self.corners):
             self.free, self.seven = FOUR, card
-            events.append(Event("seven", f"{card} is a seven: up to two transfers between "
-                                         f"corner heaps are open", (card,)))
+            events.append(Event(EventKind.SEVEN, f"{card} is a seven: up to two transfers between "
+                                                 f"corner heaps are open", (card,)))
         return events
 
     def _transfer(self, move: Move) -> Event:
@@ -208,8 +216,9 @@ class PussInTheCorner(Game):
         first = len(self.free) == len(FOUR)
         self.free = tuple(i for i in FOUR if i not in (source, target)) if first else ()
         where = "under" if move.bottom else "onto"
-        return Event("transfer", f"{' '.join(map(str, moved))} moved from {move.source} {where} "
-                                 f"{move.target}", tuple(moved))
+        return Event(EventKind.MOVED,
+                     f"{' '.join(map(str, moved))} moved from {move.source} {where} "
+                     f"{move.target}", tuple(moved))
 
     # -- refusals --------------------------------------------------------------------------
 
@@ -322,14 +331,14 @@ class PussInTheCorner(Game):
 
     # -- what the player sees --------------------------------------------------------------
 
-    def _table(self) -> list[PileState]:
-        piles = [PileState.open(pile, cards)
-                 for pile, cards in zip(FOUNDATIONS, self.foundations, strict=True)]
-        piles += [PileState.open(pile, cards)
-                  for pile, cards in zip(CORNERS, self.corners, strict=True)]
-        piles.append(PileState.closed(STOCK, self.stock))  # PC-16: even when gathered
-        piles.append(PileState.open(TURNED, [] if self.turned is None else [self.turned]))
-        return piles
+    def _pile_state(self, pile: PileId) -> PileState:
+        if pile in _FOUNDATION_INDEX:
+            return PileState.open(pile, self.foundations[_FOUNDATION_INDEX[pile]])
+        if pile in _CORNER_INDEX:
+            return PileState.open(pile, self.corners[_CORNER_INDEX[pile]])
+        if pile == STOCK:
+            return PileState.closed(STOCK, self.stock)  # PC-16: even when gathered
+        return PileState.open(TURNED, [] if self.turned is None else [self.turned])
 
     def foundation_count(self) -> int:
         """PC-20: cards on the foundations, the four aces included."""
@@ -352,6 +361,22 @@ class PussInTheCorner(Game):
     def _lost_reason(self) -> str:
         return "the second pass is over and no card can go home"
 
-    def _extra_state(self) -> dict[str, Any]:
+    def _state(self) -> dict[str, Any]:
         return {"pass": self.pass_number,
-                "transfer_corners": [str(CORNERS[index]) for index in self.free]}
+                "transfer_corners": [str(CORNERS[index]) for index in self.free],
+                "seven": None if self.seven is None else str(self.seven)}
+
+    def _restore(self, piles: dict[PileId, list[Card]], state: StateReader) -> None:
+        self.foundations = [piles[pile] for pile in FOUNDATIONS]
+        for pile, cards in zip(FOUNDATIONS, self.foundations, strict=True):
+            starts_with_ace(pile, cards)
+        self.corners = [piles[pile] for pile in CORNERS]
+        self.stock = piles[STOCK]
+        at_most(TURNED, piles[TURNED], 1)
+        self.turned = piles[TURNED][0] if piles[TURNED] else None
+        self.pass_number = state.number("pass", 1, PASSES)
+        self.free = tuple(sorted(state.piles("transfer_corners", CORNERS)))
+        if len(self.free) not in (0, 2, 4):
+            raise InvalidPositionError("state: transfer_corners names none, two or all four "
+                                       "corners (PC-8, PC-9)")
+        self.seven = state.card("seven")

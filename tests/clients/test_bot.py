@@ -8,14 +8,16 @@ import socket
 import subprocess
 import sys
 
+import pytest
 from sqlalchemy import update
 
-from clients.bot import run_bot
+from clients.bot import come_back, run_bot, silent
 from clients.sdk import RaceClient
 from engine.moves import Move
 from engine.registry import find_rule_set
 from server.db import PlayerRow
 from server.protocol import RaceFinished, RoomState, YourView
+from tests.server.test_bus import two_workers
 from tests.server.test_server import Server, Sessions, stop_server
 
 TIME_LIMIT_S = 30
@@ -126,7 +128,7 @@ async def test_the_bot_command_says_when_there_is_no_server_to_join() -> None:
 async def test_the_bot_command_says_when_the_server_goes_away(server: Server) -> None:
     ann = await server.client("Ann")
     room = await ann.create_room("octagon")
-    process = await start_bot(server.url, room.code)
+    process = await start_bot(server.url, room.code, "--reconnect-for", "1")
     await until_seated(ann, room, 2)
     await stop_server(server)
     out, err = await asyncio.wait_for(process.communicate(), 60)
@@ -170,3 +172,35 @@ async def test_the_bot_command_prints_a_stored_name_without_its_control_characte
     printed = out.decode()
     assert "\x1b" not in printed and "\u202e" not in printed
     assert "  2. Ann\\x1b[2J\\u202e: resigned, 8 home" in printed.splitlines()
+
+
+@pytest.mark.parametrize("stays", [False, True], ids=["its-worker-stops", "closed-with-1012"])
+async def test_the_bot_comes_back_when_the_worker_holding_its_room_goes(
+        sessions: Sessions, database_url: str, redis_url: str, stays: bool,
+        request: pytest.FixtureRequest) -> None:
+    """The room is on the first worker, the bot reaches the second. Following ``reconnect_to``
+    it moves to the first and loses its connection when that stops; staying (``hopping``) its
+    connection is closed with 1012. Either way it comes back by the second, its server's
+    address, where the room is rebuilt, and races on to the end."""
+    if stays:
+        request.getfixturevalue("hopping")
+    async with two_workers(database_url, redis_url) as (first, second):
+        ann = await first.client("Ann")
+        room = await ann.create_room("octagon", deal="number", number=5)
+        said: list[str] = []
+        bot = asyncio.create_task(run_bot(second.url, room.code, "Robo", "greedy", pace=0.05,
+                                          seed=1, say=said.append, verbose=True))
+        await until_seated(ann, room, 2)
+        await ann.ready()
+        await ann.next_event(YourView)
+        async with asyncio.timeout(10):
+            while not any(line.startswith("  3. ") for line in said):
+                await asyncio.sleep(0.02)
+        await stop_server(first)
+        ann.url = second.url
+        await come_back(ann, silent)
+        await ann.resign()
+        result = await asyncio.wait_for(bot, 60)
+        assert said.count("  reconnected") == 1
+        assert result.status in {"won", "lost"}
+        assert [entry.name for entry in result.ranking] == ["Robo", "Ann"]

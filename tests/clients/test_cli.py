@@ -215,3 +215,29 @@ def test_verify_prints_the_names_in_a_race_record_without_their_control_characte
     assert "\x1b" not in printed and "\u202e" not in printed and "\x07" not in printed
     assert "race r1\\x1b[2J, octagon" in printed
     assert "  1. Eve\\x1b]0;owned\\x07\\u202eevE: 1 moves replayed, resigned" in printed
+
+
+def test_solve_prints_the_verdict_and_a_line_that_plays_to_a_win(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["solve", "all-fours", "--seed", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "All Fours, deal 3: won"
+    assert "upper bound for a player who cannot see them" in lines[1]
+    game = find_rule_set("all-fours")(3)
+    for text in lines[lines.index(next(line for line in lines if line.startswith(
+            "the winning line"))) + 1:]:
+        game.play(Move.parse(text))
+    assert game.outcome().status.value == "won"
+
+
+def test_solve_json_and_a_budget_that_runs_out(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["solve", "hidden-cards", "--seed", "1", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["rule_set"], data["seed"], data["result"], data["line"]) == (
+        "hidden-cards", "1", "lost", [])
+    assert "upper bound" in data["knowledge"]
+    assert main(["solve", "octagon", "--seed", "1", "--nodes", "600", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["result"] == "unknown" and data["effort"]["nodes"] == 600
+    assert main(["solve", "octagon", "--seed", "1", "--budget", "0"]) == 2
+    assert "positive" in capsys.readouterr().err

@@ -21,6 +21,7 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import DataTable, Input, OptionList, Select, Static
 
+from clients.bot import come_back
 from clients.sdk import RaceClient
 from clients.terminal import RacerApp
 from clients.terminal_race import RaceScreen, ResultsScreen
@@ -29,6 +30,7 @@ from clients.terminal_session import DEFAULT_SERVER, Identity, IdentityFile, Rac
 from engine.registry import RULE_SET_NAMES, find_rule_set
 from engine.view import Slot
 from server.protocol import ProgressEvent, RaceFinished, YourView
+from tests.server.test_bus import two_workers
 from tests.server.test_server import Server, make_settings, start_server, stop_server
 
 SIZE = (160, 50)
@@ -256,6 +258,41 @@ async def test_joining_by_code_as_the_same_player_and_riding_out_a_restart(
     finally:
         await stop_server(restarted)
     assert [entry.name for entry in IdentityFile(token_file).load()] == ["Bob"]
+
+
+@pytest.mark.parametrize("stays", [False, True], ids=["its-worker-stops", "closed-with-1012"])
+async def test_the_racer_comes_back_when_the_worker_holding_its_room_goes(
+        sessions: async_sessionmaker[AsyncSession], database_url: str, redis_url: str,
+        tmp_path: Path, stays: bool, request: pytest.FixtureRequest) -> None:
+    """Bob's racer reaches the second worker, the room is on the first. Following
+    ``reconnect_to`` it moves to the first and loses its connection when that stops; staying
+    (``hopping``) it is closed with 1012. Either way it comes back by the second, its server's
+    address, and races on."""
+    if stays:
+        request.getfixturevalue("hopping")
+    async with two_workers(database_url, redis_url) as (first, second):
+        ann = await first.client("Ann")
+        room = await ann.create_room("all-fours", deal="number", number=7)
+        app = RacerApp(RaceSession(second.url, IdentityFile(tmp_path / "token.json"), "Bob"),
+                       room.code)
+        async with app.run_test(size=SIZE) as pilot:
+            await race_against(pilot, ann)
+            client = app.session.client
+            assert client is not None and client.url == second.url
+            assert client.connected_to == (second.url if stays else first.url)
+            await type_move(pilot, "1")
+            await until(pilot, lambda: "| 1 |" in row_of(pilot, "#racers", "Bob (you)"))
+
+            await stop_server(first)
+            await until(pilot, lambda: shown(pilot, "#status") == "reconnected")
+            assert "heap:5 (5) 5D ## ## ## AH" in shown(pilot, "#board")
+            ann.url = second.url
+            await come_back(ann)
+            await ann.move(FIRST_MOVE)
+            await until(pilot, lambda: "| 1 |" in row_of(pilot, "#racers", "Ann"))
+            await type_move(pilot, "1")
+            await until(pilot, lambda: "| 2 |" in row_of(pilot, "#racers", "Bob (you)"))
+            await ann.close()
 
 
 def test_the_token_file_keeps_one_player_per_server_and_name(tmp_path: Path) -> None:

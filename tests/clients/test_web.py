@@ -9,6 +9,7 @@ only: the database is not what it tests.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import secrets
@@ -23,6 +24,7 @@ from playwright.async_api import (
     Dialog,
     Locator,
     Page,
+    WebSocket,
     WebSocketRoute,
     async_playwright,
     expect,
@@ -31,8 +33,9 @@ from playwright.async_api import (
 from clients.sdk import RaceClient
 from engine.moves import Move
 from engine.registry import RULE_SET_NAMES, find_rule_set
-from server.protocol import RaceFinished, YourView
-from tests.server.test_server import Server, play_to_end
+from server.protocol import ProgressEvent, RaceFinished, YourView
+from tests.server.test_bus import two_workers
+from tests.server.test_server import Server, Sessions, play_to_end
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -258,6 +261,43 @@ async def test_a_dropped_connection_reconnects_and_resumes_the_race(
     await expect(page.locator(".notice")).to_have_count(0)
     assert await moves_made(page) == 1
     await click_move(page, (await legal_moves(page))[0])
+
+
+async def test_a_player_moves_to_the_worker_that_holds_the_room_and_races_there(
+        browser: Browser, sessions: Sessions, database_url: str, redis_url: str) -> None:
+    """The page is served by the second worker; the room it joins is held by the first: the
+    join's reply says so (``reconnect_to``) and the page moves its connection there."""
+    async with two_workers(database_url, redis_url) as (first, second):
+        ann = await first.client("Ann")
+        room = await ann.create_room("all-fours", deal="number", number=SHOWN_DEAL)
+        context = await browser.new_context(viewport=VIEWPORT)
+        page = await context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        opened: list[str] = []
+        closed: list[str] = []
+
+        def watch(socket: WebSocket) -> None:
+            opened.append(socket.url)
+            socket.on("close", lambda socket: closed.append(socket.url))
+
+        page.on("websocket", watch)
+        await page.goto(f"{second.http}/#/room/{room.code}")
+        await give_name(page, "Bob")
+        await expect(page.locator(".seat")).to_have_count(2)
+        async with asyncio.timeout(10):
+            while closed != [second.url]:
+                await asyncio.sleep(0.05)
+        assert opened == [second.url, first.url], "moved to the room's worker"
+        await page.click(".ready-button")
+        await ann.ready()
+        await click_move(page, "5D heap:1 -> heap:5 bottom")
+        await expect(page.locator('.seat[data-player="Ann"]')).to_be_visible()
+        progress = await ann.next_event(ProgressEvent)
+        assert progress.moves == 1
+        await page.screenshot(path=screenshot("moved-to-the-rooms-worker.png"), full_page=True)
+        await context.close()
+        assert not errors
 
 
 async def race_on(server: Server, rule_set: str, deal: int, players: list[RaceClient],

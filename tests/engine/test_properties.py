@@ -8,7 +8,11 @@
 - a redeal is never left as the only thing to do (RULINGS principle 6: the engine makes it);
 - progress reaches every card exactly when the game is won;
 - replay of the move log reproduces every state and the outcome;
-- every game ends (won, lost, or given up by a player whose moves only shuffle cards about).
+- the piles the engine says a move changed are exactly those that differ between the tables
+  before and after it, under every rules version;
+- every game ends (won, lost, or given up by a player whose moves only shuffle cards about);
+- a position written and read back is the same game, and plays on the same (docs/position.md);
+- ``pop`` undoes ``push`` exactly, and ``changed_piles`` stays right across pops.
 """
 
 from __future__ import annotations
@@ -22,14 +26,15 @@ from hypothesis import strategies as st
 
 from engine.deal import SEED_MAX
 from engine.errors import IllegalMoveError
-from engine.game import Game
+from engine.game import RULES_VERSIONS, Game
 from engine.moves import REDEALS, Move
 from engine.players import GreedyPlayer, RandomPlayer
+from engine.position import Position
 from engine.registry import RULE_SET_NAMES, find_rule_set
 from engine.replay import MoveLog, replay, replay_trusted
-from engine.view import Status
+from engine.view import EventKind, Status
 
-DEALT_AGAIN = {"redeal", "gathered", "gather", "afresh"}
+DEALT_AGAIN = {EventKind.REDEAL, EventKind.AFRESH}
 """Event kinds of the rule sets' redeals, after which cards shown earlier in the same step may lie
 face down again (a turned card gathered into the stock)."""
 CYCLIC = {"four-corners", "cornerstones", "cornerstones-arnold"}
@@ -149,3 +154,99 @@ def test_views_of_one_deal_agree_after_replay(name: str) -> None:
     again = replay(MoveLog.of(game))
     assert again.view() == game.view()
     assert again.progress() == game.progress()
+
+
+@pytest.mark.parametrize("name", RULE_SET_NAMES)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=seeds, choice_seed=st.integers(0, 2**32), greedy=st.booleans(),
+       rules=st.sampled_from(RULES_VERSIONS))
+def test_changed_piles_are_the_piles_that_differ(name: str, seed: int, choice_seed: int,
+                                                 greedy: bool, rules: int) -> None:
+    """The server sends only ``changed_piles()`` after a move: comparing whole tables, as it
+    did before, must find the same piles, forced steps (deals, redeals, turns) included."""
+    game = find_rule_set(name)(seed, rules=rules)
+    assert game.changed_piles() == []
+    player = (GreedyPlayer if greedy else RandomPlayer)(random.Random(choice_seed))
+    table = game.table()
+    while not game.outcome().is_over:
+        move = player.choose_in(game)
+        game.play(move)
+        after = game.table()
+        differ = [pile for old, pile in zip(table, after, strict=True) if old != pile]
+        assert game.changed_piles() == differ, f"{name} seed {seed}: {move}"
+        table = after
+
+
+@pytest.mark.parametrize("name", RULE_SET_NAMES)
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=seeds, choice_seed=st.integers(0, 2**32), greedy=st.booleans(),
+       rules=st.sampled_from(RULES_VERSIONS), resume_at=st.floats(0, 1))
+def test_a_position_read_back_is_the_same_game(name: str, seed: int, choice_seed: int,
+                                               greedy: bool, rules: int,
+                                               resume_at: float) -> None:
+    """At every step, the position written as text and read back gives the same position,
+    legal moves, view and outcome; a game set up from one position partway plays on exactly as
+    the original: the same events, positions and outcome."""
+    game = find_rule_set(name)(seed, rules=rules)
+    player = (GreedyPlayer if greedy else RandomPlayer)(random.Random(choice_seed))
+    positions, moves = [], []
+    while True:
+        position = game.position()
+        again = Game.from_position(Position.parse(str(position)))
+        assert again.position() == position
+        assert again.legal_moves() == game.legal_moves()
+        assert again.view() == game.view() and again.outcome() == game.outcome()
+        positions.append(position)
+        if game.outcome().is_over:
+            break
+        moves.append(player.choose_in(game))
+        game.play(moves[-1])
+    start = int(resume_at * (len(positions) - 1))
+    resumed = Game.from_position(positions[start].to_json())
+    replayed = find_rule_set(name)(seed, rules=rules)
+    for move in moves[:start]:
+        replayed.push(move)
+    for index, move in enumerate(moves[start:], start=start):
+        events = resumed.play(move)
+        assert [str(event) for event in events] == [str(event) for event in replayed.play(move)]
+        assert resumed.position() == positions[index + 1]
+    assert resumed.outcome() == game.outcome() and resumed.view() == game.view()
+
+
+@pytest.mark.parametrize("name", RULE_SET_NAMES)
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=seeds, choice_seed=st.integers(0, 2**32), rules=st.sampled_from(RULES_VERSIONS),
+       from_position=st.booleans())
+def test_pop_undoes_push_and_changed_piles_stay_right(name: str, seed: int, choice_seed: int,
+                                                      rules: int, from_position: bool) -> None:
+    """A random walk of pushes and pops: each pop returns exactly to the position before the
+    move it undoes (forced steps and redeals included), legal moves and outcome too; and
+    ``changed_piles``, asked now and then, gives the piles that differ from the table it last
+    reported, whatever pushes and pops came between."""
+    rng = random.Random(choice_seed)
+    game = find_rule_set(name)(seed, rules=rules)
+    if from_position:
+        game = Game.from_position(game.position())
+    reported = game.table()
+    before: list[tuple[Position, list[Move]]] = []
+    for _ in range(300):
+        if before and (game.outcome().is_over or rng.random() < 0.3):
+            position, legal = before.pop()
+            game.pop()
+            assert game.position() == position, f"{name} seed {seed}: pop"
+            assert game.legal_moves() == legal
+        else:
+            before.append((game.position(), game.legal_moves()))
+            moves = [move for move in before[-1][1] if not move.is_resign] or before[-1][1]
+            game.push(rng.choice(moves))
+        if rng.random() < 0.5:
+            table = game.table()
+            assert game.changed_piles() == [pile for old, pile in zip(reported, table,
+                                                                      strict=True) if old != pile]
+            reported = table
+    while before:
+        position, _ = before.pop()
+        game.pop()
+        assert game.position() == position
+    with pytest.raises(IndexError):
+        game.pop()

@@ -11,8 +11,11 @@ database, dropped at the end.
 - ``sessions``: the session factory the store functions take.
 - ``empty_database_url``: a fresh database with no tables, for migration tests.
 - ``server``: the real server on an ephemeral port, on the emptied ``database_url``.
+- ``redis_url``: a Redis server (PATIENCE_RACE_TEST_REDIS_URL), for the tests of several
+  workers; skipped without it.
 - ``moves_locked``: another connection holds a lock that makes every write of moves wait (a slow
   commit, as a backup or a maintenance script would cause), until the block ends.
+- ``tables_locked``: the same for writes to the tables named (on SQLite, to any table).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+import redis.asyncio as redis
 from sqlalchemy import make_url, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.pool import NullPool
@@ -37,6 +41,26 @@ from server.store import upgrade_database
 from tests.server.test_server import Server, make_settings, start_server, stop_server
 
 POSTGRES_URL_VARIABLE = "PATIENCE_RACE_TEST_POSTGRES_URL"
+REDIS_URL_VARIABLE = "PATIENCE_RACE_TEST_REDIS_URL"
+
+
+async def drop_redis_keys(url: str, prefix: str) -> None:
+    """Delete what a test's servers left in Redis under their key prefix."""
+    connection = redis.from_url(url)
+    keys = [key async for key in connection.scan_iter(f"{prefix}*")]
+    if keys:
+        await connection.delete(*keys)
+    await connection.aclose()
+
+
+@pytest.fixture
+def redis_url() -> str:
+    """A Redis server for the tests of several workers (each uses keys of its own prefix)."""
+    url = os.environ.get(REDIS_URL_VARIABLE)
+    if not url:
+        pytest.skip(f"the tests of several workers run only when {REDIS_URL_VARIABLE} is set, "
+                    "e.g. to redis://127.0.0.1:6379/0")
+    return url
 
 
 @pytest.fixture(scope="session", params=["sqlite", "postgresql"])
@@ -127,6 +151,16 @@ async def moves_locked(database_url: str) -> AsyncIterator[None]:
     """Hold a lock that makes the server's writes of moves wait: on SQLite the write lock
     (``BEGIN IMMEDIATE``; hold it less than the driver's 5 s busy timeout for a slow commit
     rather than a failed one), on PostgreSQL the ``moves`` table."""
+    async with tables_locked(database_url, "moves", reads=False):
+        yield
+
+
+@asynccontextmanager
+async def tables_locked(database_url: str, *tables: str, reads: bool = True
+                        ) -> AsyncIterator[None]:
+    """Hold a lock that makes every write to ``tables`` wait: on SQLite the write lock of the
+    whole database (``BEGIN IMMEDIATE``), on PostgreSQL those tables, still open to reads
+    (``EXCLUSIVE``) or, with ``reads=False``, not (``ACCESS EXCLUSIVE``)."""
     url = make_url(database_url)
     if url.get_backend_name() == "sqlite":
         assert url.database is not None
@@ -139,10 +173,11 @@ async def moves_locked(database_url: str) -> AsyncIterator[None]:
                 locker.execute("COMMIT")
             locker.close()
         return
+    mode = "EXCLUSIVE" if reads else "ACCESS EXCLUSIVE"
     engine = create_async_engine(database_url, poolclass=NullPool)
     try:
         async with engine.connect() as connection:
-            await connection.execute(text("LOCK TABLE moves IN ACCESS EXCLUSIVE MODE"))
+            await connection.execute(text(f"LOCK TABLE {', '.join(tables)} IN {mode} MODE"))
             try:
                 yield
             finally:

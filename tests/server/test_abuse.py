@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from clients.sdk import RaceClient, RequestRefused
 from server.db import RaceRow
@@ -79,14 +79,18 @@ async def test_a_sustained_flood_ends_in_1008_though_some_messages_get_through(
 
 
 async def test_connections_per_address_are_capped(sessions: Sessions, database_url: str) -> None:
+    """Past the cap a connection is refused at the handshake (HTTP 429), before the WebSocket
+    opens: a client reconnecting in a loop costs the server one response each time, not a
+    handshake, an error frame and a closing handshake."""
     async with server_with(database_url, connections_per_address=3) as server:
         held = [await connect(server.url) for _ in range(3)]
         try:
-            async with connect(server.url) as extra:
-                frames = await frames_until_closed(extra)
-                assert extra.close_code == 1008
-                assert [frame["code"] for frame in frames] == ["too_many_connections"]
+            with pytest.raises(InvalidStatus) as refused:
+                await connect(server.url)
+            assert refused.value.response.status_code == 429
+            assert b"too_many_connections" in refused.value.response.body
             await held[0].close()
+            await asyncio.sleep(0.05)  # the server sees it closed
             async with connect(server.url) as again:  # a freed place can be taken
                 await again.send('{"type": "hello", "name": "Ann"}')
                 assert (await reply(again))["type"] == "welcome"
@@ -221,3 +225,40 @@ async def test_repeating_a_request_that_changes_nothing_broadcasts_nothing(
     await bob.ready()
     rejoined = await bob.join(room.code)
     assert rejoined.seq == first.seq + 1  # a room event for bob's first ready only
+
+
+@pytest.mark.parametrize("race_id", ["a\x00b", "\x00", "../races", "", "x" * 64 + "é"])
+async def test_a_race_record_request_for_an_id_that_cannot_be_one_is_not_found(
+        server: Server, race_id: str) -> None:
+    """Any text up to 64 characters passes the request's model; a NUL in it made PostgreSQL
+    refuse the query, and the connection closed with 1011 (found by tests/server/test_fuzz.py)."""
+    ann = await server.client("Ann")
+    with pytest.raises(RequestRefused) as refused:
+        await ann.race_record(race_id[:64])
+    assert refused.value.code == "not_found"
+    assert (await ann.hello(token=ann.token)).player_id == ann.player_id
+
+
+async def test_an_id_that_is_no_text_is_refused_and_not_echoed(server: Server) -> None:
+    """A lone surrogate, escaped, is valid JSON but no text UTF-8 can carry: echoing it made
+    building the error fail, and the connection closed with 1011 (found by test_fuzz.py)."""
+    async with connect(server.url) as ws:
+        await ws.send('{"type": "hello", "name": "Ann", "id": "\\ud800"}')
+        error = await reply(ws)
+        assert (error["type"], error["code"], error["id"]) == ("error", "invalid_message", None)
+        await ws.send('{"type": "fly", "id": "a\\udfff"}')
+        assert (await reply(ws))["id"] is None
+        await ws.send('{"type": "hello", "name": "Ann", "id": "h"}')
+        assert (await reply(ws))["type"] == "welcome"
+
+
+async def test_json_nested_too_deep_is_bad_json_and_the_connection_stays(server: Server) -> None:
+    """8,000 levels fit in a frame (16,000 bytes); json.loads raised RecursionError, which
+    failed the connection's handler (closed 1011, a traceback logged per frame)."""
+    async with connect(server.url) as ws:
+        await ws.send("[" * 8000 + "]" * 8000)
+        error = await reply(ws)
+        assert (error["type"], error["code"]) == ("error", "bad_json")
+        assert "deep" in error["message"]
+        await ws.send('{"type": "hello", "name": "Ann"}')
+        assert (await reply(ws))["type"] == "welcome"

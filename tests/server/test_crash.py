@@ -18,7 +18,7 @@ from websockets.exceptions import ConnectionClosed
 
 from clients.sdk import RaceClient
 from server.db import EntryRow, MoveRow, RaceRow
-from server.protocol import RaceFinished, YourView
+from server.protocol import RaceFinished, Resynced, YourView
 
 Sessions = async_sessionmaker[AsyncSession]
 SERVING = re.compile(r"serving on (ws://[\d.]+:\d+/ws)")
@@ -76,6 +76,29 @@ class Racer:
         self.playing = ack.status == "in_progress"
 
 
+async def come_back(races: list[list[Racer]], url: str) -> list[Resynced]:
+    """Every racer reconnects to ``url`` and resumes, with every move it had acknowledged."""
+    resumed = []
+    for race in races:
+        for racer in race:
+            racer.client.url = url
+            resumed.append(await racer.client.reconnect())
+            view = (await racer.client.next_event(YourView)).view
+            assert view.moves == racer.acked, "every acknowledged move survived"
+            racer.legal = view.legal_moves
+    return resumed
+
+
+async def play_on_and_finish(races: list[list[Racer]]) -> None:
+    """Two more moves each, then everyone resigns, and every race ends with both ranked."""
+    await asyncio.gather(*(racer.play(2) for race in races for racer in race))
+    for race in races:
+        for racer in race:
+            await racer.finish()
+        finished = await race[0].client.next_event(RaceFinished, timeout=30)
+        assert len(finished.ranking) == 2
+
+
 async def open_race(url: str, rule_set: str, deal: int) -> list[Racer]:
     clients = []
     for name in ("Ann", "Bob"):
@@ -112,20 +135,9 @@ async def test_kill_9_then_restart_resumes_every_race_and_loses_nothing(
 
     second = await start_process(database_url)
     try:
-        for race in races:
-            for racer in race:
-                racer.client.url = second.url
-                resynced = await racer.client.reconnect()
-                assert resynced.full
-                view = (await racer.client.next_event(YourView)).view
-                assert view.moves == racer.acked, "every acknowledged move survived"
-                racer.legal = view.legal_moves
-        await asyncio.gather(*(racer.play(2) for race in races for racer in race))
-        for race in races:
-            for racer in race:
-                await racer.finish()
-            finished = await race[0].client.next_event(RaceFinished, timeout=30)
-            assert len(finished.ranking) == 2
+        resumed = await come_back(races, second.url)
+        assert all(resynced.full for resynced in resumed)
+        await play_on_and_finish(races)
     finally:
         second.process.send_signal(signal.SIGTERM)
         await second.process.wait()

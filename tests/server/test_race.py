@@ -19,7 +19,7 @@ from server.protocol import (
     RoomState,
     YourView,
 )
-from server.race import Outgoing, Phase, Race, RaceError
+from server.race import Outgoing, Phase, Race, RaceError, pile_model
 
 T0 = 1_000_000.0
 SEED = 20261122
@@ -415,3 +415,26 @@ def test_a_restored_race_carries_each_racers_idle_while_on_from_their_stored_mov
     race.tick(start + 600)
     assert race.racers["p2"].status == "abandoned" and not race.racers["p1"].finished
     assert race.next_deadline() == start + 700  # Ann, from her stored move
+
+
+@pytest.mark.parametrize("rule_set", ["four-corners", "octagon", "all-fours"])
+def test_a_restored_racers_next_move_sends_only_the_piles_that_move_changed(
+        rule_set: str) -> None:
+    """The stored moves are replayed; what they changed is not sent again with the next move
+    (a racer who comes back gets their whole view)."""
+    settings: dict[str, object] = dict(
+        race_id="r1", code="ABCD1234", rule_set=rule_set, seed=SEED, algorithm=1,
+        deal_kind="secret", host_id="p1", host_name="Ann", seats_max=2, time_limit_s=None)
+    stored, next_move = (lambda moves: (moves[:-1], moves[-1]))(_same_moves(
+        new_race(rule_set).game_type(SEED, 1, keep_opening=False), 6))
+    race = Race.resumed(started_at=T0, racers=[
+        ("p1", "Ann", [(str(move), 1000 * index) for index, move in enumerate(stored)])],
+        now=T0 + 10, **settings)
+    race.catch_up(T0 + 10)
+    game = race.racers["p1"].game
+    assert game is not None
+    before = game.table()
+    (ack,) = messages(race.move("p1", next_move, T0 + 11), MoveAccepted)
+    expected = [pile_model(pile.seen()) for old, pile in zip(before, game.table(), strict=True)
+                if old != pile]
+    assert ack.changed == expected and expected

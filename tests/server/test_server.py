@@ -29,7 +29,7 @@ from engine.moves import Move
 from engine.registry import find_rule_set
 from engine.replay import MoveLog, replay
 from server.db import EntryRow, MoveRow, PlayerRow, RaceRow
-from server.main import run_server
+from server.main import own_address, run_server
 from server.protocol import (
     MoveAccepted,
     ProgressEvent,
@@ -311,6 +311,9 @@ def cards_in(message: Any) -> set[str]:
 
 @pytest.mark.parametrize("frame, code", [
     ("{not json", "bad_json"),
+    ("[" * 8000 + "]" * 8000, "bad_json"),  # valid JSON, too deep for the parser: was a 1011
+    ('{"type": "join", "code": ' + "[" * 5000 + "]" * 5000 + "}", "bad_json"),
+    ('{"type": "resume", "code": "ABCD", "last_seq": ' + "9" * 4301 + "}", "bad_json"),
     ('{"type": "fly"}', "unknown_type"),
     ("[1, 2]", "unknown_type"),
     ('{"type": "create_room", "rule_set": "octagon", "seats": "many"}', "invalid_message"),
@@ -488,3 +491,18 @@ async def test_a_racer_who_leaves_the_race_is_shown_gone(server: Server) -> None
     assert end.phase == "finished"
     assert {seat.player_id: seat.connected for seat in end.seats} == {
         ann.player_id: False, bob.player_id: True}
+
+
+def test_listening_everywhere_with_redis_advertises_the_advertised_host_or_warns(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """``reconnect_to`` must be an address other machines' clients reach: ``0.0.0.0`` is not."""
+    redis = "redis://127.0.0.1:6379/0"
+    assert own_address(Settings(redis_url=redis, host="0.0.0.0", advertise_host="10.0.0.2"),
+                       "0.0.0.0", 8800) == "ws://10.0.0.2:8800/ws"
+    assert own_address(Settings(host="0.0.0.0", redis_url=None), "0.0.0.0", 8765) == "ws://0.0.0.0:8765/ws"
+    assert own_address(Settings(redis_url=redis, advertise_host=None), "127.0.0.1",
+                       8800) == "ws://127.0.0.1:8800/ws"
+    assert not caplog.records, "no Redis (no reconnect_to), or a host that is an address"
+    assert own_address(Settings(redis_url=redis, host="0.0.0.0", advertise_host=None),
+                       "0.0.0.0", 8800) == "ws://0.0.0.0:8800/ws"
+    assert "PATIENCE_RACE_ADVERTISE_HOST" in caplog.text

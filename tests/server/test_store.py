@@ -45,24 +45,24 @@ from server.db import (
     make_engine,
     make_sessionmaker,
 )
+from server.leaderboards import (
+    Board,
+    ResultLine,
+    daily_board,
+    deal_board,
+    fastest_wins,
+    most_wins,
+    period_start,
+)
 from server.protocol import RankEntry
 from server.race import DealKind, Phase, Race, commitment
 from server.settings import Settings, async_url
 from server.store import (
     ALEMBIC_INI,
     AcceptedMove,
-    Board,
-    ResultLine,
-    claim_daily,
     create_player,
     create_race,
-    daily_board,
-    deal_board,
-    fastest_wins,
-    has_played_daily,
-    most_wins,
     new_id,
-    period_start,
     player_by_token,
     race_record,
     record_moves,
@@ -142,6 +142,28 @@ async def test_upgrade_head_on_an_empty_database_gives_exactly_the_models(
         "fk_entries_race_id_races", "fk_entries_player_id_players", "fk_moves_race_id_entries",
         "pk_player_wins", "ix_player_wins_board", "fk_player_wins_player_id_players",
         "pk_daily_plays", "fk_daily_plays_player_id_players"}
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("database_kind", ["postgresql"], indirect=True)  # no shared SQLite
+async def test_servers_starting_at_once_on_one_database_migrate_one_after_the_other(
+        empty_database_url: str) -> None:
+    """Machines started together (after a deploy) each upgrade the one database: without the
+    migrations' advisory lock, all but one failed creating the same tables."""
+    upgrade = ("import asyncio, sys; from server.store import upgrade_database; "
+               "asyncio.run(upgrade_database(sys.argv[1]))")
+    servers = [await asyncio.create_subprocess_exec(
+        sys.executable, "-c", upgrade, empty_database_url, stderr=asyncio.subprocess.PIPE)
+        for _ in range(4)]
+    errors = [(await server.communicate())[1].decode()[-500:] for server in servers]
+    assert [error for server, error in zip(servers, errors, strict=True)
+            if server.returncode != 0] == []
+    engine = create_async_engine(empty_database_url, poolclass=NullPool)
+    try:
+        async with engine.connect() as connection:
+            assert await connection.run_sync(_schema_differences) == []
+    finally:
+        await engine.dispose()
 
 
 @pytest.mark.asyncio
@@ -807,12 +829,16 @@ async def test_a_daily_deal_is_played_once_per_player_and_day_held_by_the_databa
         sessions: Sessions) -> None:
     ann, bob, cy = await new_players(sessions, "Ann", "Bob", "Cy")
     day = NOW.date()
-    claims = await asyncio.gather(*(claim_daily(sessions, ann, RULES, day) for _ in range(8)))
-    assert sorted(claims) == [False] * 7 + [True]
-    assert not await claim_daily(sessions, ann, RULES, day)
-    assert await claim_daily(sessions, bob, RULES, day)
-    assert await claim_daily(sessions, ann, "octagon", day)
-    assert await claim_daily(sessions, ann, RULES, day + timedelta(days=1))
+    plays = await asyncio.gather(*(daily_race(sessions, ann, RULES, day) for _ in range(8)))
+    assert sorted(play is not None for play in plays) == [False] * 7 + [True]
+    async with sessions() as session:  # no race without its claim, nor a claim without its race
+        daily_races = await session.scalar(select(func.count()).select_from(RaceRow).where(
+            RaceRow.host_id == ann, RaceRow.daily_day == day))
+    assert daily_races == 1
+    assert await daily_race(sessions, ann, RULES, day) is None
+    assert await daily_race(sessions, bob, RULES, day) is not None
+    assert await daily_race(sessions, ann, "octagon", day) is not None
+    assert await daily_race(sessions, ann, RULES, day + timedelta(days=1)) is not None
     assert await has_played_daily(sessions, ann, RULES, day)
     assert not await has_played_daily(sessions, cy, RULES, day)
     # Whoever writes, the database refuses a second play: the rule is its primary key.
@@ -820,10 +846,19 @@ async def test_a_daily_deal_is_played_once_per_player_and_day_held_by_the_databa
         async with sessions.begin() as session:
             await session.execute(insert(DailyPlayRow.__table__).values(
                 rule_set=RULES, day=day, player_id=ann))
-    # A daily race is its host's play, claimed or not (and its write may be retried).
-    await new_race(sessions, cy, daily_day=day)
-    assert await has_played_daily(sessions, cy, RULES, day)
-    assert not await claim_daily(sessions, cy, RULES, day)
+    # A retried write of a daily race that had committed finds its race, and is not refused.
+    race_id = new_id()
+    first = await daily_race(sessions, cy, RULES, day, race_id)
+    again = await daily_race(sessions, cy, RULES, day, race_id)
+    assert first is not None and again is not None and again.id == first.id
+
+
+async def daily_race(sessions: Sessions, host_id: str, rule_set: str, day: date,
+                     race_id: str | None = None) -> RaceRow | None:
+    return await create_race(sessions, race_id=race_id or new_id(), code="DAILY1",
+                             rule_set=rule_set, deal_kind="daily", seed=1, algorithm=1,
+                             rules=RULES_VERSION, host_id=host_id, seats_max=1,
+                             time_limit_s=None, daily_day=day)
 
 
 @pytest.mark.asyncio
@@ -1023,3 +1058,9 @@ async def test_migration_0004_a_race_stored_before_rules_version_2_verifies_as_i
             replay(MoveLog.from_json({**log, "rules": 2}))  # won a move earlier under version 2
     finally:
         await engine.dispose()
+
+
+async def has_played_daily(sessions: Sessions, player_id: str, rule_set: str, day: date) -> bool:
+    """Whether the player has claimed that day's daily deal (``claim_daily``)."""
+    async with sessions.begin() as session:
+        return await session.get(DailyPlayRow, (rule_set, day, player_id)) is not None

@@ -399,7 +399,7 @@ def test_fc13_nothing_happens_by_itself_after_a_deal() -> None:
 def test_fc14_redeal_gathers_in_deal_order_lowest_card_first_and_deals_again() -> None:
     game = played(left_1="5S 6S", left_2="7H", right_6="9D 10D")
     events = game.play(Move.parse("redeal"))
-    assert events[0].kind == "gathered"
+    assert events[0].kind == "redeal"
     assert events[0].text == "the heaps are gathered, left:1 first, for deal 2 of 3"
     assert [event.text for event in events[1:6]] == [
         "5S dealt to left:1", "6S dealt to left:2", "7H dealt to left:3",

@@ -12,6 +12,7 @@ from engine.errors import IllegalMoveError
 from engine.game import RULES_VERSION
 from engine.moves import AFRESH, REDEAL, RESIGN, TURN, Move
 from engine.piles import PileId
+from engine.players import RandomPlayer
 from engine.rulesets.hidden_cards import RESERVE, HiddenCards
 from engine.view import Status
 
@@ -47,6 +48,8 @@ def position(heaps: dict[int, str] | None = None, placed: dict[int, int] | None 
     game.current = current - 1
     game.owed = owed
     game.home = sum(game.placed) + len(game.kings)
+    game.in_place = len(game.kings) + sum(card.rank == value for value, heap in enumerate(
+        game.heaps, start=1) for card in heap)
     game._legal = None
     return game
 
@@ -380,3 +383,17 @@ def test_hc16_placed_cards_lie_at_the_bottom_and_a_note_counts_them() -> None:
     game.play(Move.parse("6S heap:6 -> heap:6 bottom"))
     assert pile(game, "heap:6") == ["6S", "6H", "10D", "7C", "3H"]
     assert game.view().notes == ("next: 3H, the top card of heap:6", "placed under: heap:6 x2")
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_hc14_cards_home_counted_as_the_moves_go_match_the_layout(seed: int) -> None:
+    """The count of cards in their final place is kept up move by move, not recounted: it is
+    always what the layout shows, a king in the king row or a card on its own heap."""
+    game = HiddenCards(seed)
+    player = RandomPlayer(random.Random(seed))
+    while True:
+        assert game.foundation_count() == len(game.kings) + sum(
+            card.rank == value for value, heap in enumerate(game.heaps, start=1) for card in heap)
+        if game.outcome().is_over:
+            break
+        game.play(player.choose_in(game))

@@ -219,7 +219,7 @@ def test_pc08_transfer_onto_the_top_keeps_the_order() -> None:
     game = seven_placed()
     events = game.play(Move.parse("4S x2 corner:1 -> corner:4"))
     assert corner_texts(game) == ["", "JD", "7S", "2C 4S 5H"]
-    assert events[0].kind == "transfer" and [str(card) for card in events[0].cards] == ["4S",
+    assert events[0].kind == "moved" and [str(card) for card in events[0].cards] == ["4S",
                                                                                         "5H"]
 
 
@@ -264,7 +264,7 @@ def test_pc09_second_transfer_only_between_the_untouched_heaps() -> None:
 def test_pc10_turn_declines_the_transfers() -> None:
     game = seven_placed()
     events = game.play(TURN)
-    assert [event.kind for event in events] == ["decline", "turn"]
+    assert [event.kind for event in events] == ["declined", "turned"]
     assert game.turned == Card.parse("KC")
     assert "only after a seven" in refused(game, "5H corner:1 -> corner:2")
 
@@ -325,7 +325,7 @@ def test_pc13_the_gather_waits_while_a_corner_top_can_go_home_then_comes_by_itse
     assert legal(game) == {"2S corner:1 -> foundation:1", "2S corner:1 -> foundation:4",
                            "redeal", "resign"}
     events = game.play(Move.parse("2S corner:1 -> foundation:1"))
-    assert [event.kind for event in events] == ["home", "gather", "turn"]
+    assert [event.kind for event in events] == ["home", "redeal", "turned"]
     assert game.pass_number == 2 and game.turned == Card.parse("5C")
     assert game.history[-1] == Move.parse("2S corner:1 -> foundation:1")
 
@@ -338,7 +338,7 @@ def test_pc13_under_rules_version_1_the_gather_was_always_a_move() -> None:
     assert game.view().pile(CORNERS[0]).cards == (Card.parse("5C"),)
     assert game.view().pile(CORNERS[1]).cards == (Card.parse("9D"),)
     events = game.play(REDEAL)
-    assert [event.kind for event in events] == ["gather", "turn"]
+    assert [event.kind for event in events] == ["redeal", "turned"]
     assert game.pass_number == 2 and game.turned == Card.parse("5C")
 
 
@@ -381,7 +381,7 @@ def test_pc15_second_pass_keeps_the_seven_but_has_no_redeal() -> None:
 def test_pc16_the_gathered_stock_is_face_down() -> None:
     game = position("5S", corners=("3C 9D", "KH", "", ""))
     events = game.play(Move.parse("5S turned -> corner:4"))
-    assert events[1].kind == "gather" and not events[1].cards, "the gather shows no card"
+    assert events[1].kind == "redeal" and not events[1].cards, "the gather shows no card"
     assert game.view().pile(STOCK).cards == (None, None, None)
     assert game.view().pile(TURNED).cards == (Card.parse("3C"),)
     assert not any(card["face_up"] for pile in game.full_state()["piles"]

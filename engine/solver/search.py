@@ -1,0 +1,196 @@
+"""Depth-first search for a winning line, driving the engine's own moves.
+
+The engine stays the judge: the search takes its moves from ``legal_moves()``, makes them with
+``push`` and takes them back with ``pop``; it never decides on its own what is legal or what a
+move does. The line it finds is then replayed through a fresh game of the same deal (or of the
+position searched from) with the validated ``play`` before it is reported (``check_line``).
+
+The search sees the face-down and undealt cards: "thoughtful" solitaire. A win found is an upper
+bound for a player who cannot see them (verdict.FULL_KNOWLEDGE).
+
+**Soundness.** The question is reachability: is a won position reachable from the start? The
+search is a depth-first walk of the graph of positions, where a move leads from a position to
+the one the engine makes of it (forced steps included). Its only reductions:
+
+- *The table of positions seen* (``Game.state_key``). A position reached again is not searched
+  again: when it was first reached, either its search has finished and found no win (else the
+  search would have stopped), so none is reachable from it, or it is on the current path and
+  its search will go on. Reversible moves (heap to heap) and independent moves made in another
+  order reach positions already seen, which is where the table earns its keep. The key is exact
+  (no hashing into fewer bits), so a position is never taken for another one; two equal cards
+  of two packs are not told apart, which the rules never do either.
+- *Move ordering*: moves home first, redeals and afresh last, and the others by how many moves
+  home the position after them offers (a one-move look-ahead made with the engine's own
+  ``push``/``pop``: on 20 deals at 1 s it found 10 Cornerstones (Arnold) wins instead of 6, 2
+  Cornerstones wins instead of none). Order changes which win is found first and how soon, never
+  whether one is found: every move is still tried.
+- *Resigning* is never searched: it ends the game lost.
+
+No move is ever left untried (no dominance or "safe automatic move" pruning yet: none has been
+proved for these rules here). So "lost" means the whole reachable graph was searched.
+``solve(..., table=False)`` keeps only the current path's positions (to avoid going round a
+cycle), the plain exhaustive search the tests check the table against on small positions.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from engine.errors import IllegalMoveError
+from engine.game import Game
+from engine.moves import REDEALS, Move
+from engine.players import HOME_KINDS
+from engine.solver.verdict import Budget, Effort, Result, Verdict
+from engine.view import Status
+
+CHECK_EVERY = 64
+"""Nodes between looks at the clock (and at whether to report progress)."""
+PROGRESS_EVERY_S = 1.0
+
+
+class SolverError(RuntimeError):
+    """The search found a line the engine does not accept: a bug in the solver or the engine,
+    never reported as a win."""
+
+
+def ordered_moves(game: Game) -> list[Move]:
+    """The legal moves, resign left out, in the order the search tries them: moves home first,
+    then the others, those after which more moves home are open first (each made and taken
+    back to see), then redeals; the engine's order among equals."""
+    home: list[Move] = []
+    others: list[Move] = []
+    last: list[Move] = []
+    for move in game.legal_moves():
+        if move.is_resign:
+            continue
+        if move in REDEALS:
+            last.append(move)
+        elif move.target is not None and move.target.kind in HOME_KINDS:
+            home.append(move)
+        else:
+            others.append(move)
+    if len(others) > 1:
+        opened = {}
+        for move in others:
+            game.push(move)
+            opened[move] = _moves_home(game)
+            game.pop()
+        others.sort(key=opened.__getitem__, reverse=True)
+    return home + others + last
+
+
+def _moves_home(game: Game) -> int:
+    return sum(1 for move in game.legal_moves()
+               if move.target is not None and move.target.kind in HOME_KINDS)
+
+
+def plain_moves(game: Game) -> list[Move]:
+    """The legal moves, resign left out, in the engine's order: the plain search's."""
+    return [move for move in game.legal_moves() if not move.is_resign]
+
+
+NO_LIMIT = Budget()
+"""Search until decided: only for small positions."""
+
+
+def solve(game: Game, budget: Budget = NO_LIMIT, *, table: bool = True,
+          progress: Callable[[Effort], None] | None = None) -> Verdict:
+    """Search ``game``'s position (the game itself is left as it is) for a winning line within
+    ``budget``; return won (with the line, checked through the engine), lost (the search was
+    exhaustive) or unknown. ``progress`` is called about once a second with the effort so far.
+    ``table=False`` remembers only the current path and takes the moves in the engine's order:
+    the plain search, for tests."""
+    start = time.perf_counter()
+    work = game.copy() if game.keeps_undo else type(game).from_position(game.position())
+    deadline = None if budget.seconds is None else start + budget.seconds
+    max_nodes = budget.nodes
+    seen: set[Any] = {work.state_key()}
+    nodes = 0
+    next_report = start + PROGRESS_EVERY_S
+    won = _won(work)
+    order = ordered_moves if table else plain_moves
+    stack: list[Iterator[Move]] = [] if won else [iter(order(work))]
+    line: list[Move] = []
+    path_keys: list[Any] = []
+    stopped = False
+    while stack:
+        move = next(stack[-1], None)
+        if move is None:
+            stack.pop()
+            if line:
+                work.pop()
+                line.pop()
+                if not table:
+                    seen.discard(path_keys.pop())
+            continue
+        if nodes % CHECK_EVERY == 0 and nodes:
+            now = time.perf_counter()
+            if (deadline is not None and now >= deadline) or (
+                    max_nodes is not None and nodes >= max_nodes):
+                stopped = True
+                break
+            if progress is not None and now >= next_report:
+                next_report = now + PROGRESS_EVERY_S
+                progress(Effort(nodes, len(seen), now - start))
+        elif max_nodes is not None and nodes >= max_nodes:
+            stopped = True
+            break
+        nodes += 1
+        work.push(move)
+        if _won(work):
+            line.append(move)
+            won = True
+            break
+        key = work.state_key()
+        if key in seen:
+            work.pop()
+            continue
+        seen.add(key)
+        moves = order(work)
+        if not moves:
+            if not table:
+                seen.discard(key)
+            work.pop()
+            continue
+        line.append(move)
+        path_keys.append(key)
+        stack.append(iter(moves))
+    effort = Effort(nodes, len(seen), time.perf_counter() - start)
+    if won:
+        check_line(game, line)
+        return Verdict(Result.WON, tuple(line), effort, budget)
+    return Verdict(Result.UNKNOWN if stopped else Result.LOST, (), effort, budget)
+
+
+def _won(game: Game) -> bool:
+    return game.outcome().status is Status.WON
+
+
+def check_line(game: Game, line: list[Move] | tuple[Move, ...]) -> None:
+    """Replay ``line`` from ``game``'s position through a fresh game with the validated
+    ``play``: from the deal (the game's own moves first) when the game has a deal number,
+    else from its position. Raise ``SolverError`` unless every move is legal and the game is
+    then won."""
+    fresh = replica(game)
+    try:
+        for move in line:
+            fresh.play(move)
+    except IllegalMoveError as error:
+        raise SolverError(f"{game.name}: the engine refuses the solver's line: {error}") from None
+    if not _won(fresh):
+        raise SolverError(f"{game.name}: the solver's line of {len(line)} moves does not win "
+                          f"({fresh.outcome()})")
+
+
+def replica(game: Game) -> Game:
+    """A fresh game in ``game``'s position, reached through the engine: dealt again from the
+    deal number and its moves replayed with ``play`` when it has a deal number, else set up
+    from its position."""
+    if game.seed is None:
+        return type(game).from_position(game.position())
+    fresh = type(game)(game.seed, game.algorithm, rules=game.rules, keep_opening=False)
+    for move in game.history:
+        fresh.play(move)
+    return fresh

@@ -1,0 +1,473 @@
+"""Rooms across worker processes and machines: the room directory and the hop, in Redis.
+
+Each worker holds some rooms (a ``RoomHost``) and some connections (a ``Gateway``); the public
+port hands connections to workers without looking at them, so a connection's room may be held
+by another worker. A room lives in exactly one worker. Redis (``settings.redis_url``) holds:
+
+- ``{prefix}worker:{id}``: the worker is alive while this key is; it sets it every
+  ``HEARTBEAT_S`` and it expires after ``WORKER_TTL_S``. Its value is the worker's own address,
+  given to clients as ``reconnect_to``.
+- ``{prefix}workers``: the workers that have run and not been reaped.
+- ``{prefix}room:{code}``: the worker that holds the room (the directory), and
+  ``{prefix}rooms:{id}``: the rooms a worker holds, for whoever takes them over.
+- the channel ``{prefix}to:{id}``: what goes to a worker, in order from each sender: requests
+  of other workers' connections for its rooms (``req``), the end of each such request
+  (``done``), frames for its connections (``frames``), a connection closed (``gone``) and
+  connections whose room has closed (``out``). Each published message is a JSON list of them:
+  whatever a worker queued for one other while its last pipeline was under way.
+
+A request for a room held elsewhere is published to the room's worker, which acts on it for a
+``RemoteMember`` standing for the connection and publishes the frames and then ``done``: a hop
+there and back per request, on top of the one-process path.
+
+**A worker may die.** Every worker looks at the others every ``HEARTBEAT_S``. Whoever first
+locks a dead worker's reaping claims its rooms in the directory and rebuilds each from the
+stored moves, as a restarted server does; what was acknowledged was stored, so nothing
+acknowledged is lost. Every worker closes its own connections that were in a dead worker's
+room (1012, service restart), so that their clients reconnect and resume as the dead worker's
+own clients do. A room whose entries are all gone from Redis (Redis restarted: it keeps nothing
+on disk) is rebuilt from the database by the first worker asked for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import secrets
+import socket
+from collections.abc import Sequence
+from typing import Any
+
+import redis.asyncio as redis
+from websockets.asyncio.server import broadcast
+
+from server import store
+from server.connections import Client, Elsewhere
+from server.errors import Refusal, Refused
+from server.protocol import (
+    CLIENT_MESSAGE,
+    CreateRoom,
+    ErrorCode,
+    JoinRoom,
+    PlayDaily,
+    Resume,
+    Spectate,
+)
+from server.rooms import ROOM_REQUESTS, RemoteMember, Room, RoomHost, RoomRequest
+from server.speedups import JsonLibrary, json_dumps, json_loads
+from server.store import Sessions
+
+log = logging.getLogger("patience_race.bus")
+
+HEARTBEAT_S = 1.0
+WORKER_TTL_S = 5
+"""A worker not heard of for this long is dead, and its rooms are taken over."""
+ROOM_TTL_S = 24 * 3600
+"""How long a directory entry outlives a cluster that stopped without releasing it."""
+REAP_LOCK_S = 30
+HOP_TIMEOUT_S = 10.0
+"""A request to another worker not answered by then: that worker is taken for dead."""
+ORPHAN_SWEEP_S = 30.0
+"""How often one worker looks for stored races in progress that no worker holds."""
+MOVED_CLOSE = (1012, "the room's worker stopped: reconnect and resume")
+TAKE_OVER = """
+local holder = redis.call('GET', KEYS[1])
+if holder == false or holder == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+  return 1
+end
+return 0
+"""
+"""Claim a room for ARGV[2] if it is free or held by ARGV[1] (a dead worker)."""
+
+
+def worker_id() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(2)}"
+
+
+class HopFailed(Exception):
+    """The worker holding the room did not answer: the connection is closed (1012)."""
+
+
+class RedisBus:
+    def __init__(self, url: str, prefix: str, host: RoomHost, sessions: Sessions,
+                 name: str | None = None, json_library: JsonLibrary = "json") -> None:
+        self.id = name or worker_id()
+        self.prefix, self.host, self.sessions = prefix, host, sessions
+        self.redis = redis.from_url(url, decode_responses=True)
+        self._loads, self._dumps = json_loads(json_library), json_dumps(json_library)
+        self.address = ""
+        """This worker's own WebSocket address (``reconnect_to``), once it serves."""
+        self.connections: dict[str, Client] = {}
+        """This worker's connections, by id: the gateway's own dictionary."""
+        self._members: dict[tuple[str, str], RemoteMember] = {}
+        self._waiting: dict[str, asyncio.Future[tuple[str | None, list[str] | None]]] = {}
+        self._outgoing: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._serving: set[asyncio.Task[None]] = set()
+        self._beaten = False
+        self._adopting: dict[str, asyncio.Future[None]] = {}
+        """Rooms claimed and being rebuilt: requests for them wait until they are."""
+        self._take_over = self.redis.register_script(TAKE_OVER)
+        host.directory = self
+        host.carrier = self
+
+    def _key(self, *parts: str) -> str:
+        return self.prefix + ":".join(parts)
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+        await pubsub.subscribe(self._key("to", self.id))
+        await self._beat()
+        await self.redis.sadd(self._key("workers"), self.id)
+        self._tasks = [asyncio.create_task(self._read(pubsub)),
+                       asyncio.create_task(self._send_forever()),
+                       asyncio.create_task(self._watch_forever())]
+        log.info("worker %s on the Redis bus (%s)", self.id, self.prefix)
+
+    async def stop(self) -> None:
+        """Stop being a worker: the others take over whatever rooms are left at once."""
+        for task in self._tasks:
+            task.cancel()
+        with contextlib.suppress(Exception):
+            await self._flush()
+            await self.redis.delete(self._key("worker", self.id))
+        await self.redis.aclose()
+
+    async def _get(self, *key: str) -> str | None:
+        value = await self.redis.get(self._key(*key))
+        return None if value is None else str(value)
+
+    async def _members_of(self, *key: str) -> set[str]:
+        return {str(member) for member in await self.redis.smembers(self._key(*key))}
+
+    async def _beat(self) -> None:
+        """Say this worker is alive. Had its heartbeat expired meanwhile (the worker stalled
+        for longer than ``WORKER_TTL_S``), the others may have taken its rooms: it lets go of
+        every room the directory no longer gives it."""
+        was = await self.redis.set(self._key("worker", self.id), self.address, ex=WORKER_TTL_S,
+                                   get=True)
+        if was is None and self._beaten:
+            await self._let_go_of_lost_rooms()
+        self._beaten = True
+
+    async def _let_go_of_lost_rooms(self) -> None:
+        codes = list(self.host.rooms)
+        keys = [self._key("room", code) for code in codes]
+        holders = await self.redis.mget(keys) if keys else []
+        for code, holder in zip(codes, holders, strict=True):
+            if holder == self.id:
+                continue
+            room = self.host.rooms[code]
+            log.warning("room %s was taken over while this worker stalled: letting it go", code)
+            for member in list(room.members):
+                if isinstance(member, Client):
+                    self._moved(member)
+            self.host.forget_room(room, release=False)
+
+    # -- the directory (``server.rooms.Directory``) ------------------------------------------------
+
+    async def claim(self, code: str) -> bool:
+        claimed = await self.redis.set(self._key("room", code), self.id, nx=True, ex=ROOM_TTL_S)
+        if claimed:
+            await self.redis.sadd(self._key("rooms", self.id), code)
+        return bool(claimed)
+
+    def release(self, code: str) -> None:
+        self._command("release", code)
+
+    async def holder(self, code: str) -> str | None:
+        """The live worker that holds the room, taking it over (or rebuilding it from the
+        database) if its worker is dead or it has none; None if there is no such room."""
+        if code in self.host.rooms:
+            return self.id
+        holder = await self._get("room", code)
+        if holder is not None and holder != self.id:
+            if await self.redis.exists(self._key("worker", holder)):
+                return holder
+            await self._reap(holder)
+            return self.id if code in self.host.rooms else await self._adopt_codes([code], holder)
+        return await self._adopt_codes([code], holder)
+
+    async def _adopt_codes(self, codes: list[str], dead: str | None) -> str | None:
+        """Claim these rooms from a dead worker (or from nobody) and rebuild them from the
+        stored races in progress; the worker that holds the first now, None if it is no
+        room."""
+        if codes[0] in self._adopting:
+            await self._adopting[codes[0]]
+            return self.id if codes[0] in self.host.rooms else None
+        claimed = [code for code in codes if code not in self._adopting and await self._take_over(
+            keys=[self._key("room", code)], args=[dead or "", self.id, ROOM_TTL_S])]
+        if not claimed:
+            holder = await self._get("room", codes[0])
+            return holder if holder != self.id else None
+        adopted = asyncio.get_running_loop().create_future()
+        self._adopting.update(dict.fromkeys(claimed, adopted))
+        try:
+            rows = await store.unfinished_races(self.sessions, claimed)
+            for row in rows:
+                if row.code not in self.host.rooms:
+                    self.host.adopt(row)
+        finally:
+            for code in claimed:
+                del self._adopting[code]
+            adopted.set_result(None)
+        found = {row.code for row in rows}
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for code in claimed:
+                if code in found:
+                    pipe.sadd(self._key("rooms", self.id), code)
+                else:
+                    pipe.delete(self._key("room", code))
+            await pipe.execute()
+        return self.id if codes[0] in found else None
+
+    # -- requests (``server.bus.Bus``) ------------------------------------------------------------
+
+    async def request(self, client: Client, message: RoomRequest) -> None:
+        worker = await self._worker_for(client, message)
+        if worker == self.id:
+            await self.host.handle(client, message)
+            return
+        try:
+            await self._hop(client, worker, message)
+        except HopFailed:
+            self._moved(client)
+
+    def left(self, client: Client) -> None:
+        room = client.room
+        if isinstance(room, Elsewhere):
+            self._publish(room.worker, {"k": "gone", "conn": client.connection_id,
+                                        "from": self.id})
+        else:
+            self.host.disconnect(client)
+
+    async def _worker_for(self, client: Client, message: RoomRequest) -> str:
+        """Which worker acts on the request: the one holding its room, or this one."""
+        room = client.room
+        if isinstance(message, (CreateRoom, PlayDaily)):
+            if isinstance(room, Elsewhere):
+                raise Refusal(ErrorCode.IN_ANOTHER_ROOM, "leave your room first")
+            return self.id
+        if isinstance(message, (JoinRoom, Spectate, Resume)):
+            code = message.code.upper()
+            if isinstance(room, Elsewhere):
+                if room.code != code:
+                    raise Refusal(ErrorCode.IN_ANOTHER_ROOM, "leave your room first")
+                return room.worker
+            if room is not None:
+                return self.id  # the host refuses, or answers for its own room
+            return await self.holder(code) or self.id  # (none: the host says unknown_room)
+        return room.worker if isinstance(room, Elsewhere) else self.id
+
+    async def _hop(self, client: Client, worker: str, message: RoomRequest) -> None:
+        done = asyncio.get_running_loop().create_future()
+        self._waiting[client.connection_id] = done
+        self._publish(worker, {
+            "k": "req", "from": self.id, "conn": client.connection_id,
+            "player": client.player_id, "name": client.name,
+            "msg": message.model_dump(mode="json", by_alias=True)})
+        try:
+            async with asyncio.timeout(HOP_TIMEOUT_S):
+                code, error = await done
+        except TimeoutError:
+            raise HopFailed from None
+        finally:
+            self._waiting.pop(client.connection_id, None)
+        client.room = None if code is None else Elsewhere(code, worker)
+        if error is not None:
+            raise Refusal(ErrorCode(error[0]), error[1])
+
+    def _moved(self, client: Client) -> None:
+        """Close a connection whose room's worker is gone: its client reconnects and resumes,
+        and the room is rebuilt where that lands."""
+        client.room = None
+        task = asyncio.create_task(client.ws.close(*MOVED_CLOSE))
+        self._serving.add(task)
+        task.add_done_callback(self._serving.discard)
+
+    # -- the other side of a hop: this worker's rooms, other workers' connections ---------------
+
+    async def _serve(self, data: dict[str, Any]) -> None:
+        """Act on another worker's connection's request for one of this worker's rooms, then
+        tell that worker it is done (after the reply's frames: the channel keeps the order)."""
+        key = (data["from"], data["conn"])
+        member = self._members.get(key)
+        if member is None:
+            member = self._members[key] = RemoteMember(data["from"], data["conn"],
+                                                       data["player"], data["name"])
+        error = None
+        try:
+            message = CLIENT_MESSAGE.validate_python(data["msg"])
+            if not isinstance(message, ROOM_REQUESTS):
+                raise Refusal(ErrorCode.UNKNOWN_TYPE, "not a room request")
+            code = getattr(message, "code", "").upper()
+            if code in self._adopting:
+                await self._adopting[code]
+            await self.host.handle(member, message)
+        except Refused as refused:
+            error = [refused.code.value, refused.message]
+        except Exception:
+            log.exception("a request from worker %s failed", data["from"])
+            error = [ErrorCode.INVALID_MESSAGE.value, "the server could not act on that"]
+        room = member.room.race.code if isinstance(member.room, Room) else None
+        if room is None:
+            self._members.pop(key, None)
+        self._publish(data["from"], {"k": "done", "conn": data["conn"], "room": room,
+                                     "error": error})
+
+    def send_frames(self, members: Sequence[RemoteMember], frame: str) -> None:
+        """Frames for other workers' connections in this worker's rooms (``server.rooms``)."""
+        by_worker: dict[str, list[str]] = {}
+        for member in members:
+            by_worker.setdefault(member.worker, []).append(member.connection_id)
+        for worker, connections in by_worker.items():
+            self._publish(worker, {"k": "frames", "conns": connections, "frame": frame})
+
+    def out_of_room(self, members: Sequence[RemoteMember]) -> None:
+        """A room of this worker closed: those connections are in no room now."""
+        for member in members:
+            self._members.pop((member.worker, member.connection_id), None)
+            self._publish(member.worker, {"k": "out", "conn": member.connection_id})
+
+    # -- reading the channel --------------------------------------------------------------------
+
+    async def _read(self, pubsub: Any) -> None:
+        async for message in pubsub.listen():
+            try:
+                for data in self._loads(message["data"]):  # (``_write`` sends lists)
+                    self._receive(data)
+            except Exception:
+                log.exception("a bus message could not be handled")
+
+    def _receive(self, data: dict[str, Any]) -> None:
+        kind = data["k"]
+        if kind == "frames":
+            broadcast([client.ws for client in map(self.connections.get, data["conns"])
+                       if client is not None], data["frame"])
+        elif kind == "done":
+            waiting = self._waiting.get(data["conn"])
+            if waiting is not None and not waiting.done():
+                waiting.set_result((data["room"], data["error"]))
+        elif kind == "req":
+            task = asyncio.create_task(self._serve(data))
+            self._serving.add(task)
+            task.add_done_callback(self._serving.discard)
+        elif kind == "gone":
+            member = self._members.pop((data["from"], data["conn"]), None)
+            if member is not None:
+                self.host.disconnect(member)
+        elif kind == "out":
+            client = self.connections.get(data["conn"])
+            if client is not None:
+                client.room = None
+
+    # -- writing to Redis, in order -------------------------------------------------------------
+
+    def _publish(self, worker: str, data: dict[str, Any]) -> None:
+        self._outgoing.put_nowait((self._key("to", worker), self._dumps(data)))
+
+    def _command(self, name: str, argument: str) -> None:
+        self._outgoing.put_nowait(("", f"{name} {argument}"))
+
+    async def _send_forever(self) -> None:
+        """Everything published or released, in the order it was queued, in pipelines of as
+        many as are waiting."""
+        while True:
+            batch = [await self._outgoing.get()]
+            while not self._outgoing.empty() and len(batch) < 1000:
+                batch.append(self._outgoing.get_nowait())
+            try:
+                await self._write(batch)
+            except Exception:
+                log.exception("the Redis bus could not send %d messages", len(batch))
+
+    async def _flush(self) -> None:
+        batch = []
+        while not self._outgoing.empty():
+            batch.append(self._outgoing.get_nowait())
+        if batch:
+            await self._write(batch)
+
+    async def _write(self, batch: list[tuple[str, str]]) -> None:
+        """One pipeline, and one ``PUBLISH`` per channel of the messages queued for it, as a
+        JSON list in the order they were queued: under load a move's frames and the end of its
+        request go together (each command costs redis-py more than its bytes do)."""
+        by_channel: dict[str, list[str]] = {}
+        released = []
+        for channel, payload in batch:
+            if channel:
+                by_channel.setdefault(channel, []).append(payload)
+            else:
+                released.append(payload.split(" ", 1)[1])
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for channel, payloads in by_channel.items():
+                pipe.publish(channel, f"[{','.join(payloads)}]")
+            for code in released:
+                pipe.delete(self._key("room", code))
+                pipe.srem(self._key("rooms", self.id), code)
+            await pipe.execute()
+
+    # -- watching the other workers ---------------------------------------------------------------
+
+    async def _watch_forever(self) -> None:
+        loop = asyncio.get_running_loop()
+        next_orphan_sweep = loop.time() + ORPHAN_SWEEP_S
+        while True:
+            await asyncio.sleep(HEARTBEAT_S)
+            try:
+                await self._beat()
+                await self._watch()
+                if loop.time() >= next_orphan_sweep:
+                    next_orphan_sweep = loop.time() + ORPHAN_SWEEP_S
+                    await self._sweep_orphans()
+            except Exception:
+                log.exception("watching the other workers failed")
+
+    async def _watch(self) -> None:
+        # Also the workers this one's connections are in rooms of: a dead one may have been
+        # reaped already (on a request, or by another worker) and be gone from ``workers``.
+        held_elsewhere = {client.room.worker for client in self.connections.values()
+                          if isinstance(client.room, Elsewhere)}
+        workers = await self._members_of("workers") | held_elsewhere
+        for worker in workers - {self.id}:
+            if await self.redis.exists(self._key("worker", worker)):
+                continue
+            for client in list(self.connections.values()):
+                if isinstance(client.room, Elsewhere) and client.room.worker == worker:
+                    self._moved(client)
+            for connection_id, waiting in list(self._waiting.items()):
+                waiter = self.connections.get(connection_id)
+                if (waiter is not None and isinstance(waiter.room, Elsewhere)
+                        and waiter.room.worker == worker and not waiting.done()):
+                    waiting.set_exception(HopFailed())
+            await self._reap(worker)
+
+    async def _reap(self, worker: str) -> None:
+        """Take over a dead worker's rooms, if no other worker is doing it."""
+        if not await self.redis.set(self._key("reap", worker), self.id, nx=True,
+                                    ex=REAP_LOCK_S):
+            return
+        codes = sorted(await self._members_of("rooms", worker))
+        if codes:
+            await self._adopt_codes(codes, worker)
+            log.warning("took over %d rooms of dead worker %s", len(codes), worker)
+        await self.redis.delete(self._key("rooms", worker))
+        await self.redis.srem(self._key("workers"), worker)
+
+    async def _sweep_orphans(self) -> None:
+        """Races in progress that no worker holds (their directory entries were lost): one
+        worker at a time rebuilds them, so that their clocks run again."""
+        if not await self.redis.set(self._key("orphans"), self.id, nx=True,
+                                    ex=int(ORPHAN_SWEEP_S)):
+            return
+        codes = await store.unfinished_race_codes(self.sessions)
+        held = await self.redis.mget([self._key("room", code) for code in codes]) if codes else []
+        orphans = [code for code, holder in zip(codes, held, strict=True) if holder is None]
+        if orphans:
+            await self._adopt_codes(orphans, None)
+

@@ -1,0 +1,376 @@
+"""Hostile clients (issue 10), one small function each, for tests/server/test_attacks.py and
+bench/abuse_bench.py: what each sends, and what it got back, counted on the attacker's side.
+
+Each attack is ``async def attack(target, seconds, counts)``: it runs for ``seconds`` against
+the server at ``target`` and adds to ``counts`` what it sent and what came back:
+``sent``, ``error:<code>``, ``reply:<type>``, ``close:<code>`` (a WebSocket the server closed,
+with its code), ``http:<status>``, ``refused:<exception>`` (a connection not even opened).
+
+``run_attack(name, target, seconds, stop)`` runs one in a fresh event loop, for a child process
+(the attacker's CPU is then not in the loop of the racer it is measured against), until
+``seconds`` are up or ``stop`` (a ``multiprocessing`` event) is set, whichever comes first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+Counts = Counter[str]
+
+HOSTILE_NAMES = ("[/]", "[@click=app.quit]", "<script>alert(1)</script>", "'; DROP TABLE--")
+"""Names a client would misrender if it read them as markup: the server keeps them as text."""
+REFUSED_NAMES = ("Ann\u202eevil", "\x1b[31mAnn", "A" * 33)
+"""Names the server refuses (``invalid_message``): bidirectional control, escape, too long."""
+DEEP = "[" * 8000 + "]" * 8000
+"""JSON nested 8,000 deep: 16,000 bytes, under the frame limit."""
+TOO_LARGE = json.dumps({"type": "hello", "name": "é" * 9000}, ensure_ascii=False)
+"""Under 16,384 characters, over 16,384 bytes of UTF-8."""
+ODD_MOVES = ("AS x² heap:1 -> heap:2", "²H heap:1 -> heap:2", "AS heap:٣ -> heap:2")
+BAD_VALUES = (
+    {"type": "leaderboard", "rule_set": "octagon", "board": "daily", "day": "2026-13-45"},
+    {"type": "leaderboard", "rule_set": "octagon", "board": "deal",
+     "deal": "18446744073709551616"},
+    {"type": "create_room", "rule_set": "octagon", "deal": {"kind": "number",
+                                                            "number": "18446744073709551616"}},
+)
+BAD_HTTP = (
+    ("POST", "/api/games"), ("PUT", "/api/races/x"), ("DELETE", "/api/leaderboards/octagon"),
+    ("GET", "/api/leaderboards/octagon?board=daily&day=2026-13-45"),
+    ("GET", "/api/leaderboards/octagon?board=deal&deal=18446744073709551616"),
+    ("GET", "/api/leaderboards/octagon?bogus=1"), ("GET", "/api/races/%00/replay"),
+)
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where to attack, and what the attacks need of the honest racer's world."""
+
+    url: str
+    """The WebSocket URL, ws://host:port/ws."""
+    http: str
+    """http://host:port"""
+    room: str
+    """The honest racer's room code."""
+    tokens: tuple[str, ...]
+    """Identities made beforehand for the attackers (new ones per address are limited): their
+    names are ``HOSTILE_NAMES``."""
+    race_id: str = ""
+    """A finished race with many moves (for replay hammering), and one of its racers."""
+    player_id: str = ""
+
+
+# -- plumbing -------------------------------------------------------------------------------------
+
+async def read_counting(ws: ClientConnection, counts: Counts) -> None:
+    """Count what the server sends: errors by code, other frames by type."""
+    with contextlib.suppress(ConnectionClosed):
+        async for frame in ws:
+            if isinstance(frame, bytes):
+                counts["reply:binary"] += 1
+                continue
+            message = json.loads(frame)
+            if message.get("type") == "error":
+                counts[f"error:{message['code']}"] += 1
+            else:
+                counts[f"reply:{message.get('type')}"] += 1
+
+
+async def connection(target: Target, seconds: float, counts: Counts,
+                     body: Callable[[ClientConnection, float], Awaitable[None]],
+                     token: str | None = None) -> None:
+    """Run ``body(ws, end)`` on a connection (as the player of ``token``, if given) until
+    ``seconds`` are up, connecting again whenever the server closes it; each close is counted
+    with its code."""
+    end = time.monotonic() + seconds
+    while going(end):
+        try:
+            async with connect(target.url, open_timeout=5, close_timeout=2) as ws:
+                if token is not None:
+                    await ws.send(json.dumps({"type": "hello", "token": token}))
+                    await ws.recv()  # the welcome
+                reading = asyncio.create_task(read_counting(ws, counts))
+                try:
+                    await body(ws, end)
+                    with contextlib.suppress(TimeoutError):  # what is still on its way
+                        await asyncio.wait_for(asyncio.shield(reading), 0.1)
+                except ConnectionClosed:
+                    pass
+                if ws.close_code is not None:
+                    counts[f"close:{ws.close_code}"] += 1
+                reading.cancel()
+        except (OSError, InvalidStatus, TimeoutError) as refused:
+            counts[f"refused:{type(refused).__name__}"] += 1
+            await asyncio.sleep(0.1)
+
+
+async def send_paced(ws: ClientConnection, end: float, per_s: float, counts: Counts,
+                     frames: Callable[[int], str | bytes]) -> None:
+    """Send ``frames(n)`` ``per_s`` times a second until ``end`` (or the server closes)."""
+    n, began = 0, time.monotonic()
+    while going(end):
+        await ws.send(frames(n))
+        counts["sent"] += 1
+        n += 1
+        await asyncio.sleep(max(0.0, began + n / per_s - time.monotonic()))
+
+
+async def flood(target: Target, seconds: float, counts: Counts, connections: int,
+                per_s: float, frames: Callable[[int], str | bytes]) -> None:
+    async def body(ws: ClientConnection, end: float) -> None:
+        await send_paced(ws, end, per_s, counts, frames)
+    await asyncio.gather(*(connection(target, seconds, counts, body)
+                           for _ in range(connections)))
+
+
+def constant(frame: str | bytes) -> Callable[[int], str | bytes]:
+    return lambda _: frame
+
+
+# -- the attacks ---------------------------------------------------------------------------------
+
+async def invalid_hello_flood(target: Target, seconds: float, counts: Counts) -> None:
+    """8 connections, each sending 45 ``{"type": "hello", "name": 5}`` a second."""
+    await flood(target, seconds, counts, 8, 45, constant('{"type": "hello", "name": 5}'))
+
+
+async def sustained_flood(target: Target, seconds: float, counts: Counts) -> None:
+    """One connection at 30 times the rate (50 a second): 1,500 ``leave`` a second."""
+    await flood(target, seconds, counts, 1, 1500, constant('{"type": "leave"}'))
+
+
+async def connection_hog(target: Target, seconds: float, counts: Counts) -> None:
+    """Open connections (never saying hello), 16 at a time, up to the per-address cap and past
+    it: those taken are held, those refused are tried again at once."""
+    end = time.monotonic() + seconds
+    held: list[ClientConnection] = []
+
+    async def one() -> None:
+        try:
+            ws = await connect(target.url, open_timeout=5, close_timeout=1)
+        except InvalidStatus as refused:  # refused at the handshake
+            counts[f"http:{refused.response.status_code}"] += 1
+            return
+        except (OSError, TimeoutError) as refused:
+            counts[f"refused:{type(refused).__name__}"] += 1
+            return
+        counts["sent"] += 1
+        try:
+            frame = await asyncio.wait_for(ws.recv(), 0.1)
+        except TimeoutError:
+            held.append(ws)  # taken: hold it
+            return
+        except ConnectionClosed:
+            frame = None
+        if frame is not None:
+            counts[f"error:{json.loads(frame)['code']}"] += 1
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(ws.wait_closed(), 1)
+        counts[f"close:{ws.close_code}"] += 1
+
+    try:
+        while going(end):
+            await asyncio.gather(*(one() for _ in range(16)))
+            counts["held"] = len(held)
+    finally:
+        await asyncio.gather(*(ws.close() for ws in held), return_exceptions=True)
+
+
+async def new_identity_flood(target: Target, seconds: float, counts: Counts) -> None:
+    """Two connections saying hello with a fresh name 45 times a second each."""
+    await flood(target, seconds, counts, 2, 45,
+                lambda n: json.dumps({"type": "hello", "name": f"N{time.monotonic_ns()}{n}"}))
+
+
+async def lobby_flood(target: Target, seconds: float, counts: Counts) -> None:
+    """Every identity at hand opens a room and leaves it, again and again, as fast as the
+    replies come (30 rooms an hour each are allowed)."""
+    async def one(token: str) -> None:
+        async def body(ws: ClientConnection, end: float) -> None:
+            while going(end):
+                await ws.send('{"type": "create_room", "rule_set": "octagon", "seats": 8}')
+                await ws.send('{"type": "leave"}')
+                counts["sent"] += 2
+                await asyncio.sleep(0.05)
+        await connection(target, seconds, counts, body, token)
+    await asyncio.gather(*(one(token) for token in target.tokens))
+
+
+async def silent_connections(target: Target, seconds: float, counts: Counts) -> None:
+    """40 connections that never say hello, opened again whenever the server closes them."""
+    async def body(ws: ClientConnection, end: float) -> None:
+        counts["sent"] += 1  # a connection opened
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(ws.wait_closed(), max(0.0, end - time.monotonic()))
+    await asyncio.gather(*(connection(target, seconds, counts, body) for _ in range(40)))
+
+
+async def spectate_amplification(target: Target, seconds: float, counts: Counts) -> None:
+    """An outsider sending ``spectate`` for the racer's room 45 times a second."""
+    message = json.dumps({"type": "spectate", "code": target.room})
+
+    async def body(ws: ClientConnection, end: float) -> None:
+        await send_paced(ws, end, 45, counts, constant(message))
+    await connection(target, seconds, counts, body, target.tokens[0])
+
+
+async def deep_json(target: Target, seconds: float, counts: Counts) -> None:
+    """4 connections sending a list nested 8,000 deep, 45 times a second each."""
+    await flood(target, seconds, counts, 4, 45, constant(DEEP))
+
+
+async def odd_move_texts(target: Target, seconds: float, counts: Counts) -> None:
+    """A racer in a room of its own sending moves with ``²`` and ``٣``, 45 a second."""
+    async def body(ws: ClientConnection, end: float) -> None:
+        for request in ({"type": "create_room", "rule_set": "octagon", "seats": 2},
+                        {"type": "start"}):
+            await ws.send(json.dumps(request))
+        await send_paced(ws, end, 45, counts, lambda n: json.dumps(
+            {"type": "move", "move": ODD_MOVES[n % len(ODD_MOVES)]}, ensure_ascii=False))
+    await connection(target, seconds, counts, body, target.tokens[1 % len(target.tokens)])
+
+
+async def bad_values(target: Target, seconds: float, counts: Counts) -> None:
+    """A player asking for the leaderboard of day 2026-13-45 and deal 2^64, and a room with
+    deal 2^64, 45 times a second."""
+    async def body(ws: ClientConnection, end: float) -> None:
+        await send_paced(ws, end, 45, counts,
+                         lambda n: json.dumps(BAD_VALUES[n % len(BAD_VALUES)]))
+    await connection(target, seconds, counts, body, target.tokens[2 % len(target.tokens)])
+
+
+async def oversized_frames(target: Target, seconds: float, counts: Counts) -> None:
+    """4 connections sending 18 kB frames (16,384 characters at most, 2 bytes each), 45 a
+    second each."""
+    await flood(target, seconds, counts, 4, 45, constant(TOO_LARGE))
+
+
+async def binary_frames(target: Target, seconds: float, counts: Counts) -> None:
+    """4 connections sending a hello in a binary frame, 45 a second each."""
+    await flood(target, seconds, counts, 4, 45, constant(b'{"type": "hello", "name": "Ann"}'))
+
+
+async def hostile_names(target: Target, seconds: float, counts: Counts) -> None:
+    """The identities named ``HOSTILE_NAMES`` spectate the racer's room and try to join it,
+    and new connections say hello with names the server refuses, 10 a second each."""
+    join = json.dumps({"type": "join", "code": target.room})
+    spectate = json.dumps({"type": "spectate", "code": target.room})
+
+    async def named(token: str) -> None:
+        async def body(ws: ClientConnection, end: float) -> None:
+            await send_paced(ws, end, 10, counts, lambda n: spectate if n == 0 else join)
+        await connection(target, seconds, counts, body, token)
+
+    await asyncio.gather(*(named(token) for token in target.tokens), flood(
+        target, seconds, counts, 1, 10,
+        lambda n: json.dumps({"type": "hello", "name": REFUSED_NAMES[n % len(REFUSED_NAMES)]})))
+
+
+async def http_request(target: Target, method: str, path: str, counts: Counts) -> None:
+    host, port = target.http.removeprefix("http://").rsplit(":", 1)
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
+        writer.write(f"{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n"
+                     "Content-Length: 0\r\n\r\n".encode())
+        status = (await reader.readline()).split(b" ", 2)[1].decode()
+        await reader.read()
+        counts[f"http:{status}"] += 1
+    finally:
+        writer.close()
+        with contextlib.suppress(OSError):
+            await writer.wait_closed()
+
+
+async def http_paced(target: Target, seconds: float, counts: Counts, clients: int,
+                     per_s: float, requests: Callable[[int], tuple[str, str]]) -> None:
+    async def client() -> None:
+        end, began, n = time.monotonic() + seconds, time.monotonic(), 0
+        while going(end):
+            try:
+                await http_request(target, *requests(n), counts)
+            except (OSError, IndexError) as failed:
+                counts[f"refused:{type(failed).__name__}"] += 1
+            counts["sent"] += 1
+            n += 1
+            await asyncio.sleep(max(0.0, began + n / per_s - time.monotonic()))
+    await asyncio.gather(*(client() for _ in range(clients)))
+
+
+async def replay_hammer(target: Target, seconds: float, counts: Counts) -> None:
+    """8 clients each asking 25 times a second for the replay of a finished race."""
+    path = f"/api/races/{target.race_id}/replay?player={target.player_id}"
+    await http_paced(target, seconds, counts, 8, 25, lambda _: ("GET", path))
+
+
+async def http_bad_requests(target: Target, seconds: float, counts: Counts) -> None:
+    """8 clients each sending 25 a second of other methods and bad queries."""
+    await http_paced(target, seconds, counts, 8, 25, lambda n: BAD_HTTP[n % len(BAD_HTTP)])
+
+
+Attack = Callable[[Target, float, Counts], Coroutine[Any, Any, None]]
+ATTACKS: dict[str, Attack] = {attack.__name__.replace("_", "-"): attack for attack in (
+    invalid_hello_flood, sustained_flood, connection_hog, new_identity_flood,
+    silent_connections, spectate_amplification, deep_json, odd_move_texts, bad_values,
+    oversized_frames, binary_frames, hostile_names, lobby_flood, replay_hammer,
+    http_bad_requests)}
+"""In the order the bench runs them against one server: the lobby flood spends its identities'
+rooms, which odd_move_texts needs one of."""
+
+
+def run_attack(name: str, target: Target, seconds: float,
+               stop: Stop | None = None) -> dict[str, Any]:
+    """Run one attack in a new event loop (in a child process) for ``seconds``, or until
+    ``stop`` is set: its counts."""
+    counts = Counts()
+    STOPPING.clear()
+    asyncio.run(until_stopped(ATTACKS[name](target, seconds, counts), seconds, stop))
+    return dict(counts)
+
+
+class Stop(Protocol):
+    """A ``multiprocessing`` event, as the parent's manager hands it to the child."""
+
+    def wait(self, timeout: float | None = None) -> bool: ...
+
+
+STOPPING = threading.Event()
+"""Set when the parent says stop: the attack's loops end as at their deadline."""
+
+STOP_GRACE_S = 2.0
+
+
+def going(end: float) -> bool:
+    """Whether an attack's loop goes on: before its deadline, and not told to stop."""
+    return time.monotonic() < end and not STOPPING.is_set()
+
+
+async def until_stopped(attack: Coroutine[Any, Any, None], seconds: float,
+                        stop: Stop | None) -> None:
+    """Run ``attack``. Once ``stop`` is set its loops end as at their deadline (so what is on
+    its way is still read and counted); one still running ``STOP_GRACE_S`` later is
+    cancelled."""
+    running = asyncio.create_task(attack)
+    if stop is None:
+        await running
+        return
+    stopped = asyncio.create_task(asyncio.to_thread(stop.wait, seconds))
+    await asyncio.wait([running, stopped], return_when=asyncio.FIRST_COMPLETED)
+    STOPPING.set()
+    with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+        await asyncio.wait_for(running, STOP_GRACE_S)
+    await stopped
+
+
+def ready() -> bool:
+    """Nothing: submitted first to a child process, so it has imported this module."""
+    return True

@@ -1,0 +1,171 @@
+"""Rooms across workers (``server.redis_bus``): two services in this process, one database, one
+Redis, each its own worker; a connection to one is in a room the other holds.
+
+Needs PATIENCE_RACE_TEST_REDIS_URL (CI sets ``redis://127.0.0.1:6379/0``); without it these
+tests are skipped. Each test has its own key prefix, deleted at its end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import pytest
+from sqlalchemy import func, select
+
+from clients.sdk import RaceClient, RequestRefused
+from server.db import MoveRow, RaceRow
+from server.protocol import RaceFinished, RoomState
+from tests.server.conftest import drop_redis_keys
+from tests.server.test_abuse import first_error
+from tests.server.test_server import (
+    Server,
+    Sessions,
+    make_settings,
+    play_to_end,
+    start_server,
+    stop_server,
+)
+
+
+@asynccontextmanager
+async def two_workers(database_url: str, redis_url: str,
+                      **limits: object) -> AsyncIterator[tuple[Server, Server]]:
+    prefix = f"test-{secrets.token_hex(4)}:"
+    settings = make_settings(database_url, redis_url=redis_url, redis_prefix=prefix, **limits)
+    first = await start_server(settings)
+    second = await start_server(settings)
+    try:
+        yield first, second
+    finally:
+        await stop_server(first)
+        await stop_server(second)
+        await drop_redis_keys(redis_url, prefix)
+
+
+async def bob_in_anns_room(first: Server,
+                           second: Server) -> tuple[RaceClient, RaceClient, RoomState]:
+    """Ann on the first worker opens a room for two; Bob, on the second, joins it."""
+    ann, bob = await first.client("Ann"), await hopping(second, "Bob")
+    room = await ann.create_room("octagon", seats=2)
+    await bob.join(room.code)
+    return ann, bob, room
+
+
+async def test_a_race_across_two_workers_is_played_ranked_and_stored(
+        sessions: Sessions, database_url: str, redis_url: str) -> None:
+    async with two_workers(database_url, redis_url) as (first, second):
+        ann, bob = await first.client("Ann"), await hopping(second, "Bob")
+        room = await ann.create_room("octagon", seats=2)
+        joined = await bob.join(room.code)
+        assert joined.code == room.code and [s.name for s in joined.seats] == ["Ann", "Bob"]
+        assert joined.reconnect_to == first.url  # the worker that holds the room
+        seen_by_ann = await ann.next_event(RoomState)
+        assert [s.name for s in seen_by_ann.seats] == ["Ann", "Bob"]
+        await ann.ready()
+        await bob.ready()
+        acks = await asyncio.gather(play_to_end(ann), play_to_end(bob))
+        finished = [await client.next_event(RaceFinished) for client in (ann, bob)]
+        assert finished[0] == finished[1]
+        async with sessions() as session:
+            stored = await session.scalar(select(func.count()).select_from(MoveRow))
+            race = await session.get(RaceRow, finished[0].race_id)
+        assert stored == sum(ack.moves for ack in acks)
+        assert race is not None and race.ended_at is not None
+        for server in (first, second):  # either worker's HTTP API answers for the race
+            status, record = await server.http_get(f"/api/races/{finished[0].race_id}")
+            assert status == 200 and record["race_id"] == finished[0].race_id
+
+
+async def test_the_sdk_moves_to_the_rooms_worker_and_keeps_the_servers_address(
+        sessions: Sessions, database_url: str, redis_url: str) -> None:
+    async with two_workers(database_url, redis_url) as (first, second):
+        ann = await RaceClient.connect(first.url, record=True)
+        await ann.hello(name="Ann")
+        bob = await second.client("Bob")
+        room = await ann.create_room("octagon", seats=2)
+        joined = await bob.join(room.code)
+        assert joined.reconnect_to == first.url
+        assert bob.connected_to == first.url and bob.url == second.url, "moved, main kept"
+        again = await bob.resume()
+        assert again.reconnect_to is None and not again.full, "no hop, nothing lost"
+        cy = await second.client("Cy")
+        await cy.spectate(room.code)
+        assert cy.connected_to == first.url, "a spectator moves too"
+        await ann.ready()
+        await bob.ready()
+        acks = await asyncio.gather(play_to_end(ann), play_to_end(bob))
+        finished = [await client.next_event(RaceFinished) for client in (ann, bob, cy)]
+        assert finished[0] == finished[1] == finished[2]
+        assert all(ack.status != "in_progress" for ack in acks)
+        assert ann.received is not None
+        rooms = [RoomState.model_validate_json(frame) for frame in ann.received
+                 if '"type":"room"' in frame]
+        assert all(seat.connected for state in rooms for seat in state.seats), \
+            "Ann never saw Bob away while he moved"
+
+
+async def test_leaving_a_room_on_another_worker_frees_the_connection(
+        sessions: Sessions, database_url: str, redis_url: str) -> None:
+    async with two_workers(database_url, redis_url) as (first, second):
+        ann, bob, room = await bob_in_anns_room(first, second)
+        with pytest.raises(RequestRefused) as refused:
+            await bob.create_room("octagon")
+        assert refused.value.code == "in_another_room"
+        await bob.leave()
+        own = await bob.create_room("octagon")  # on his own worker now
+        assert own.code != room.code and own.reconnect_to is None
+
+
+async def test_a_closed_lobby_frees_the_members_held_by_other_workers(
+        sessions: Sessions, database_url: str, redis_url: str) -> None:
+    async with two_workers(database_url, redis_url, lobby_max_s=0.6) as (first, second):
+        ann, bob, room = await bob_in_anns_room(first, second)
+        closed = await first_error(bob)
+        assert closed["code"] == "room_closed"
+        assert (await bob.create_room("octagon")).code != room.code
+
+
+async def test_a_connection_closed_on_one_worker_leaves_its_seat_away_on_the_other(
+        sessions: Sessions, database_url: str, redis_url: str) -> None:
+    async with two_workers(database_url, redis_url) as (first, second):
+        ann, bob, room = await bob_in_anns_room(first, second)
+        await ann.next_event(RoomState)
+        await bob.close()
+        state = await ann.next_event(RoomState)
+        assert {s.name: s.connected for s in state.seats} == {"Ann": True, "Bob": False}
+
+
+async def test_a_room_taken_over_on_a_request_still_closes_its_members_elsewhere_with_1012(
+        sessions: Sessions, database_url: str, redis_url: str) -> None:
+    """Ann, back first after the room's worker stopped, makes the live worker take the room
+    over on her resume; Bob, idle on the live worker, is closed with 1012 all the same."""
+    async with two_workers(database_url, redis_url) as (first, second):
+        ann, bob = await first.client("Ann"), await hopping(second, "Bob")
+        room = await ann.create_room("octagon", seats=2)
+        await bob.join(room.code)
+        await stop_server(first)
+        ann.url = second.url
+        await ann.reconnect()
+        async with asyncio.timeout(5):  # less than a hop's timeout: not waiting for a request
+            async for _ in bob.events():
+                pass
+        assert bob.ws.close_code == 1012
+
+
+async def test_an_unknown_room_is_unknown_on_every_worker(
+        sessions: Sessions, database_url: str, redis_url: str) -> None:
+    async with two_workers(database_url, redis_url) as (_, second):
+        bob = await second.client("Bob")
+        with pytest.raises(RequestRefused) as refused:
+            await bob.join("ZZZZZZZZ")
+        assert refused.value.code == "unknown_room"
+
+
+async def hopping(server: Server, name: str) -> RaceClient:
+    """A client that stays on the worker it reached, so its requests take the hop."""
+    client = await RaceClient.connect(server.url, follow_reconnect_to=False)
+    await client.hello(name=name)
+    return client

@@ -1,0 +1,137 @@
+"""The writer (server/writer.py) on its own: a fake database that records each commit."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+import pytest
+
+from server.store import AcceptedMove
+from server.writer import WriteGivenUp, Writer
+
+
+def move(index: int) -> AcceptedMove:
+    return AcceptedMove(race_id="r", player_id="p", index=index, text="t", at_ms=index)
+
+
+class FakeDatabase:
+    def __init__(self) -> None:
+        self.commits: list[list[int]] = []
+        self.failing = False
+
+    async def record_moves(self, moves: Sequence[AcceptedMove]) -> None:
+        await asyncio.sleep(0)
+        if self.failing:
+            raise OSError("the database is away")
+        self.commits.append([row["index"] for row in moves])
+
+
+async def spaced_moves(writer: Writer, count: int, gap_s: float) -> list[bool]:
+    """Moves queued one by one, ``gap_s`` apart, as racers at a light load send them."""
+    stored = []
+    for index in range(count):
+        stored.append(writer.store_moves([move(index)]))
+        await asyncio.sleep(gap_s)
+    return list(await asyncio.gather(*stored))
+
+
+async def test_without_a_window_a_move_alone_is_committed_alone() -> None:
+    database = FakeDatabase()
+    writer = Writer(database.record_moves)
+    writer.start()
+    assert await spaced_moves(writer, 5, 0.005) == [True] * 5
+    assert database.commits == [[0], [1], [2], [3], [4]]
+    await writer.close()
+
+
+async def test_the_window_groups_moves_that_come_within_it() -> None:
+    database = FakeDatabase()
+    writer = Writer(database.record_moves, window_s=0.05)
+    writer.start()
+    assert await spaced_moves(writer, 5, 0.002) == [True] * 5
+    assert database.commits == [[0, 1, 2, 3, 4]]
+    assert (writer.batches, writer.moves_written) == (1, 5)
+    await writer.close()
+
+
+async def test_the_window_ends_early_once_a_full_batch_is_queued() -> None:
+    database = FakeDatabase()
+    writer = Writer(database.record_moves, window_s=10.0, max_batch=3)
+    writer.start()
+    async with asyncio.timeout(1):
+        assert await spaced_moves(writer, 3, 0) == [True] * 3
+    assert database.commits == [[0, 1, 2]]
+    await writer.close()
+
+
+async def test_a_call_returns_its_result_in_order_with_the_moves() -> None:
+    database = FakeDatabase()
+    writer = Writer(database.record_moves, window_s=0.01)
+    writer.start()
+    stored = writer.store_moves([move(0)])
+
+    async def count_commits() -> int:
+        return len(database.commits)
+
+    assert await writer.call(count_commits, within_s=1) == 1
+    assert await stored
+    await writer.close()
+
+
+async def test_a_call_queued_behind_a_failing_write_is_given_up_in_time() -> None:
+    database = FakeDatabase()
+    database.failing = True
+    writer = Writer(database.record_moves, retry_s=0.05)
+    writer.start()
+    stored = writer.store_moves([move(0)])
+    ran = []
+
+    async def write() -> None:
+        ran.append(True)
+
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    with pytest.raises(WriteGivenUp):
+        await writer.call(write, within_s=0.2)
+    assert loop.time() - began < 0.5
+    database.failing = False
+    assert await stored
+    await writer.flush()
+    assert ran == [], "a write given up is never done"
+    await writer.close()
+
+
+async def test_a_failing_call_is_retried_until_its_bound_then_given_up() -> None:
+    writer = Writer(FakeDatabase().record_moves, retry_s=0.05)
+    writer.start()
+    attempts = []
+
+    async def write() -> None:
+        attempts.append(True)
+        raise OSError("database is locked")
+
+    with pytest.raises(WriteGivenUp, match="database is locked"):
+        await writer.call(write, within_s=0.3)
+    assert 2 <= len(attempts) <= 4
+    assert writer.failing_since is not None
+    await writer.close()
+
+
+async def test_close_gives_up_the_calls_it_has_not_done() -> None:
+    database = FakeDatabase()
+    database.failing = True
+    writer = Writer(database.record_moves, retry_s=0.05)
+    writer.start()
+    stored = writer.store_moves([move(0)])
+
+    async def write() -> None:
+        return None
+
+    call = asyncio.ensure_future(writer.call(write, within_s=10))
+    await asyncio.sleep(0.01)
+    assert await writer.close(timeout=0.05) == 2
+    await writer.stopped()
+    assert await stored is False
+    with pytest.raises(WriteGivenUp):
+        await call
