@@ -4,7 +4,10 @@ The service (``server.app``) runs ``sweep`` every ``sweep_interval(settings)`` s
 
 - a connection that has not said hello within ``hello_deadline_s`` of opening is closed (1008);
 - a connection that has sent nothing for ``idle_timeout_s`` is closed (1000), unless it is in a
-  room whose race is counting down or on (racers think, spectators watch);
+  room whose race is counting down or on (racers think, spectators watch). A connection whose
+  room is held by another worker (``Elsewhere``) is closed once it has sent nothing for
+  ``idle_timeout_s`` beyond the longest a room can last (``longest_room_s``): this worker does
+  not see that room's phase, but no race outlives that;
 - a lobby (a room whose race has not begun its countdown) nobody has been in for
   ``lobby_empty_s``, or opened more than ``lobby_max_s`` ago, is closed: its members get
   ``room_closed``, its code is free, and its stored row (a race never started) is deleted, so
@@ -19,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import delete
 
+from server.connections import Elsewhere
 from server.db import RaceRow
 from server.protocol import ErrorCode, ErrorMessage
 from server.race import Phase, as_frame
@@ -40,14 +44,23 @@ def sweep_interval(settings: Settings) -> float:
                          settings.lobby_empty_s / 4, settings.lobby_max_s / 4))
 
 
+def longest_room_s(settings: Settings) -> float:
+    """The longest a room can last: its lobby, the countdown and the longest race."""
+    return settings.lobby_max_s + settings.countdown_s + settings.max_race_s
+
+
 def overdue(client: Client, settings: Settings, now: float) -> tuple[int, str] | None:
     """How to close a connection that is past its deadline, or None."""
     if client.player_id is None and now - client.since > settings.hello_deadline_s:
         return HELLO_CLOSE
-    if now - max(client.since, client.active) > settings.idle_timeout_s:
+    silent = now - max(client.since, client.active)
+    if silent > settings.idle_timeout_s:
         room = client.room
         if room is None or (isinstance(room, Room)
                             and room.race.phase in (Phase.LOBBY, Phase.FINISHED)):
+            return IDLE_CLOSE
+        if isinstance(room, Elsewhere) and silent > settings.idle_timeout_s + longest_room_s(
+                settings):
             return IDLE_CLOSE
     return None
 
