@@ -27,6 +27,9 @@ WAITED_FOR_BEFORE_S = 10.0
 """How long websockets waits for a client to answer the close (its close timeout)."""
 SQLITE_BUSY_TIMEOUT_S = 5.0
 """How long SQLite's driver lets a write wait for a lock (sqlite3's default)."""
+SLACK_S = 3.0
+"""What a loaded CI machine may add to the shutdown's bound: the bound plus this stays well
+under the ``WAITED_FOR_BEFORE_S`` that the bugs these tests catch took."""
 
 
 async def silent_connection(url: str) -> asyncio.StreamWriter:
@@ -62,7 +65,7 @@ async def test_clients_that_never_answer_the_close_do_not_hold_up_the_shutdown(
     silent = [await silent_connection(running.url) for _ in range(SILENT_CLIENTS)]
     ann = await running.client("Ann")  # one that does answer
     took = await timed_stop(running)
-    assert took < running.settings.shutdown_s + 1.0
+    assert took < running.settings.shutdown_s + SLACK_S
     assert isinstance(await ann.next_event(ShuttingDown), ShuttingDown)
     assert ann.ws.close_code == 1001, "a client that answers is closed as before"
     for connection in silent:
@@ -88,7 +91,7 @@ async def test_a_database_that_cannot_take_the_last_moves_does_not_hold_up_the_c
         async with asyncio.timeout(WAITED_FOR_BEFORE_S + 2):
             await asyncio.gather(ann.ws.wait_closed(), bob.ws.wait_closed())
         let_go = loop.time() - began
-        assert let_go < running.settings.shutdown_s + 1.0
+        assert let_go < running.settings.shutdown_s + SLACK_S
         for waiting in (ann_moves, bob_moves):
             with pytest.raises(ConnectionError):
                 await waiting  # neither move was stored, and neither was acknowledged

@@ -59,7 +59,7 @@ async def test_the_window_ends_early_once_a_full_batch_is_queued() -> None:
     database = FakeDatabase()
     writer = Writer(database.record_moves, window_s=10.0, max_batch=3)
     writer.start()
-    async with asyncio.timeout(1):
+    async with asyncio.timeout(5):  # well under the 10 s window, with room for a loaded machine
         assert await spaced_moves(writer, 3, 0) == [True] * 3
     assert database.commits == [[0, 1, 2]]
     await writer.close()
@@ -94,7 +94,7 @@ async def test_a_call_queued_behind_a_failing_write_is_given_up_in_time() -> Non
     began = loop.time()
     with pytest.raises(WriteGivenUp):
         await writer.call(write, within_s=0.2)
-    assert loop.time() - began < 0.5
+    assert loop.time() - began < 2.0  # given up, not retried for ever (slack for a busy CI)
     database.failing = False
     assert await stored
     await writer.flush()
