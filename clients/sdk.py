@@ -257,11 +257,18 @@ class RaceClient:
         return await self._expect(StartRace(type="start"), Ok)
 
     async def move(self, move: str | dict[str, Any]) -> MoveAccepted:
-        return await self._expect(MakeMove.model_validate({"type": "move", "move": move}),
-                                  MoveAccepted)
+        return self._acknowledged(await self._expect(
+            MakeMove.model_validate({"type": "move", "move": move}), MoveAccepted))
 
     async def resign(self) -> MoveAccepted:
-        return await self._expect(Resign(type="resign"), MoveAccepted)
+        return self._acknowledged(await self._expect(Resign(type="resign"), MoveAccepted))
+
+    def _acknowledged(self, ack: MoveAccepted) -> MoveAccepted:
+        """The room's progress event for your own move is not sent to you: its ``seq`` comes in
+        the reply, and counts as seen (a resume does not hand it back)."""
+        if ack.seq is not None:
+            self.last_seq = max(self.last_seq, ack.seq)
+        return ack
 
     async def resume(self, code: str | None = None) -> Resynced:
         """Back into the room with what was missed: the missed room events go to the event

@@ -457,6 +457,9 @@ class MoveAccepted(Message):
     on_foundations: int
     moves: int
     notes: list[str]
+    seq: int | None = Field(default=None, description=(
+        "The room event this move made: the `progress` sent to everyone in the room but you "
+        "(this reply says the same). Count it as seen, like a room event's seq, for `resume`."))
 
 
 class ProgressEvent(Message):

@@ -219,6 +219,7 @@ async def test_a_racer_who_drops_resumes_where_they_were(server: Server) -> None
     view = (await ann.next_event(YourView)).view
     ack = await ann.move(view.legal_moves[0])
     seq_before = ann.last_seq
+    assert ack.seq is not None and seq_before == ack.seq, "the reply's seq counts as seen"
     await ann.ws.close()
     await asyncio.sleep(0.1)
     bob_view = (await bob.next_event(YourView)).view
@@ -229,6 +230,8 @@ async def test_a_racer_who_drops_resumes_where_they_were(server: Server) -> None
     assert all(event["seq"] > seq_before for event in resynced.missed)
     assert any(event["type"] == "progress" and event["player_id"] == bob.player_id
                for event in resynced.missed)
+    assert not any(event["type"] == "progress" and event["player_id"] == ann.player_id
+                   for event in resynced.missed), "Ann's own move is not handed back"
     again = (await ann.next_event(YourView)).view
     assert again.moves == 1 and again.legal_moves == ack.legal_moves
     await ann.move(again.legal_moves[0])
@@ -456,7 +459,7 @@ def frames_of(client: RaceClient) -> list[dict[str, Any]]:
     return [json.loads(frame) for frame in client.received or []]
 
 
-async def test_the_move_that_ends_a_game_is_one_progress_event_then_the_reply(
+async def test_the_move_that_ends_a_game_is_one_progress_event_to_the_others_then_the_reply(
         server: Server) -> None:
     ann, bob = [await recording_client(server, name) for name in ("Ann", "Bob")]
     room = await ann.create_room("all-fours", seats=2, deal="number", number=DEAL)
@@ -467,13 +470,18 @@ async def test_the_move_that_ends_a_game_is_one_progress_event_then_the_reply(
     await bob.next_event(YourView)
     await bob.resign()
     await ann.next_event(RaceFinished)
-    for player, final in ((ann.player_id, last.status), (bob.player_id, "resigned")):
-        mine = [frame for frame in frames_of(ann)
-                if frame["type"] == "progress" and frame["player_id"] == player]
-        assert [frame["moves"] for frame in mine] == list(range(1, len(mine) + 1))
-        assert [frame["status"] for frame in mine] == ["racing"] * (len(mine) - 1) + [final]
+    # A racer's progress reaches the others, and their own reply says it to them.
+    for mover, other, final in ((ann, bob, last.status), (bob, ann, "resigned")):
+        seen = [frame for frame in frames_of(other)
+                if frame["type"] == "progress" and frame["player_id"] == mover.player_id]
+        assert [frame["moves"] for frame in seen] == list(range(1, len(seen) + 1))
+        assert [frame["status"] for frame in seen] == ["racing"] * (len(seen) - 1) + [final]
+        acks = [frame for frame in frames_of(mover) if frame["type"] == "move_ok"]
+        assert [ack["seq"] for ack in acks] == [frame["seq"] for frame in seen]
+        assert not [frame for frame in frames_of(mover) if frame["type"] == "progress"
+                    and frame["player_id"] == mover.player_id]
     types = [frame["type"] for frame in frames_of(bob)]
-    assert types[-4:] == ["progress", "move_ok", "race_finished", "room"]
+    assert types[-3:] == ["move_ok", "race_finished", "room"]
 
 
 async def test_a_racer_who_leaves_the_race_is_shown_gone(server: Server) -> None:

@@ -60,7 +60,9 @@ async function play(view) {
 
 socket.on("message", (data) => {
   const message = JSON.parse(data.toString());
-  if (message.seq && !message.id) {
+  // Room events, and move_ok: the room's progress event for your own move is not sent to you,
+  // and your reply carries its seq instead.
+  if (message.seq && (!message.id || message.type === "move_ok")) {
     if (lastSeq && message.seq > lastSeq + 1) console.log(`(missed room events after ${lastSeq})`);
     lastSeq = Math.max(lastSeq, message.seq);
   }
