@@ -102,9 +102,7 @@ def ms(seconds: float) -> int:
 
 
 def pile_model(pile: PileView) -> PileModel:
-    """What the player sees of a pile. Made on every move, so built without validation: the
-    engine's pile id and card texts are what the model says (the tests check they validate)."""
-    return PileModel.model_construct(pile=str(pile.pile), cards=pile.to_json())
+    return PileModel(pile=str(pile.pile), cards=pile.to_json())
 
 
 def view_model(view: View) -> ViewModel:
@@ -406,10 +404,9 @@ class Race:
         # says the same and that event's seq (one frame fewer per move: the profile's largest
         # cost is a system call per frame). Then, if that was the race's last game, the race's
         # end (its result is stored before it is announced: the reply does not wait for that).
-        # Both messages are built from what the engine and the race made, without validation.
         if outcome.is_over:
             racer.status, racer.finished_at = FINISHED_AS[outcome.status], now
-        reply = MoveAccepted.model_construct(
+        reply = MoveAccepted(
             id=request_id, move=str(move), events=[str(event) for event in events],
             changed=changed, legal_moves=[str(m) for m in game.legal_moves()],
             status=outcome.status.value, reason=outcome.reason,
@@ -444,7 +441,7 @@ class Race:
     def _progress(self, racer: Racer, but: str | None = None) -> Outgoing:
         assert racer.game is not None
         progress = racer.game.progress()
-        return self._broadcast(ProgressEvent.model_construct(
+        return self._broadcast(ProgressEvent(
             seq=self._next_seq, player_id=racer.player_id, on_foundations=progress.on_foundations,
             total=progress.total, moves=progress.moves, status=racer.status), but)
 
