@@ -459,6 +459,30 @@ def frames_of(client: RaceClient) -> list[dict[str, Any]]:
     return [json.loads(frame) for frame in client.received or []]
 
 
+async def test_a_move_in_a_room_of_four_writes_four_frames(server: Server) -> None:
+    """The mover gets their reply and nothing else; each of the three others gets the move's
+    progress event, with the seq the reply carries (five frames a move until 2026-11-24)."""
+    clients = [await recording_client(server, name) for name in ("Ann", "Bob", "Cy", "Di")]
+    ann, others = clients[0], clients[1:]
+    room = await ann.create_room("all-fours", seats=4, deal="number", number=DEAL)
+    for client in others:
+        await client.join(room.code)
+    for client in clients:
+        await client.ready()
+    views = [(await client.next_event(YourView)).view for client in clients]
+    await asyncio.sleep(0.2)  # the room snapshot that follows the views has come too
+    seen = {client: len(client.received or []) for client in clients}
+    ack = await ann.move(views[0].legal_moves[0])
+    for client in others:
+        progress = await client.next_event(ProgressEvent)
+        assert (progress.player_id, progress.moves, progress.seq) == (ann.player_id, 1, ack.seq)
+    await asyncio.sleep(0.2)  # nothing else comes
+    new = {client: [frame["type"] for frame in frames_of(client)[seen[client]:]]
+           for client in clients}
+    assert new[ann] == ["move_ok"]
+    assert [new[client] for client in others] == [["progress"]] * 3
+
+
 async def test_the_move_that_ends_a_game_is_one_progress_event_to_the_others_then_the_reply(
         server: Server) -> None:
     ann, bob = [await recording_client(server, name) for name in ("Ann", "Bob")]
