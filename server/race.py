@@ -2,8 +2,9 @@
 
 No I/O and no clock of its own: every call takes ``now`` (Unix seconds) and returns the messages
 to send, as ``Outgoing(to, message)`` where ``to`` is a player id or ``None`` for everyone in the
-room. ``next_deadline()`` says when the shell must call ``tick`` (countdown end, time limit or
-longest race, a racer's idle while, reconnect grace). Room events get consecutive ``seq``
+room (a move's progress event: everyone ``but`` the mover). ``next_deadline()`` says when the
+shell must call ``tick`` (countdown end, time limit or longest race, a racer's idle while,
+reconnect grace). Room events get consecutive ``seq``
 numbers and the latest are kept (a ``room`` snapshot replaces the earlier ones), so a player who
 reconnects gets what they missed, or the room afresh. The shell (server/app.py) owns sockets,
 timers and the database; it turns ``RaceError`` into an error message.
