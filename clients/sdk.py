@@ -94,6 +94,8 @@ class RaceClient:
         self.token: str | None = None
         self.room_code: str | None = None
         self.last_seq = 0
+        self.own_progress = False
+        """What ``hello`` said of the progress events of your own moves (again on reconnect)."""
         self._ids = itertools.count(1)
         self._waiting: dict[str, tuple[ClientConnection, asyncio.Future[ServerMessage]]] = {}
         self._events: asyncio.Queue[ServerMessage | None] = asyncio.Queue()
@@ -209,9 +211,14 @@ class RaceClient:
             raise TypeError(f"expected {kind.__name__}, got {type(reply).__name__}")
         return reply
 
-    async def hello(self, name: str | None = None, token: str | None = None) -> Welcome:
-        welcome = await self._expect(Hello(type="hello", name=name, token=token or self.token),
-                                     Welcome)
+    async def hello(self, name: str | None = None, token: str | None = None,
+                    own_progress: bool = False) -> Welcome:
+        """Say who you are. The SDK reads your own figures and the room's ``seq`` from each
+        ``move_ok``, so unless told otherwise it asks not to get the progress events of your
+        own moves (``Hello.own_progress``)."""
+        self.own_progress = own_progress
+        welcome = await self._expect(Hello(type="hello", name=name, token=token or self.token,
+                                           own_progress=own_progress), Welcome)
         self.player_id = welcome.player_id
         self.token = welcome.token or token or self.token
         return welcome
@@ -308,7 +315,8 @@ class RaceClient:
             return
         reader = asyncio.create_task(self._read(ws))
         try:
-            await self._expect(Hello(type="hello", token=self.token), Welcome, ws)
+            await self._expect(Hello(type="hello", token=self.token,
+                                     own_progress=self.own_progress), Welcome, ws)
         except (*CONNECTION_ERRORS, RequestRefused):
             await ws.close()
             await reader

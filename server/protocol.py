@@ -110,6 +110,10 @@ class Hello(Message):
     id: RequestId = None
     name: Annotated[PlayerName | None, Field(description=NAME_RULE)] = None
     token: Annotated[str | None, Field(max_length=128)] = None
+    own_progress: bool = Field(default=True, description=(
+        "Whether this connection gets the room's progress event for its player's own moves. "
+        "move_ok says the same figures and carries that event's seq, so a client that reads "
+        "them there can say false: one frame fewer a move."))
 
 
 class DealChoice(Message):

@@ -2,7 +2,8 @@
 
 No I/O and no clock of its own: every call takes ``now`` (Unix seconds) and returns the messages
 to send, as ``Outgoing(to, message)`` where ``to`` is a player id or ``None`` for everyone in the
-room (a move's progress event: everyone ``but`` the mover). ``next_deadline()`` says when the
+room (a move's progress event: everyone, ``but`` the mover where their connection reads the
+figures from ``move_ok`` instead: ``Hello.own_progress``). ``next_deadline()`` says when the
 shell must call ``tick`` (countdown end, time limit or longest race, a racer's idle while,
 reconnect grace). Room events get consecutive ``seq``
 numbers and the latest are kept (a ``room`` snapshot replaces the earlier ones), so a player who
@@ -76,8 +77,9 @@ class Outgoing:
     frame: str | None = None
     """The message as JSON text when the race has already made it (room events)."""
     but: str | None = None
-    """A player the room event is not sent to: the mover, for the progress event of their own
-    move, whose reply (``move_ok``) carries the same figures and the event's ``seq``."""
+    """A player whose connections that asked for it (``Hello.own_progress`` false) do not get
+    this room event: the mover, for the progress event of their own move, whose reply
+    (``move_ok``) carries the same figures and the event's ``seq``."""
 
     def text(self) -> str:
         return self.frame if self.frame is not None else as_frame(self.message)
@@ -232,7 +234,7 @@ class Race:
 
     def _broadcast(self, message: Message, but: str | None = None) -> Outgoing:
         """Record a room event (made with ``seq=self._next_seq``) and address it to everyone
-        (but the player ``but``)."""
+        (but the player ``but``, where their connection asked for it)."""
         return Outgoing(None, message, self._record(message), but)
 
     def _record(self, message: Message) -> str:
@@ -401,9 +403,10 @@ class Race:
         if progress.on_foundations > racer.reached:
             racer.reached, racer.reached_at = progress.on_foundations, now
         # The room hears of the move first: one progress event, with the racer's final status
-        # if the move ended their game, to everyone but the mover. Then the mover's reply, which
-        # says the same and that event's seq (one frame fewer per move: the profile's largest
-        # cost is a system call per frame). Then, if that was the race's last game, the race's
+        # if the move ended their game, to everyone (but the mover, if they asked: see ``but``).
+        # Then the mover's reply, which says the same and that event's seq (so a client can do
+        # with one frame fewer per move: the profile's largest cost is a system call per
+        # frame). Then, if that was the race's last game, the race's
         # end (its result is stored before it is announced: the reply does not wait for that).
         if outcome.is_over:
             racer.status, racer.finished_at = FINISHED_AS[outcome.status], now

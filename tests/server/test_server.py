@@ -448,10 +448,11 @@ async def test_the_sdk_waits_out_the_rate_limit_and_every_request_is_answered(
         await stop_server(running)
 
 
-async def recording_client(server: Server, name: str) -> RaceClient:
+async def recording_client(server: Server, name: str, own_progress: bool = False
+                           ) -> RaceClient:
     """A client that keeps every frame it receives, in order (``received``)."""
     client = await RaceClient.connect(server.url, record=True)
-    await client.hello(name=name)
+    await client.hello(name=name, own_progress=own_progress)
     return client
 
 
@@ -481,6 +482,30 @@ async def test_a_move_in_a_room_of_four_writes_four_frames(server: Server) -> No
            for client in clients}
     assert new[ann] == ["move_ok"]
     assert [new[client] for client in others] == [["progress"]] * 3
+
+
+async def test_a_client_that_does_not_ask_still_gets_the_progress_of_its_own_moves(
+        server: Server) -> None:
+    """Protocol v1 as it was: a hello without ``own_progress`` gets every room event, its own
+    moves' progress included (then its reply, which carries the same seq); a client that asked
+    gets the reply alone."""
+    ann = await recording_client(server, "Ann", own_progress=True)
+    bob = await recording_client(server, "Bob")
+    room = await ann.create_room("all-fours", seats=2, deal="number", number=DEAL)
+    await bob.join(room.code)
+    for client in (ann, bob):
+        await client.ready()
+    views = [(await client.next_event(YourView)).view for client in (ann, bob)]
+    await asyncio.sleep(0.2)
+    seen = {client: len(client.received or []) for client in (ann, bob)}
+    ann_ack = await ann.move(views[0].legal_moves[0])
+    bob_ack = await bob.move(views[1].legal_moves[0])
+    await asyncio.sleep(0.2)
+    new = {client: [(frame["type"], frame.get("seq")) for frame in frames_of(client)[seen[client]:]]
+           for client in (ann, bob)}
+    assert new[ann] == [("progress", ann_ack.seq), ("move_ok", ann_ack.seq),
+                        ("progress", bob_ack.seq)]
+    assert new[bob] == [("progress", ann_ack.seq), ("move_ok", bob_ack.seq)]
 
 
 async def test_the_move_that_ends_a_game_is_one_progress_event_to_the_others_then_the_reply(
