@@ -128,6 +128,18 @@ class Bot:
     async def request(self, request: dict[str, object], expected: bytes) -> bytes:
         return await self.reply(await self.send(request), expected)
 
+    async def hello(self, name: str) -> None:
+        """As the project's clients do, without the progress events of its own moves; a server
+        from before ``own_progress`` (a ``checkout`` of an older tree) refuses the field, and
+        then gets the plain hello it knows."""
+        try:
+            await self.request({"type": "hello", "name": name, "own_progress": False},
+                               b"welcome")
+        except Refused as refused:
+            if str(refused) != "invalid_message":
+                raise
+            await self.request({"type": "hello", "name": name}, b"welcome")
+
 
 def _error_code(frame: bytes) -> str:
     message = json.loads(frame)
@@ -323,7 +335,7 @@ class Fleet:
                 self.connections.append(ws)
                 if self.server.kind == "ours":
                     bot = Bot(ws)
-                    await bot.request({"type": "hello", "name": f"bot{index}"}, b"welcome")
+                    await bot.hello(f"bot{index}")
             if self.server.kind == "echo":
                 if not idle:
                     self.stats.set_up += 1

@@ -94,6 +94,8 @@ class RaceClient:
         self.token: str | None = None
         self.room_code: str | None = None
         self.last_seq = 0
+        self.own_progress = False
+        """What ``hello`` said of the progress events of your own moves (again on reconnect)."""
         self._ids = itertools.count(1)
         self._waiting: dict[str, tuple[ClientConnection, asyncio.Future[ServerMessage]]] = {}
         self._events: asyncio.Queue[ServerMessage | None] = asyncio.Queue()
@@ -209,9 +211,14 @@ class RaceClient:
             raise TypeError(f"expected {kind.__name__}, got {type(reply).__name__}")
         return reply
 
-    async def hello(self, name: str | None = None, token: str | None = None) -> Welcome:
-        welcome = await self._expect(Hello(type="hello", name=name, token=token or self.token),
-                                     Welcome)
+    async def hello(self, name: str | None = None, token: str | None = None,
+                    own_progress: bool = False) -> Welcome:
+        """Say who you are. The SDK reads your own figures and the room's ``seq`` from each
+        ``move_ok``, so unless told otherwise it asks not to get the progress events of your
+        own moves (``Hello.own_progress``)."""
+        self.own_progress = own_progress
+        welcome = await self._expect(Hello(type="hello", name=name, token=token or self.token,
+                                           own_progress=own_progress), Welcome)
         self.player_id = welcome.player_id
         self.token = welcome.token or token or self.token
         return welcome
@@ -257,11 +264,18 @@ class RaceClient:
         return await self._expect(StartRace(type="start"), Ok)
 
     async def move(self, move: str | dict[str, Any]) -> MoveAccepted:
-        return await self._expect(MakeMove.model_validate({"type": "move", "move": move}),
-                                  MoveAccepted)
+        return self._acknowledged(await self._expect(
+            MakeMove.model_validate({"type": "move", "move": move}), MoveAccepted))
 
     async def resign(self) -> MoveAccepted:
-        return await self._expect(Resign(type="resign"), MoveAccepted)
+        return self._acknowledged(await self._expect(Resign(type="resign"), MoveAccepted))
+
+    def _acknowledged(self, ack: MoveAccepted) -> MoveAccepted:
+        """The room's progress event for your own move is not sent to you: its ``seq`` comes in
+        the reply, and counts as seen (a resume does not hand it back)."""
+        if ack.seq is not None:
+            self.last_seq = max(self.last_seq, ack.seq)
+        return ack
 
     async def resume(self, code: str | None = None) -> Resynced:
         """Back into the room with what was missed: the missed room events go to the event
@@ -301,7 +315,8 @@ class RaceClient:
             return
         reader = asyncio.create_task(self._read(ws))
         try:
-            await self._expect(Hello(type="hello", token=self.token), Welcome, ws)
+            await self._expect(Hello(type="hello", token=self.token,
+                                     own_progress=self.own_progress), Welcome, ws)
         except (*CONNECTION_ERRORS, RequestRefused):
             await ws.close()
             await reader

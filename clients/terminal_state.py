@@ -138,9 +138,15 @@ class RaceState:
                 self.finished = message
 
     def accept(self, ack: MoveAccepted) -> None:
-        """Your move (or resignation) was accepted."""
+        """Your move (or resignation) was accepted: your board, and your seat, since the room's
+        progress event for your own move is not sent to you (the reply says the same)."""
         if self.board is not None:
             self.board.accept(ack)
+        me = self.me
+        if me is not None:
+            self.seats[self.player_id] = me.model_copy(update={
+                "on_foundations": ack.on_foundations, "moves": ack.moves,
+                "status": "racing" if ack.status == "in_progress" else ack.status})
 
     def _room(self, room: RoomState) -> None:
         self.room = room

@@ -89,6 +89,8 @@ class Client:
     player_id: str | None = None
     name: str | None = None
     room: Room | Elsewhere | None = None
+    own_progress: bool = True
+    """Whether it gets the progress events of its own player's moves (``Hello.own_progress``)."""
     connection_id: str = field(default_factory=lambda: secrets.token_hex(8))
     """How another worker's room names this connection (``server.bus``)."""
 
@@ -251,6 +253,7 @@ class Gateway:
         else:
             raise Refusal(ErrorCode.INVALID_MESSAGE, "hello needs a name (new player) or a token")
         client.player_id, client.name = player.id, player.name
+        client.own_progress = message.own_progress
         self.send(client, Welcome(id=message.id, player_id=player.id, name=player.name,
                                   token=token))
 

@@ -110,6 +110,10 @@ class Hello(Message):
     id: RequestId = None
     name: Annotated[PlayerName | None, Field(description=NAME_RULE)] = None
     token: Annotated[str | None, Field(max_length=128)] = None
+    own_progress: bool = Field(default=True, description=(
+        "Whether this connection gets the room's progress event for its player's own moves. "
+        "move_ok says the same figures and carries that event's seq, so a client that reads "
+        "them there can say false: one frame fewer a move."))
 
 
 class DealChoice(Message):
@@ -457,6 +461,9 @@ class MoveAccepted(Message):
     on_foundations: int
     moves: int
     notes: list[str]
+    seq: int | None = Field(default=None, description=(
+        "The room event this move made: the `progress` sent to everyone in the room but you "
+        "(this reply says the same). Count it as seen, like a room event's seq, for `resume`."))
 
 
 class ProgressEvent(Message):

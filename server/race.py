@@ -2,8 +2,10 @@
 
 No I/O and no clock of its own: every call takes ``now`` (Unix seconds) and returns the messages
 to send, as ``Outgoing(to, message)`` where ``to`` is a player id or ``None`` for everyone in the
-room. ``next_deadline()`` says when the shell must call ``tick`` (countdown end, time limit or
-longest race, a racer's idle while, reconnect grace). Room events get consecutive ``seq``
+room (a move's progress event: everyone, ``but`` the mover where their connection reads the
+figures from ``move_ok`` instead: ``Hello.own_progress``). ``next_deadline()`` says when the
+shell must call ``tick`` (countdown end, time limit or longest race, a racer's idle while,
+reconnect grace). Room events get consecutive ``seq``
 numbers and the latest are kept (a ``room`` snapshot replaces the earlier ones), so a player who
 reconnects gets what they missed, or the room afresh. The shell (server/app.py) owns sockets,
 timers and the database; it turns ``RaceError`` into an error message.
@@ -27,7 +29,7 @@ from engine.errors import IllegalMoveError
 from engine.game import RULES_VERSION, Game
 from engine.moves import RESIGN, Move
 from engine.registry import find_rule_set
-from engine.view import PileView, View
+from engine.view import PileView, Status, View
 from server.errors import RaceError
 from server.protocol import (
     SERVER_MESSAGE,
@@ -43,6 +45,7 @@ from server.protocol import (
     RankEntry,
     RoomState,
     SeatInfo,
+    SeatStatus,
     ViewModel,
     YourView,
 )
@@ -73,6 +76,10 @@ class Outgoing:
     message: Message
     frame: str | None = None
     """The message as JSON text when the race has already made it (room events)."""
+    but: str | None = None
+    """A player whose connections that asked for it (``Hello.own_progress`` false) do not get
+    this room event: the mover, for the progress event of their own move, whose reply
+    (``move_ok``) carries the same figures and the event's ``seq``."""
 
     def text(self) -> str:
         return self.frame if self.frame is not None else as_frame(self.message)
@@ -86,6 +93,11 @@ def as_frame(message: Message) -> str:
 def commitment(seed: int) -> str:
     """The published commitment to a seed: SHA-256 of its decimal text, in hex."""
     return hashlib.sha256(str(seed).encode("ascii")).hexdigest()
+
+
+FINISHED_AS: dict[Status, SeatStatus] = {
+    Status.WON: "won", Status.LOST: "lost", Status.RESIGNED: "resigned"}
+"""A seat's status once the rules have ended its game."""
 
 
 def ms(seconds: float) -> int:
@@ -112,7 +124,7 @@ class Racer:
     connected: bool = True
     away_since: float | None = None
     game: Game | None = None
-    status: str = "waiting"
+    status: SeatStatus = "waiting"
     finished_at: float | None = None
     reached: int = 0
     reached_at: float | None = None
@@ -204,7 +216,7 @@ class Race:
             game.changed_piles()
             outcome = game.outcome()
             if outcome.is_over:
-                racer.status = outcome.status.value
+                racer.status = FINISHED_AS[outcome.status]
                 racer.finished_at = racer.move_times[-1] if racer.move_times else started_at
         return race
 
@@ -220,9 +232,10 @@ class Race:
     def _next_seq(self) -> int:
         return self.seq + 1
 
-    def _broadcast(self, message: Message) -> Outgoing:
-        """Record a room event (made with ``seq=self._next_seq``) and address it to everyone."""
-        return Outgoing(None, message, self._record(message))
+    def _broadcast(self, message: Message, but: str | None = None) -> Outgoing:
+        """Record a room event (made with ``seq=self._next_seq``) and address it to everyone
+        (but the player ``but``, where their connection asked for it)."""
+        return Outgoing(None, message, self._record(message), but)
 
     def _record(self, message: Message) -> str:
         frame = as_frame(message)
@@ -390,17 +403,20 @@ class Race:
         if progress.on_foundations > racer.reached:
             racer.reached, racer.reached_at = progress.on_foundations, now
         # The room hears of the move first: one progress event, with the racer's final status
-        # if the move ended their game. Then the mover's reply. Then, if that was the race's
-        # last game, the race's end (its result is stored before it is announced: the reply
-        # does not wait for that).
+        # if the move ended their game, to everyone (but the mover, if they asked: see ``but``).
+        # Then the mover's reply, which says the same and that event's seq (so a client can do
+        # with one frame fewer per move: the profile's largest cost is a system call per
+        # frame). Then, if that was the race's last game, the race's
+        # end (its result is stored before it is announced: the reply does not wait for that).
         if outcome.is_over:
-            racer.status, racer.finished_at = outcome.status.value, now
-        out = [self._progress(racer), Outgoing(player_id, MoveAccepted(
+            racer.status, racer.finished_at = FINISHED_AS[outcome.status], now
+        reply = MoveAccepted(
             id=request_id, move=str(move), events=[str(event) for event in events],
             changed=changed, legal_moves=[str(m) for m in game.legal_moves()],
             status=outcome.status.value, reason=outcome.reason,
             on_foundations=progress.on_foundations, moves=progress.moves,
-            notes=game.notes()))]
+            notes=game.notes(), seq=self._next_seq)
+        out = [self._progress(racer, but=player_id), Outgoing(player_id, reply)]
         if outcome.is_over:
             out += self._end_if_all_finished(now)
         return out
@@ -426,21 +442,21 @@ class Race:
     def resign(self, player_id: str, now: float, request_id: str | None = None) -> list[Outgoing]:
         return self.move(player_id, RESIGN, now, request_id)
 
-    def _progress(self, racer: Racer) -> Outgoing:
+    def _progress(self, racer: Racer, but: str | None = None) -> Outgoing:
         assert racer.game is not None
         progress = racer.game.progress()
         return self._broadcast(ProgressEvent(
             seq=self._next_seq, player_id=racer.player_id, on_foundations=progress.on_foundations,
-            total=progress.total, moves=progress.moves, status=racer.status))
+            total=progress.total, moves=progress.moves, status=racer.status), but)
 
     def _check_finished(self, racer: Racer, now: float) -> list[Outgoing]:
         assert racer.game is not None
         outcome = racer.game.outcome()
         if not outcome.is_over or racer.finished:
             return []
-        return self._finish(racer, outcome.status.value, now)
+        return self._finish(racer, FINISHED_AS[outcome.status], now)
 
-    def _finish(self, racer: Racer, status: str, now: float,
+    def _finish(self, racer: Racer, status: SeatStatus, now: float,
                 resign: bool = False) -> list[Outgoing]:
         if resign and racer.game is not None and not racer.game.outcome().is_over:
             racer.game.play(RESIGN)

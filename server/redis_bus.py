@@ -269,7 +269,7 @@ class RedisBus:
         self._waiting[client.connection_id] = done
         self._publish(worker, {
             "k": "req", "from": self.id, "conn": client.connection_id,
-            "player": client.player_id, "name": client.name,
+            "player": client.player_id, "name": client.name, "own": client.own_progress,
             "msg": message.model_dump(mode="json", by_alias=True)})
         try:
             async with asyncio.timeout(HOP_TIMEOUT_S):
@@ -299,7 +299,7 @@ class RedisBus:
         member = self._members.get(key)
         if member is None:
             member = self._members[key] = RemoteMember(data["from"], data["conn"],
-                                                       data["player"], data["name"])
+                                                       data["player"], data["name"], data["own"])
         error = None
         try:
             message = CLIENT_MESSAGE.validate_python(data["msg"])

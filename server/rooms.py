@@ -82,6 +82,7 @@ class RemoteMember:
     connection_id: str
     player_id: str | None
     name: str | None
+    own_progress: bool = True
     room: Room | None = None
     ws: None = None
 
@@ -144,8 +145,10 @@ class Room:
 
     def address(self, outgoing: Outgoing) -> tuple[list[Client | RemoteMember], str]:
         """What the race said, to the members in the room now that it is meant for."""
-        return ([member for member in self.members
-                 if outgoing.to is None or member.player_id == outgoing.to], outgoing.text())
+        to, but = outgoing.to, outgoing.but
+        return ([member for member in self.members if (to is None or member.player_id == to)
+                 and (but is None or member.player_id != but or member.own_progress)],
+                outgoing.text())
 
     def reply(self, client: Client | RemoteMember, *messages: Message) -> asyncio.Future[bool]:
         """A reply to a request about this room: it leaves after everything said in the room

@@ -90,7 +90,7 @@ export class Connection {
     const known = identity.get();
     if (known?.token) {
       try {
-        await this.request({ type: "hello", token: known.token }, socket);
+        await this.request({ type: "hello", token: known.token, own_progress: false }, socket);
         return known;
       } catch (error) {
         if (error.code !== "bad_token") throw error;
@@ -98,7 +98,7 @@ export class Connection {
       }
     }
     if (!known?.name) throw new Refused({ code: "no_name", message: "choose a name first" });
-    const welcome = await this.request({ type: "hello", name: known.name });
+    const welcome = await this.request({ type: "hello", name: known.name, own_progress: false });
     const player = { name: welcome.name, token: welcome.token, player_id: welcome.player_id };
     identity.set(player);
     return player;

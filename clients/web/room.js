@@ -197,6 +197,12 @@ class RoomPage {
       moves: ack.moves, notes: ack.notes,
     };
     this.lastMove = { move: ack.move, events: ack.events };
+    // The room's progress event for your own move is not sent to you: the reply says the same
+    // figures, and carries that event's seq, which counts as seen for a resume.
+    if (ack.seq !== undefined && ack.seq !== null) this.lastSeq = Math.max(this.lastSeq, ack.seq);
+    const status = ack.status === "in_progress" ? "racing" : ack.status;
+    this.progress({ player_id: identity.get()?.player_id, on_foundations: ack.on_foundations,
+      total: this.view.total, moves: ack.moves, status });
   }
 
   // -- drawing -----------------------------------------------------------------------------

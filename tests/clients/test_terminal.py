@@ -29,7 +29,7 @@ from clients.terminal_screens import LeaderboardScreen, RoomScreen, StartScreen,
 from clients.terminal_session import DEFAULT_SERVER, Identity, IdentityFile, RaceSession
 from engine.registry import RULE_SET_NAMES, find_rule_set
 from engine.view import Slot
-from server.protocol import ProgressEvent, RaceFinished, YourView
+from server.protocol import RaceFinished, YourView
 from tests.server.test_bus import two_workers
 from tests.server.test_server import Server, make_settings, start_server, stop_server
 
@@ -250,7 +250,6 @@ async def test_joining_by_code_as_the_same_player_and_riding_out_a_restart(
 
             await ann.reconnect()
             await ann.move(FIRST_MOVE)
-            await ann.next_event(ProgressEvent)
             await until(pilot, lambda: "| 1 |" in row_of(pilot, "#racers", "Ann"))
             await type_move(pilot, "1")
             await until(pilot, lambda: "| 2 |" in row_of(pilot, "#racers", "Bob (you)"))

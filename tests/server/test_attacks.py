@@ -123,12 +123,13 @@ async def beside_an_honest_racer(
     racer = Racer(client, (await client.next_event(YourView)).view.legal_moves)
     target = Target(server.url, server.http, room.code, tuple(tokens), race_id, player_id)
 
-    # Frames beyond each move's progress event and move_ok: alone, and from the attack's
-    # start to the end of the racer's round under it.
+    # Frames beyond each move's move_ok (its progress event goes to the others in the room,
+    # not to the mover): alone, and from the attack's start to the end of the racer's round
+    # under it.
     before = racer.frames()
     alone = await racer.play(WINDOW, MOVES)
     await asyncio.sleep(0.1)  # frames on their way
-    extra_alone, before = racer.frames() - before - 2 * len(alone), racer.frames()
+    extra_alone, before = racer.frames() - before - len(alone), racer.frames()
     loop = asyncio.get_running_loop()
     with multiprocessing.Manager() as manager:
         stop = manager.Event()
@@ -137,7 +138,7 @@ async def beside_an_honest_racer(
         await asyncio.sleep(0.2)  # the attack under way
         attacked = await racer.play(WINDOW, MOVES)
         await asyncio.sleep(0.1)
-        extra_attacked = racer.frames() - before - 2 * len(attacked)
+        extra_attacked = racer.frames() - before - len(attacked)
         stop.set()
         counts = await attacking
 

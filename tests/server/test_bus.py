@@ -8,6 +8,7 @@ tests are skipped. Each test has its own key prefix, deleted at its end.
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -17,7 +18,7 @@ from sqlalchemy import func, select
 
 from clients.sdk import RaceClient, RequestRefused
 from server.db import MoveRow, RaceRow
-from server.protocol import RaceFinished, RoomState
+from server.protocol import RaceFinished, RoomState, YourView
 from tests.server.conftest import drop_redis_keys
 from tests.server.test_abuse import first_error
 from tests.server.test_server import (
@@ -77,6 +78,25 @@ async def test_a_race_across_two_workers_is_played_ranked_and_stored(
         for server in (first, second):  # either worker's HTTP API answers for the race
             status, record = await server.http_get(f"/api/races/{finished[0].race_id}")
             assert status == 200 and record["race_id"] == finished[0].race_id
+
+
+@pytest.mark.parametrize("own_progress", [True, False])
+async def test_a_connection_on_another_worker_gets_its_own_progress_as_its_hello_asked(
+        database_url: str, redis_url: str, own_progress: bool) -> None:
+    """What ``hello`` said of the progress of one's own moves holds across the hop."""
+    async with two_workers(database_url, redis_url) as (first, second):
+        ann = await first.client("Ann")
+        bob = await hopping(second, "Bob", own_progress=own_progress, record=True)
+        room = await ann.create_room("all-fours", seats=2, deal="number", number=7)
+        await bob.join(room.code)
+        await ann.ready()
+        await bob.ready()
+        view = (await bob.next_event(YourView)).view
+        ack = await bob.move(view.legal_moves[0])
+        await asyncio.sleep(0.2)
+        own = [frame for frame in map(json.loads, bob.received or [])
+               if frame["type"] == "progress" and frame["player_id"] == bob.player_id]
+        assert [frame["seq"] for frame in own] == ([ack.seq] if own_progress else [])
 
 
 async def test_the_sdk_moves_to_the_rooms_worker_and_keeps_the_servers_address(
@@ -164,8 +184,9 @@ async def test_an_unknown_room_is_unknown_on_every_worker(
         assert refused.value.code == "unknown_room"
 
 
-async def hopping(server: Server, name: str) -> RaceClient:
+async def hopping(server: Server, name: str, own_progress: bool = False,
+                  record: bool = False) -> RaceClient:
     """A client that stays on the worker it reached, so its requests take the hop."""
-    client = await RaceClient.connect(server.url, follow_reconnect_to=False)
-    await client.hello(name=name)
+    client = await RaceClient.connect(server.url, follow_reconnect_to=False, record=record)
+    await client.hello(name=name, own_progress=own_progress)
     return client

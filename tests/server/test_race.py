@@ -152,7 +152,7 @@ def test_an_illegal_move_is_refused_with_the_engine_reason_and_changes_nothing()
     assert race.seq == seq and race.racers["p1"].game.history == []
 
 
-def test_an_accepted_move_is_acknowledged_to_the_mover_and_progress_to_the_room() -> None:
+def test_an_accepted_move_is_acknowledged_to_the_mover_and_progress_to_the_others() -> None:
     race = new_race()
     race.join("p2", "Bob", T0)
     started(race)
@@ -164,8 +164,12 @@ def test_an_accepted_move_is_acknowledged_to_the_mover_and_progress_to_the_room(
     assert ack.message.changed, "the piles that changed are sent"
     (progress,) = [o for o in out if isinstance(o.message, ProgressEvent)]
     assert progress.to is None and progress.message.player_id == "p1"
+    assert progress.but == "p1", "the mover's reply says the same: no progress frame for them"
+    assert ack.message.seq == progress.message.seq == race.seq
+    assert (ack.message.on_foundations, ack.message.moves) == (
+        progress.message.on_foundations, progress.message.moves) == (
+        game.progress().on_foundations, 1)
     assert "cards" not in progress.message.model_dump_json()
-    assert progress.message.moves == 1
 
 
 def play_to_end(race: Race, player_id: str, player: RandomPlayer, start: float) -> float:

@@ -219,6 +219,7 @@ async def test_a_racer_who_drops_resumes_where_they_were(server: Server) -> None
     view = (await ann.next_event(YourView)).view
     ack = await ann.move(view.legal_moves[0])
     seq_before = ann.last_seq
+    assert ack.seq is not None and seq_before == ack.seq, "the reply's seq counts as seen"
     await ann.ws.close()
     await asyncio.sleep(0.1)
     bob_view = (await bob.next_event(YourView)).view
@@ -229,6 +230,8 @@ async def test_a_racer_who_drops_resumes_where_they_were(server: Server) -> None
     assert all(event["seq"] > seq_before for event in resynced.missed)
     assert any(event["type"] == "progress" and event["player_id"] == bob.player_id
                for event in resynced.missed)
+    assert not any(event["type"] == "progress" and event["player_id"] == ann.player_id
+                   for event in resynced.missed), "Ann's own move is not handed back"
     again = (await ann.next_event(YourView)).view
     assert again.moves == 1 and again.legal_moves == ack.legal_moves
     await ann.move(again.legal_moves[0])
@@ -445,10 +448,11 @@ async def test_the_sdk_waits_out_the_rate_limit_and_every_request_is_answered(
         await stop_server(running)
 
 
-async def recording_client(server: Server, name: str) -> RaceClient:
+async def recording_client(server: Server, name: str, own_progress: bool = False
+                           ) -> RaceClient:
     """A client that keeps every frame it receives, in order (``received``)."""
     client = await RaceClient.connect(server.url, record=True)
-    await client.hello(name=name)
+    await client.hello(name=name, own_progress=own_progress)
     return client
 
 
@@ -456,7 +460,55 @@ def frames_of(client: RaceClient) -> list[dict[str, Any]]:
     return [json.loads(frame) for frame in client.received or []]
 
 
-async def test_the_move_that_ends_a_game_is_one_progress_event_then_the_reply(
+async def test_a_move_in_a_room_of_four_writes_four_frames(server: Server) -> None:
+    """The mover gets their reply and nothing else; each of the three others gets the move's
+    progress event, with the seq the reply carries (five frames a move until 2026-11-24)."""
+    clients = [await recording_client(server, name) for name in ("Ann", "Bob", "Cy", "Di")]
+    ann, others = clients[0], clients[1:]
+    room = await ann.create_room("all-fours", seats=4, deal="number", number=DEAL)
+    for client in others:
+        await client.join(room.code)
+    for client in clients:
+        await client.ready()
+    views = [(await client.next_event(YourView)).view for client in clients]
+    await asyncio.sleep(0.2)  # the room snapshot that follows the views has come too
+    seen = {client: len(client.received or []) for client in clients}
+    ack = await ann.move(views[0].legal_moves[0])
+    for client in others:
+        progress = await client.next_event(ProgressEvent)
+        assert (progress.player_id, progress.moves, progress.seq) == (ann.player_id, 1, ack.seq)
+    await asyncio.sleep(0.2)  # nothing else comes
+    new = {client: [frame["type"] for frame in frames_of(client)[seen[client]:]]
+           for client in clients}
+    assert new[ann] == ["move_ok"]
+    assert [new[client] for client in others] == [["progress"]] * 3
+
+
+async def test_a_client_that_does_not_ask_still_gets_the_progress_of_its_own_moves(
+        server: Server) -> None:
+    """Protocol v1 as it was: a hello without ``own_progress`` gets every room event, its own
+    moves' progress included (then its reply, which carries the same seq); a client that asked
+    gets the reply alone."""
+    ann = await recording_client(server, "Ann", own_progress=True)
+    bob = await recording_client(server, "Bob")
+    room = await ann.create_room("all-fours", seats=2, deal="number", number=DEAL)
+    await bob.join(room.code)
+    for client in (ann, bob):
+        await client.ready()
+    views = [(await client.next_event(YourView)).view for client in (ann, bob)]
+    await asyncio.sleep(0.2)
+    seen = {client: len(client.received or []) for client in (ann, bob)}
+    ann_ack = await ann.move(views[0].legal_moves[0])
+    bob_ack = await bob.move(views[1].legal_moves[0])
+    await asyncio.sleep(0.2)
+    new = {client: [(frame["type"], frame.get("seq")) for frame in frames_of(client)[seen[client]:]]
+           for client in (ann, bob)}
+    assert new[ann] == [("progress", ann_ack.seq), ("move_ok", ann_ack.seq),
+                        ("progress", bob_ack.seq)]
+    assert new[bob] == [("progress", ann_ack.seq), ("move_ok", bob_ack.seq)]
+
+
+async def test_the_move_that_ends_a_game_is_one_progress_event_to_the_others_then_the_reply(
         server: Server) -> None:
     ann, bob = [await recording_client(server, name) for name in ("Ann", "Bob")]
     room = await ann.create_room("all-fours", seats=2, deal="number", number=DEAL)
@@ -467,13 +519,18 @@ async def test_the_move_that_ends_a_game_is_one_progress_event_then_the_reply(
     await bob.next_event(YourView)
     await bob.resign()
     await ann.next_event(RaceFinished)
-    for player, final in ((ann.player_id, last.status), (bob.player_id, "resigned")):
-        mine = [frame for frame in frames_of(ann)
-                if frame["type"] == "progress" and frame["player_id"] == player]
-        assert [frame["moves"] for frame in mine] == list(range(1, len(mine) + 1))
-        assert [frame["status"] for frame in mine] == ["racing"] * (len(mine) - 1) + [final]
+    # A racer's progress reaches the others, and their own reply says it to them.
+    for mover, other, final in ((ann, bob, last.status), (bob, ann, "resigned")):
+        seen = [frame for frame in frames_of(other)
+                if frame["type"] == "progress" and frame["player_id"] == mover.player_id]
+        assert [frame["moves"] for frame in seen] == list(range(1, len(seen) + 1))
+        assert [frame["status"] for frame in seen] == ["racing"] * (len(seen) - 1) + [final]
+        acks = [frame for frame in frames_of(mover) if frame["type"] == "move_ok"]
+        assert [ack["seq"] for ack in acks] == [frame["seq"] for frame in seen]
+        assert not [frame for frame in frames_of(mover) if frame["type"] == "progress"
+                    and frame["player_id"] == mover.player_id]
     types = [frame["type"] for frame in frames_of(bob)]
-    assert types[-4:] == ["progress", "move_ok", "race_finished", "room"]
+    assert types[-3:] == ["move_ok", "race_finished", "room"]
 
 
 async def test_a_racer_who_leaves_the_race_is_shown_gone(server: Server) -> None:

@@ -60,7 +60,9 @@ async function play(view) {
 
 socket.on("message", (data) => {
   const message = JSON.parse(data.toString());
-  if (message.seq && !message.id) {
+  // Room events, and move_ok: this client says own_progress: false in its hello, so the room's
+  // progress event for its own move is not sent to it; the reply carries its seq instead.
+  if (message.seq && (!message.id || message.type === "move_ok")) {
     if (lastSeq && message.seq > lastSeq + 1) console.log(`(missed room events after ${lastSeq})`);
     lastSeq = Math.max(lastSeq, message.seq);
   }
@@ -86,7 +88,7 @@ socket.on("message", (data) => {
 });
 
 socket.on("open", async () => {
-  for (const [type, fields] of [["hello", { name }], ["join", { code }], ["ready", {}]]) {
+  for (const [type, fields] of [["hello", { name, own_progress: false }], ["join", { code }], ["ready", {}]]) {
     const reply = await request({ type, ...fields });
     if (reply.type === "error") {
       console.error(`${type}: ${reply.code}: ${reply.message}`);
