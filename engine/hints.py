@@ -16,9 +16,11 @@ it in a process of its pool (``server.hints``), never on its event loop.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from engine.game import Game
 from engine.moves import Move
+from engine.replay import MoveLog, replay_trusted
 from engine.solver import FULL_KNOWLEDGE, Budget, Result, Verdict, solve
 
 HINT_BUDGET = Budget(seconds=1.5)
@@ -63,3 +65,12 @@ class Hint:
 def hint(game: Game, budget: Budget = HINT_BUDGET) -> Hint:
     """A hint for ``game``'s position (the game is left as it is)."""
     return Hint(solve(game, budget))
+
+
+def hint_for_log(log: dict[str, Any], seconds: float) -> dict[str, Any]:
+    """A hint for the position a move log (``MoveLog.to_json``) reaches, as JSON: what a
+    server's solver process is given and returns (plain data, so it crosses the process
+    boundary cheaply, and the child needs only the engine)."""
+    given = hint(replay_trusted(MoveLog.from_json(log)), Budget(seconds=seconds))
+    return {"result": str(given.result), "move": None if given.move is None else str(given.move),
+            "moves_to_win": given.moves_to_win, "message": given.message()}

@@ -121,6 +121,7 @@ class Service:
         await self.gateway.close(self.clients, self._time_left())
         await self.writer.stopped()
         await self.move_recorder.close()
+        self.host.solver.close()
         if self.redis_bus is not None:
             await self.redis_bus.stop()
 

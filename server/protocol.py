@@ -211,6 +211,15 @@ class Resume(Message):
     last_seq: Annotated[int, Field(ge=0)] = 0
 
 
+class AskHint(Message):
+    """The next move of a winning line from your position: only when practising alone on a
+    chosen deal (a room of one racer, deal kind 'number'); refused with ``no_hints`` in a race
+    with others, on a secret deal and on the daily deal. The solver sees the hidden cards."""
+
+    type: Literal["hint"]
+    id: RequestId = None
+
+
 class PlayDaily(Message):
     """Start today's daily deal of a rule set: alone, on your own clock, once per day."""
 
@@ -265,7 +274,7 @@ class GetRace(Message):
 
 ClientMessage = Annotated[
     Hello | CreateRoom | JoinRoom | Spectate | LeaveRoom | Ready | StartRace | MakeMove | Resign
-    | Resume | PlayDaily | GetLeaderboard | GetRace,
+    | Resume | AskHint | PlayDaily | GetLeaderboard | GetRace,
     Field(discriminator="type"),
 ]
 CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
@@ -321,6 +330,7 @@ class ErrorCode(StrEnum):
     INVALID_MOVE = "invalid_move"
     ILLEGAL_MOVE = "illegal_move"
     ALREADY_PLAYED = "already_played"
+    NO_HINTS = "no_hints"
     # What one connection, address or player may hold (docs/protocol.md, Limits).
     TOO_MANY_CONNECTIONS = "too_many_connections"
     TOO_MANY_PLAYERS = "too_many_players"
@@ -562,6 +572,24 @@ class RaceRecord(Message):
     record: dict[str, Any] = Field(description="Players, results, seed and move logs.")
 
 
+class HintGiven(Message):
+    """The reply to hint: the solver's answer for your position after ``after_moves`` moves
+    (if you have moved since, it is about a position you have left)."""
+
+    type: Literal["hint"] = "hint"
+    id: RequestId = None
+    after_moves: int = Field(description="Your moves made when the hint was asked for.")
+    result: Literal["won", "lost", "unknown"] = Field(description=(
+        "won: a winning line was found and ``move`` is its first move; lost: no win is "
+        "possible from here any more (proved); unknown: the search's time ran out."))
+    move: str | None = Field(description="A move you can legally make now (docs/moves.md).")
+    moves_to_win: int | None = Field(description="The winning line's length from here.")
+    message: str = Field(description="The answer, as a sentence for a person.")
+    knowledge: str = Field(description=(
+        "What the answer assumes: the solver sees the face-down and undealt cards, so a win "
+        "is an upper bound for a player who cannot."))
+
+
 class ShuttingDown(Message):
     """The server is stopping: everything accepted is saved; reconnect and resume later. The
     connection is then closed with code 1001 (going away)."""
@@ -572,7 +600,8 @@ class ShuttingDown(Message):
 
 ServerMessage = Annotated[
     Welcome | Ok | ErrorMessage | RoomState | Countdown | RaceStarted | YourView | MoveAccepted
-    | ProgressEvent | RaceFinished | Resynced | Leaderboard | RaceRecord | ShuttingDown,
+    | ProgressEvent | RaceFinished | Resynced | Leaderboard | RaceRecord | HintGiven
+    | ShuttingDown,
     Field(discriminator="type"),
 ]
 SERVER_MESSAGE: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)

@@ -31,10 +31,12 @@ from engine.registry import RULE_SET_NAMES
 from server import store
 from server.db import RaceRow
 from server.errors import Refusal
+from server.hints import SolverPool
 from server.limits import AddressLimiter
 from server.outbox import Outbox
 from server.protocol import (
     ActionObject,
+    AskHint,
     CreateRoom,
     ErrorCode,
     JoinRoom,
@@ -67,9 +69,9 @@ CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 CODE_LENGTH = 8
 
 RoomRequest = (CreateRoom | JoinRoom | Spectate | LeaveRoom | Ready | StartRace | MakeMove
-               | Resign | Resume | PlayDaily)
+               | Resign | Resume | PlayDaily | AskHint)
 ROOM_REQUESTS = (CreateRoom, JoinRoom, Spectate, LeaveRoom, Ready, StartRace, MakeMove, Resign,
-                 Resume, PlayDaily)
+                 Resume, PlayDaily, AskHint)
 """The requests a room answers; the connection's gateway answers the rest itself."""
 
 
@@ -205,6 +207,8 @@ class RoomHost:
                                          max(1.0, settings.rooms_per_player_per_hour),
                                          settings.http_rate_clients)
         """Rooms each player may open: a bucket per player id (bounded, as the HTTP one)."""
+        self.solver = SolverPool(settings)
+        """Where hints are searched: processes of their own, never this event loop."""
 
     # -- restoring ------------------------------------------------------------------------------
 
@@ -266,6 +270,10 @@ class RoomHost:
                 await self._resume(client, message, now)
             case PlayDaily():
                 await self._daily(client, message, now)
+            case AskHint():
+                room = self._current(client)
+                given = await self.solver.hint(room.race, client.player_id, message.id, now)
+                await room.reply(client, given)
 
     def disconnect(self, client: Client | RemoteMember) -> None:
         """The member's connection is gone."""

@@ -133,6 +133,15 @@ class Settings(BaseSettings):
     http_cache_bytes: int = 64 * 1024 * 1024
     """The most the HTTP API keeps of finished races' records and replays (their JSON), the
     least recently asked for dropped first; a long replay is about 0.5 MB."""
+    solver_processes: int = 1
+    """Processes the solver runs in (``server.hints``): hints never run on the event loop."""
+    hint_budget_s: float = 1.5
+    """How long a hint's search may take; then the answer is "unknown"."""
+    hint_queue_max: int = 4
+    """Hints searched or waiting at once in this process; past it, ``unavailable``."""
+    hints_per_player_per_min: float = 12.0
+    """Hints a player may ask for a minute (bursts of a quarter of it); past it,
+    ``rate_limited``."""
 
     @property
     def worker_count(self) -> int:

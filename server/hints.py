@@ -1,0 +1,114 @@
+"""Hints over the protocol: who may have one, and the process pool that searches for it.
+
+A hint runs the solver (``engine.hints``), which takes up to its budget of CPU: never on the
+event loop. The ``SolverPool`` hands each search to a small ``ProcessPoolExecutor`` (started
+on the first hint, with the ``spawn`` method, so a child holds nothing of the server's sockets
+or threads and imports only the engine) and awaits it. It is bounded twice: searches waiting
+or running at most ``hint_queue_max`` (past it, ``unavailable``), and each player's hints a
+minute (``hints_per_player_per_min``, a token bucket; past it, ``rate_limited``).
+
+``refusal`` is the rule, pure: a hint is for practice alone, never during a race with others,
+on a secret deal (ranked) or on the daily deal (ranked); the server refuses with ``no_hints``
+and says why. The solver sees the hidden cards, so a hint is given with full knowledge; it is
+a move the player can make now, and reveals no card.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from engine.hints import hint_for_log
+from engine.replay import MoveLog
+from engine.solver import FULL_KNOWLEDGE
+from server.errors import Refusal
+from server.limits import AddressLimiter
+from server.protocol import ErrorCode, HintGiven
+from server.race import Phase, Race
+from server.settings import Settings
+
+log = logging.getLogger("patience_race.hints")
+
+SLACK_S = 10.0
+"""How much longer than its budget a search may take to come back (a child starting, a busy
+machine) before it is given up as ``unavailable``."""
+
+
+def refusal(race: Race, player_id: str) -> Refusal | None:
+    """Why ``player_id`` may not have a hint in ``race`` now, or None."""
+    racer = race.racers.get(player_id)
+    if racer is None:
+        return Refusal(ErrorCode.NOT_IN_ROOM, "you have no seat in this room's race")
+    if race.deal_kind == "daily":
+        return Refusal(ErrorCode.NO_HINTS, "no hints on the daily deal: it is ranked")
+    if len(race.racers) > 1:
+        return Refusal(ErrorCode.NO_HINTS, "no hints in a race with others")
+    if race.deal_kind != "number":
+        return Refusal(ErrorCode.NO_HINTS, "no hints on a secret deal: it is ranked; "
+                       "practise alone on a chosen deal number to have hints")
+    if race.phase is not Phase.RACING or racer.game is None or racer.finished:
+        return Refusal(ErrorCode.NOT_RACING, "your game is not on")
+    return None
+
+
+class SolverPool:
+    """The server's solver processes, and who may use them how often."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._executor: ProcessPoolExecutor | None = None
+        self._busy = 0
+        self._quota = AddressLimiter(settings.hints_per_player_per_min / 60,
+                                     max(1.0, settings.hints_per_player_per_min / 4),
+                                     settings.http_rate_clients)
+
+    def _pool(self) -> ProcessPoolExecutor:
+        if self._executor is None:
+            self._executor = ProcessPoolExecutor(
+                self.settings.solver_processes, multiprocessing.get_context("spawn"))
+        return self._executor
+
+    async def run(self, function: Any, *args: Any, within_s: float) -> Any:
+        """``function(*args)`` in a solver process; ``unavailable`` when the pool is full or
+        the answer does not come within ``within_s``."""
+        if self._busy >= self.settings.hint_queue_max:
+            raise Refusal(ErrorCode.UNAVAILABLE, "the solver is busy: try again in a moment")
+        self._busy += 1
+        try:
+            future = asyncio.get_running_loop().run_in_executor(self._pool(), function, *args)
+            return await asyncio.wait_for(future, within_s)
+        except TimeoutError:
+            raise Refusal(ErrorCode.UNAVAILABLE, "the solver took too long: try again") from None
+        except BrokenProcessPool:  # a solver process died (killed, out of memory): start anew
+            log.exception("a solver process died")
+            self.close()
+            raise Refusal(ErrorCode.UNAVAILABLE, "the solver failed: try again") from None
+        finally:
+            self._busy -= 1
+
+    async def hint(self, race: Race, player_id: str, request_id: str | None,
+                   now: float) -> HintGiven:
+        """A hint for the player's position now, or the refusal raised."""
+        refused = refusal(race, player_id)
+        if refused is not None:
+            raise refused
+        if self._quota.take(player_id, now) > 0:
+            raise Refusal(ErrorCode.RATE_LIMITED, "at most "
+                          f"{self.settings.hints_per_player_per_min:g} hints a minute")
+        game = race.racers[player_id].game
+        assert game is not None
+        moves = len(game.history)
+        seconds = self.settings.hint_budget_s
+        answer = await self.run(hint_for_log, MoveLog.of(game).to_json(), seconds,
+                                within_s=seconds + SLACK_S)
+        return HintGiven(id=request_id, after_moves=moves, knowledge=FULL_KNOWLEDGE, **answer)
+
+    def close(self) -> None:
+        """Stop the processes (a search under way is dropped)."""
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None

@@ -1,0 +1,94 @@
+"""Hints over the protocol (issue 12): for practice alone only, searched in the server's solver
+process, never on its event loop; refused during a race with others, on a secret deal and on
+the daily deal, with ``no_hints``.
+
+Every test runs on SQLite and, when PATIENCE_RACE_TEST_POSTGRES_URL is set, on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from clients.sdk import RaceClient, RequestRefused
+from engine.moves import Move
+from engine.registry import find_rule_set
+from engine.solver import Budget, Result, solve
+from server.hints import refusal
+from server.protocol import RaceStarted, YourView
+from server.race import Race
+from tests.server.test_server import Server
+
+RULE_SET, WON, LOST = "hidden-cards", 2, 1
+"""Hidden Cards deals the solver decides in milliseconds (tests/engine/solver_cases.json)."""
+
+
+async def practice(client: RaceClient, number: int) -> list[str]:
+    """Open a room on a chosen deal and start it alone; the legal moves at the start."""
+    await client.create_room(RULE_SET, deal="number", number=number)
+    await client.start()
+    return (await client.next_event(YourView)).view.legal_moves
+
+
+async def test_a_hint_when_practising_alone_is_a_legal_move_on_a_winning_line(
+        server: Server) -> None:
+    ann = await server.client("Ann")
+    legal = await practice(ann, WON)
+    given = await ann.hint()
+    assert given.result == "won" and given.after_moves == 0 and given.move in legal
+    assert given.moves_to_win == 56 and "full knowledge" in given.knowledge
+    game = find_rule_set(RULE_SET)(WON)
+    assert given.move is not None
+    game.play(Move.parse(given.move))
+    assert solve(game, Budget(nodes=20_000)).result is Result.WON, "a win is still possible"
+
+    ack = await ann.move(given.move)  # the server takes it, and the next hint follows on
+    following = await ann.hint()
+    assert following.after_moves == 1 and following.move in ack.legal_moves
+
+
+async def test_a_hint_on_a_lost_deal_says_no_win_is_possible(server: Server) -> None:
+    ann = await server.client("Ann")
+    await practice(ann, LOST)
+    given = await ann.hint()
+    assert (given.result, given.move) == ("lost", None)
+    assert given.message == "no win is possible from here any more"
+
+
+async def refused(client: RaceClient) -> str:
+    with pytest.raises(RequestRefused) as refusal_raised:
+        await client.hint()
+    assert refusal_raised.value.code == "no_hints", refusal_raised.value.message
+    return refusal_raised.value.message
+
+
+async def test_hints_are_refused_during_a_race_with_others(server: Server) -> None:
+    ann, bob = await server.client("Ann"), await server.client("Bob")
+    room = await ann.create_room(RULE_SET, deal="number", number=WON)
+    await bob.join(room.code)
+    await ann.ready()
+    await bob.ready()
+    await ann.next_event(RaceStarted)
+    assert "race with others" in await refused(ann)
+    assert "race with others" in await refused(bob)
+
+
+async def test_hints_are_refused_on_the_daily_deal_and_on_a_secret_deal(server: Server) -> None:
+    ann = await server.client("Ann")
+    await ann.daily(RULE_SET)
+    assert "daily deal" in await refused(ann)
+    await ann.resign()
+    await ann.leave()
+    await ann.create_room(RULE_SET)  # a secret deal, started alone: ranked
+    await ann.start()
+    await ann.next_event(YourView)
+    assert "secret deal" in await refused(ann)
+
+
+def test_the_rule_before_the_start_and_for_someone_not_racing() -> None:
+    race = Race(race_id="r", code="ABCD", rule_set=RULE_SET, seed=WON, algorithm=1,
+                deal_kind="number", host_id="ann", host_name="Ann", seats_max=2,
+                time_limit_s=None)
+    before = refusal(race, "ann")
+    assert before is not None and before.code == "not_racing"
+    stranger = refusal(race, "bob")
+    assert stranger is not None and stranger.code == "not_in_room"
