@@ -20,6 +20,7 @@ from typing import Any
 
 from engine.game import Game
 from engine.moves import Move
+from engine.registry import find_rule_set
 from engine.replay import MoveLog, replay_trusted
 from engine.solver import FULL_KNOWLEDGE, Budget, Result, Verdict, solve
 
@@ -74,3 +75,12 @@ def hint_for_log(log: dict[str, Any], seconds: float) -> dict[str, Any]:
     given = hint(replay_trusted(MoveLog.from_json(log)), Budget(seconds=seconds))
     return {"result": str(given.result), "move": None if given.move is None else str(given.move),
             "moves_to_win": given.moves_to_win, "message": given.message()}
+
+
+def solve_deal(rule_set: str, seed: int, algorithm: int, rules: int,
+               seconds: float) -> dict[str, Any]:
+    """The solver's verdict on a deal from its start, as JSON: ``result`` and the winning
+    ``line`` (move texts). What a server's solver process searches after a race."""
+    game = find_rule_set(rule_set)(seed, algorithm, rules=rules)
+    verdict = solve(game, Budget(seconds=seconds))
+    return {"result": str(verdict.result), "line": [str(move) for move in verdict.line]}

@@ -30,11 +30,13 @@ from sqlalchemy import (
     Date,
     DateTime,
     Dialect,
+    Float,
     ForeignKey,
     ForeignKeyConstraint,
     Index,
     MetaData,
     String,
+    Text,
     event,
     false,
     make_url,
@@ -270,6 +272,24 @@ class DailyPlayRow(Base):
     rule_set: Mapped[str] = mapped_column(String(40), primary_key=True)
     day: Mapped[date] = mapped_column(Date(), primary_key=True)
     player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), primary_key=True)
+
+
+class DealVerdictRow(Base):
+    """The solver's verdict on a deal (issue 12), searched after a race on it ends: ``result``
+    won, lost or unknown, and for a win the ``line``, its moves one per line of text. Given
+    with full knowledge of the hidden cards (``engine.solver.FULL_KNOWLEDGE``). One per deal
+    and rules version: a later race on the same deal finds it there."""
+
+    __tablename__ = "deal_verdicts"
+
+    rule_set: Mapped[str] = mapped_column(String(40), primary_key=True)
+    seed: Mapped[int] = mapped_column(Seed(), primary_key=True)
+    algorithm: Mapped[int] = mapped_column(primary_key=True)
+    rules: Mapped[int] = mapped_column(primary_key=True)
+    result: Mapped[str] = mapped_column(String(8))
+    line: Mapped[str] = mapped_column(Text())
+    budget_s: Mapped[float] = mapped_column(Float())
+    solved_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
 def make_engine(url: str) -> AsyncEngine:

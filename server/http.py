@@ -6,6 +6,7 @@
                                          &deal=N &day=YYYY-MM-DD &player=ID &limit=N
     GET /api/races/<race-id>             a finished race: players, results, seed, move logs
     GET /api/races/<race-id>/replay      ?player=ID: that racer's game, the view after each move
+    GET /api/races/<race-id>/solver      the solver's winning line on the race's deal, likewise
     GET /, GET /<file>                   the browser client (server.static)
 
 The query string is validated by the same model as the WebSocket request (``GetLeaderboard``).
@@ -29,6 +30,7 @@ from pydantic import ValidationError
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from engine.moves import Move
 from engine.registry import RULE_SET_NAMES, find_rule_set
 from engine.replay import MoveLog, new_game
 from engine.view import Event
@@ -151,6 +153,8 @@ class HttpApi:
             return json_response(HTTPStatus.OK, [game_info(name) for name in RULE_SET_NAMES])
         if path.startswith("/api/leaderboards/"):
             return await self.leaderboard(path.removeprefix("/api/leaderboards/"), query)
+        if path.startswith("/api/races/") and path.endswith("/solver"):
+            return await self.solver_line(path.removeprefix("/api/races/").removesuffix("/solver"))
         if path.startswith("/api/races/") and path.endswith("/replay"):
             race_id = path.removeprefix("/api/races/").removesuffix("/replay")
             return await self.replay(race_id, query.get("player", ""))
@@ -240,13 +244,46 @@ class HttpApi:
         self.finished.put(key, data)
         return encoded_response(HTTPStatus.OK, data)
 
+    async def solver_line(self, race_id: str) -> Response:
+        """The solver's winning line on a finished race's deal, position by position, as a
+        racer's replay: beside the racers' own games in the replay viewer. Only once the race
+        record reveals the deal, and only for a deal the solver won."""
+        key = ("solver", race_id)
+        data = self.finished.get(key)
+        if data is not None:
+            return encoded_response(HTTPStatus.OK, data)
+        record, _ = await self._record(race_id)
+        if record is None:
+            return error_response(HTTPStatus.NOT_FOUND, f"no race {race_id!r}")
+        if record["logs"] is None:
+            return error_response(HTTPStatus.FORBIDDEN, "the race is not over, or its deal is "
+                                  "still secret (a daily deal's until the end of its day)")
+        solver = record.get("solver")
+        if solver is None or solver["result"] != "won":
+            return error_response(HTTPStatus.NOT_FOUND, "the solver has no winning line for "
+                                  "this deal (not searched yet, lost, or undecided)")
+        log = MoveLog(record["rule_set"], int(record["seed"]), record["algorithm"],
+                      tuple(Move.parse(move) for move in solver["line"]), rules=record["rules"])
+        data = encode({"race_id": race_id, "rule_set": record["rule_set"], "player_id": None,
+                       "name": "the solver", "knowledge": solver["knowledge"],
+                       "steps": replay_steps(log)})
+        self.finished.put(key, data)
+        return encoded_response(HTTPStatus.OK, data)
+
     async def _record(self, race_id: str) -> tuple[dict[str, Any] | None, bytes | None]:
-        """A race's record and its encoding; from the cache once it is revealed (and so final),
-        never before: a daily race's record hides its seed and logs until its day is over."""
+        """A race's record and its encoding; from the cache once it is revealed (and so final,
+        but for the solver's verdict on its deal, stored a while after the race and looked
+        for again until it is there), never before: a daily race's record hides its seed and
+        logs until its day is over."""
         key = ("record", race_id)
         data = self.finished.get(key)
         if data is not None:
             record: dict[str, Any] = json.loads(data)
+            if record["solver"] is None:  # the search after the race may have ended since
+                record.update(await store.solver_fields(self.service.sessions, record))
+                if record["solver"] is not None:
+                    data = encode(record)
+                    self.finished.put(key, data)
             return record, data
         if not ID.fullmatch(race_id):
             return None, None
@@ -254,6 +291,6 @@ class HttpApi:
         if found is None:
             return None, None
         data = encode(found)
-        if found["logs"] is not None:
+        if found["logs"] is not None:  # final from now on, but for the solver's verdict
             self.finished.put(key, data)
         return found, data

@@ -207,7 +207,7 @@ class RoomHost:
                                          max(1.0, settings.rooms_per_player_per_hour),
                                          settings.http_rate_clients)
         """Rooms each player may open: a bucket per player id (bounded, as the HTTP one)."""
-        self.solver = SolverPool(settings)
+        self.solver = SolverPool(settings, writer, sessions)
         """Where hints are searched: processes of their own, never this event loop."""
 
     # -- restoring ------------------------------------------------------------------------------
@@ -478,6 +478,7 @@ class RoomHost:
         stored = self.writer.run(lambda: store.record_results(self.sessions, race.race_id, ended,
                                                               ranking))
         stored.add_done_callback(lambda _: self._close_later(room))
+        stored.add_done_callback(lambda _: self.solver.after_race(race))
         return stored
 
     def _close_later(self, room: Room) -> None:

@@ -139,6 +139,11 @@ class Settings(BaseSettings):
     """How long a hint's search may take; then the answer is "unknown"."""
     hint_queue_max: int = 4
     """Hints searched or waiting at once in this process; past it, ``unavailable``."""
+    verdict_budget_s: float = 10.0
+    """How long the solver searches a race's deal after the race (for the race record); 0: it
+    does not."""
+    verdict_queue_max: int = 8
+    """Deals searched or waiting at once after their races; past it, a deal is not searched."""
     hints_per_player_per_min: float = 12.0
     """Hints a player may ask for a minute (bursts of a quarter of it); past it,
     ``rate_limited``."""

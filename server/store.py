@@ -42,10 +42,12 @@ from sqlalchemy.orm import selectinload
 
 from engine.moves import Move
 from engine.replay import MoveLog, replay_trusted
+from engine.solver import FULL_KNOWLEDGE
 from server.db import (
     Base,
     DailyDealRow,
     DailyPlayRow,
+    DealVerdictRow,
     EntryRow,
     MoveRow,
     PlayerRow,
@@ -415,10 +417,12 @@ async def race_record(sessions: Sessions, race_id: str, now: datetime) -> dict[s
         race = await session.get(RaceRow, race_id, options=[
             selectinload(RaceRow.entries).selectinload(EntryRow.player),
             selectinload(RaceRow.entries).selectinload(EntryRow.move_log)])
-    if race is None:
-        return None
-    revealed = race.ended_at is not None and (race.daily_day is None
-                                              or race.daily_day < utc_day(now))
+        if race is None:
+            return None
+        revealed = race.ended_at is not None and (race.daily_day is None
+                                                  or race.daily_day < utc_day(now))
+        verdict = await session.get(DealVerdictRow, (race.rule_set, race.seed, race.algorithm,
+                                                     race.rules)) if revealed else None
     entries = sorted(race.entries, key=lambda entry: (entry.rank is None, entry.rank or 0,
                                                       entry.player.name))
     return {
@@ -441,7 +445,40 @@ async def race_record(sessions: Sessions, race_id: str, now: datetime) -> dict[s
                     for entry in entries if entry.rank is not None],
         "logs": {entry.player_id: _move_log(race, entry) for entry in entries}
         if revealed else None,
+        **_solver_fields(verdict),
     }
+
+
+async def solver_fields(sessions: Sessions, record: dict[str, Any]) -> dict[str, Any]:
+    """``winnable`` and ``solver`` for a revealed race record (its deal's verdict, as
+    ``race_record`` gives them): to look again for a verdict stored after the record was
+    read, without reading the race again."""
+    async with sessions.begin() as session:
+        verdict = await session.get(DealVerdictRow, (
+            record["rule_set"], int(record["seed"]), record["algorithm"], record["rules"]))
+    return _solver_fields(verdict)
+
+
+def _solver_fields(verdict: DealVerdictRow | None) -> dict[str, Any]:
+    """``winnable`` (true, false, or null: not searched yet, not revealed yet, or undecided)
+    and ``solver``, the verdict with its winning line (null until searched and revealed)."""
+    if verdict is None:
+        return {"winnable": None, "solver": None}
+    line = verdict.line.split("\n") if verdict.line else []
+    return {"winnable": {"won": True, "lost": False}.get(verdict.result),
+            "solver": {"result": verdict.result, "moves": len(line), "line": line,
+                       "budget_s": verdict.budget_s, "knowledge": FULL_KNOWLEDGE}}
+
+
+async def save_verdict(sessions: Sessions, rule_set: str, seed: int, algorithm: int, rules: int,
+                       result: str, line: list[str], budget_s: float, now: datetime) -> None:
+    """Store the solver's verdict on a deal; a deal searched already keeps its first one."""
+    async with sessions.begin() as session:
+        connection = await session.connection()
+        await connection.execute(_insert_or_ignore(connection, DealVerdictRow), [{
+            "rule_set": rule_set, "seed": seed, "algorithm": algorithm, "rules": rules,
+            "result": result, "line": "\n".join(line), "budget_s": budget_s,
+            "solved_at": now}])
 
 
 def _move_log(race: RaceRow, entry: EntryRow) -> dict[str, Any]:

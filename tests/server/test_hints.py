@@ -7,16 +7,24 @@ Every test runs on SQLite and, when PATIENCE_RACE_TEST_POSTGRES_URL is set, on P
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
 import pytest
+import pytest_asyncio
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from clients.sdk import RaceClient, RequestRefused
 from engine.moves import Move
 from engine.registry import find_rule_set
 from engine.solver import Budget, Result, solve
 from server.hints import refusal
-from server.protocol import RaceStarted, YourView
+from server.protocol import RaceFinished, RaceStarted, YourView
 from server.race import Race
-from tests.server.test_server import Server
+from tests.server.test_server import Server, make_settings, start_server, stop_server
+
+Sessions = async_sessionmaker[AsyncSession]
 
 RULE_SET, WON, LOST = "hidden-cards", 2, 1
 """Hidden Cards deals the solver decides in milliseconds (tests/engine/solver_cases.json)."""
@@ -92,3 +100,52 @@ def test_the_rule_before_the_start_and_for_someone_not_racing() -> None:
     assert before is not None and before.code == "not_racing"
     stranger = refusal(race, "bob")
     assert stranger is not None and stranger.code == "not_in_room"
+
+
+async def record_with_verdict(client: RaceClient, race_id: str) -> dict[str, Any]:
+    """The race record once the solver's verdict on its deal is stored (searched after the
+    race, in the background)."""
+    for _ in range(200):
+        record = await client.race_record(race_id)
+        if record["solver"] is not None:
+            return record
+        await asyncio.sleep(0.1)
+    raise AssertionError("the solver's verdict never came")
+
+
+@pytest_asyncio.fixture
+async def searching_server(sessions: Sessions, database_url: str) -> AsyncIterator[Server]:
+    """The server, searching each race's deal after the race (1 s)."""
+    running = await start_server(make_settings(database_url, verdict_budget_s=1.0))
+    try:
+        yield running
+    finally:
+        await stop_server(running)
+
+
+@pytest.mark.parametrize(("seed", "winnable"), [(3, True), (1, False)])
+async def test_after_a_race_its_record_says_whether_the_deal_was_winnable(
+        searching_server: Server, seed: int, winnable: bool) -> None:
+    server = searching_server
+    ann, bob = await server.client("Ann"), await server.client("Bob")
+    room = await ann.create_room("all-fours", deal="number", number=seed)
+    await bob.join(room.code)
+    await ann.ready()
+    await bob.ready()
+    await ann.next_event(YourView)
+    await bob.next_event(YourView)
+    await ann.resign()
+    await bob.resign()
+    finished = await ann.next_event(RaceFinished)
+    record = await record_with_verdict(ann, finished.race_id)
+    assert record["winnable"] is winnable
+    solver = record["solver"]
+    assert "full knowledge" in solver["knowledge"]
+    status, line = await server.http_get(f"/api/races/{finished.race_id}/solver")
+    if not winnable:
+        assert (solver["result"], solver["line"], status) == ("lost", [], 404)
+        return
+    assert solver["result"] == "won" and solver["moves"] == len(solver["line"]) == 51
+    assert status == 200 and line["name"] == "the solver"
+    assert [step["move"] for step in line["steps"][1:]] == solver["line"]
+    assert line["steps"][-1]["view"]["status"] == "won"

@@ -1,0 +1,43 @@
+"""The solver's verdict on each raced deal (issue 12).
+
+Revision ID: 0006
+Revises: 0005
+Create Date: 2026-11-24
+
+``deal_verdicts`` holds, per deal (rule set, seed, algorithm) and rules version, what the
+solver found when it searched the deal after a race on it ended: won (with the winning line,
+one move per line of text), lost or unknown, the budget it had and when. The race record shows
+it ("a win was possible in N moves"). Races stored before this revision have none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0006"
+down_revision: str | Sequence[str] | None = "0005"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        "deal_verdicts",
+        sa.Column("rule_set", sa.String(length=40), nullable=False),
+        sa.Column("seed", sa.String(length=20), nullable=False),
+        sa.Column("algorithm", sa.Integer(), nullable=False),
+        sa.Column("rules", sa.Integer(), nullable=False),
+        sa.Column("result", sa.String(length=8), nullable=False),
+        sa.Column("line", sa.Text(), nullable=False),
+        sa.Column("budget_s", sa.Float(), nullable=False),
+        sa.Column("solved_at", sa.DateTime(timezone=True), nullable=False),
+        sa.PrimaryKeyConstraint("rule_set", "seed", "algorithm", "rules",
+                                name=op.f("pk_deal_verdicts")),
+    )
+
+
+def downgrade() -> None:
+    op.drop_table("deal_verdicts")
