@@ -26,6 +26,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from sqlalchemy import (
+    Boolean,
     Computed,
     Date,
     DateTime,
@@ -143,6 +144,9 @@ class RaceRow(Base):
     commitment: Mapped[str] = mapped_column(String(64))
     """SHA-256 (hex) of the seed's decimal text, published at the start."""
     daily_day: Mapped[date | None] = mapped_column(Date())
+    winnable: Mapped[bool | None] = mapped_column(Boolean())
+    """Asked for a deal proved winnable (issue 12): true, one was taken from the pool; false,
+    none was ready and the deal is an unproved secret one; null, not asked."""
     seats_max: Mapped[int]
     time_limit_s: Mapped[int | None]
     host_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
@@ -290,6 +294,23 @@ class DealVerdictRow(Base):
     line: Mapped[str] = mapped_column(Text())
     budget_s: Mapped[float] = mapped_column(Float())
     solved_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class WinnableDealRow(Base):
+    """A secret deal the solver proved winnable, kept for a race that asks for one
+    (``server.pool``); ``used_at`` is set when a race takes it: each is used once. Its
+    winning line is in ``deal_verdicts``."""
+
+    __tablename__ = "winnable_deals"
+
+    rule_set: Mapped[str] = mapped_column(String(40), primary_key=True)
+    seed: Mapped[int] = mapped_column(Seed(), primary_key=True)
+    algorithm: Mapped[int]
+    rules: Mapped[int]
+    moves: Mapped[int]
+    """The winning line's length."""
+    solved_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 
 def make_engine(url: str) -> AsyncEngine:

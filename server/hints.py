@@ -123,8 +123,8 @@ class SolverPool:
     def after_race(self, race: Race) -> None:
         """Search the race's deal in the background and store the verdict (not when too many
         deals are waiting already: that race's record then says ``winnable: null``)."""
-        if self._closed or self.settings.verdict_budget_s <= 0:
-            return
+        if self._closed or self.settings.verdict_budget_s <= 0 or race.winnable:
+            return  # (a deal from the winnable pool has its verdict already)
         if len(self._searches) >= self.settings.verdict_queue_max:
             log.warning("race %s: its deal is left unsearched, %d others are waiting",
                         race.race_id, len(self._searches))

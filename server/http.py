@@ -38,6 +38,7 @@ from server import store
 from server.boards import leaderboard
 from server.gateway import address_of
 from server.limits import AddressLimiter, LruCache, retry_after
+from server.pool import ready_counts
 from server.protocol import GetLeaderboard
 from server.race import view_model
 from server.static import static_response
@@ -148,7 +149,7 @@ class HttpApi:
 
     async def answer(self, raw_path: str, path: str, query: dict[str, str]) -> Response:
         if path == "/healthz":
-            return self.health()
+            return await self.health()
         if path == "/api/games":
             return json_response(HTTPStatus.OK, [game_info(name) for name in RULE_SET_NAMES])
         if path.startswith("/api/leaderboards/"):
@@ -175,8 +176,13 @@ class HttpApi:
         response.headers["Retry-After"] = retry_after(wait_s)
         return response
 
-    def health(self) -> Response:
+    async def health(self) -> Response:
         writer = self.service.writer
+        settings = self.service.settings
+        try:
+            ready: dict[str, int] | None = await ready_counts(self.service.sessions)
+        except Exception:  # the database is down: the status says so already
+            ready = None
         body = {
             "status": "degraded" if writer.failing_since is not None else "ok",
             "database": {"writes_failing": writer.failing_since is not None,
@@ -185,6 +191,11 @@ class HttpApi:
             "rooms": len(self.service.rooms),
             "connections": len(self.service.gateway.clients),
             "worker": self.service.worker_name,
+            "winnable_pool": {
+                "target": settings.winnable_pool_target,
+                "ready": None if ready is None else {
+                    name: ready.get(name, 0) for name in settings.winnable_pool_rule_sets},
+                "filled_here": self.service.filler is not None},
         }
         status = HTTPStatus.OK if body["status"] == "ok" else HTTPStatus.SERVICE_UNAVAILABLE
         return json_response(status, body)

@@ -119,6 +119,10 @@ class DealChoice(Message):
     number: Annotated[str | None, Field(
         pattern=r"^[0-9]{1,20}$",
         description="For kind 'number': the deal number as a decimal string, 0..2^64-1.")] = None
+    winnable: bool = Field(default=False, description=(
+        "For kind 'secret': a deal the solver has proved winnable (with full knowledge of the "
+        "hidden cards), from the server's pool; if none is ready within a few seconds, an "
+        "unproved secret deal, and the room says so (winnable: false)."))
 
     @model_validator(mode="after")
     def _a_number_for_a_chosen_deal(self) -> DealChoice:
@@ -126,6 +130,8 @@ class DealChoice(Message):
             raise ValueError("the daily deal is played alone: send 'daily'")
         if self.kind == "number" and (self.number is None or int(self.number) > SEED_MAX):
             raise ValueError("a chosen deal needs a number 0..2^64-1")
+        if self.winnable and self.kind != "secret":
+            raise ValueError("only a secret deal can be asked to be winnable")
         return self
 
 
@@ -381,6 +387,11 @@ class RoomState(Message):
         "board only. A daily deal is ranked, but a racer whose identity was made today is "
         "not ranked on today's boards (docs/protocol.md). Every result is on its deal's "
         "board."))
+    winnable: bool | None = Field(default=None, description=(
+        "For a secret deal asked to be winnable: true, the deal was proved winnable before the "
+        "race (by the solver, which sees the hidden cards: winnable for a player who knew "
+        "them); false, none was ready in time and the deal is an unproved secret one. Null: "
+        "not asked."))
     phase: Literal["lobby", "countdown", "racing", "finished"]
     host: str
     seats_max: int

@@ -34,6 +34,7 @@ from server.errors import Refusal
 from server.hints import SolverPool
 from server.limits import AddressLimiter
 from server.outbox import Outbox
+from server.pool import winnable_seed
 from server.protocol import (
     ActionObject,
     AskHint,
@@ -186,7 +187,8 @@ def restore_race(row: RaceRow, settings: Settings, now: float) -> Race:
         algorithm=row.algorithm, rules=row.rules, deal_kind=row.deal_kind, host_id=row.host_id,
         host_name=row.host.name, seats_max=row.seats_max, time_limit_s=row.time_limit_s,
         countdown_s=settings.countdown_s, grace_s=settings.reconnect_grace_s,
-        max_race_s=settings.max_race_s, idle_s=settings.idle_s, daily_day=row.daily_day)
+        max_race_s=settings.max_race_s, idle_s=settings.idle_s, daily_day=row.daily_day,
+        winnable=row.winnable)
 
 
 class RoomHost:
@@ -322,8 +324,13 @@ class RoomHost:
         self._take_room(client)
         deal = message.deal  # (a chosen number is checked by the model, and "daily" refused)
         seed = int(deal.number or 0) if deal.kind == "number" else secrets.randbits(64)
+        winnable = None
+        if deal.winnable:  # a pooled seed, or after a wait an unproved one (server.pool)
+            pooled = await winnable_seed(self.settings, self.sessions, message.rule_set,
+                                         self._write)
+            seed, winnable = (seed, False) if pooled is None else (pooled, True)
         await self._open(client, message.id, rule_set=message.rule_set, seed=seed,
-                         deal_kind=deal.kind, seats_max=message.seats,
+                         deal_kind=deal.kind, winnable=winnable, seats_max=message.seats,
                          time_limit_s=message.time_limit_s,
                          countdown_s=self.settings.countdown_s)
 
@@ -359,7 +366,8 @@ class RoomHost:
                 self.sessions, race_id=race.race_id, code=race.code, rule_set=race.rule_set,
                 deal_kind=race.deal_kind, seed=race.seed, algorithm=race.algorithm,
                 rules=race.rules, host_id=race.host_id, seats_max=race.seats_max,
-                time_limit_s=race.time_limit_s, daily_day=race.daily_day))
+                time_limit_s=race.time_limit_s, daily_day=race.daily_day,
+                winnable=race.winnable))
         except Refusal:
             self.directory.release(code)
             raise

@@ -11,6 +11,7 @@ import os
 from pydantic import field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from engine.registry import RULE_SET_NAMES
 from server.speedups import EventLoop, JsonLibrary
 
 ASYNC_DRIVERS = {
@@ -144,6 +145,19 @@ class Settings(BaseSettings):
     does not."""
     verdict_queue_max: int = 8
     """Deals searched or waiting at once after their races; past it, a deal is not searched."""
+    winnable_pool_target: int = 5
+    """Deals proved winnable kept ready per rule set for rooms that ask for one
+    (``server.pool``); 0: no pool is filled."""
+    winnable_pool_budget_s: float = 2.0
+    """How long the pool's filler searches each random deal."""
+    winnable_pool_wait_s: float = 3.0
+    """How long a room asking for a winnable deal waits for one when none is ready, before it
+    falls back to an unproved secret deal."""
+    winnable_pool_rule_sets: tuple[str, ...] = tuple(
+        name for name in RULE_SET_NAMES if name != "four-corners")
+    """The rule sets the pool is filled for: Four Corners is left out, as no win was found in
+    50 deals at 2 s (docs/winnability.md); a room of it asking for a winnable deal falls back at
+    once."""
     hints_per_player_per_min: float = 12.0
     """Hints a player may ask for a minute (bursts of a quarter of it); past it,
     ``rate_limited``."""

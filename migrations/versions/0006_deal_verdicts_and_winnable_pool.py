@@ -1,4 +1,4 @@
-"""The solver's verdict on each raced deal (issue 12).
+"""The solver's verdicts on deals, and the pool of deals proved winnable (issue 12).
 
 Revision ID: 0006
 Revises: 0005
@@ -8,6 +8,10 @@ Create Date: 2026-11-24
 solver found when it searched the deal after a race on it ended: won (with the winning line,
 one move per line of text), lost or unknown, the budget it had and when. The race record shows
 it ("a win was possible in N moves"). Races stored before this revision have none.
+
+``winnable_deals`` is the pool of secret deals proved winnable, filled in the background
+(``server.pool``), each taken by one race (``used_at``). ``races.winnable`` says whether a race
+asked for such a deal and got one (true), asked and got none (false), or did not ask (null).
 """
 
 from __future__ import annotations
@@ -39,5 +43,22 @@ def upgrade() -> None:
     )
 
 
+    op.create_table(
+        "winnable_deals",
+        sa.Column("rule_set", sa.String(length=40), nullable=False),
+        sa.Column("seed", sa.String(length=20), nullable=False),
+        sa.Column("algorithm", sa.Integer(), nullable=False),
+        sa.Column("rules", sa.Integer(), nullable=False),
+        sa.Column("moves", sa.Integer(), nullable=False),
+        sa.Column("solved_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("used_at", sa.DateTime(timezone=True), nullable=True),
+        sa.PrimaryKeyConstraint("rule_set", "seed", name=op.f("pk_winnable_deals")),
+    )
+    op.add_column("races", sa.Column("winnable", sa.Boolean(), nullable=True))
+
+
 def downgrade() -> None:
+    with op.batch_alter_table("races") as batch:
+        batch.drop_column("winnable")
+    op.drop_table("winnable_deals")
     op.drop_table("deal_verdicts")
