@@ -265,6 +265,9 @@ class DailyDealRow(Base):
     rule_set: Mapped[str] = mapped_column(String(40), primary_key=True)
     day: Mapped[date] = mapped_column(Date(), primary_key=True)
     seed: Mapped[int] = mapped_column(Seed())
+    winnable: Mapped[bool | None] = mapped_column(Boolean())
+    """True: taken from the winnable pool (``server.pool``); false: none was ready, a random
+    deal; null: drawn before the pool existed."""
 
 
 class DailyPlayRow(Base):

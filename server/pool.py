@@ -14,8 +14,10 @@ marks it used, so of two rooms taking at once only one gets it, and each deal is
 none is ready it waits up to ``winnable_pool_wait_s``, looking every ``POLL_S``, and then falls
 back to an unproved secret deal: the room says ``winnable: false``. A rule set not in
 ``winnable_pool_rule_sets`` (by default Four Corners, where no win was found in 50 deals at 2 s:
-docs/winnability.md) falls back at once. A pooled seed is secret like any other: it is in no
-message before the race ends, and the race's commitment is published at its start.
+docs/winnability.md) falls back at once. The daily deal is taken from the pool too, by
+default (``daily_draw``), when it is first drawn on its day. A pooled seed is secret like any
+other: it is in no message before the race ends, and the race's commitment is published at its
+start.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from datetime import UTC, datetime
 from functools import partial
 
 from sqlalchemy import func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from engine.deal import DEAL_ALGORITHM
 from engine.game import RULES_VERSION
@@ -73,21 +76,26 @@ async def add_winnable(sessions: Sessions, rule_set: str, seed: int, line: list[
 async def take_winnable(sessions: Sessions, rule_set: str, now: datetime) -> int | None:
     """Mark the oldest ready deal of the rule set used and give its seed; None if there is
     none. The update takes it only while it is unused, so two takers never get the same one."""
-    table = WinnableDealRow
     async with sessions.begin() as session:
-        for _ in range(TAKE_TRIES):
-            seed = await session.scalar(
-                select(table.seed).where(table.rule_set == rule_set, table.used_at.is_(None),
-                                         table.algorithm == DEAL_ALGORITHM,
-                                         table.rules == RULES_VERSION)
-                .order_by(table.solved_at, table.seed).limit(1))
-            if seed is None:
-                return None
-            taken = await session.execute(
-                update(table).where(table.rule_set == rule_set, table.seed == seed,
-                                    table.used_at.is_(None)).values(used_at=now))
-            if taken.rowcount == 1:  # type: ignore[attr-defined]
-                return int(seed)
+        return await take_in(session, rule_set, now)
+
+
+async def take_in(session: AsyncSession, rule_set: str, now: datetime) -> int | None:
+    """``take_winnable`` in a transaction under way (the daily deal's draw)."""
+    table = WinnableDealRow
+    for _ in range(TAKE_TRIES):
+        seed = await session.scalar(
+            select(table.seed).where(table.rule_set == rule_set, table.used_at.is_(None),
+                                     table.algorithm == DEAL_ALGORITHM,
+                                     table.rules == RULES_VERSION)
+            .order_by(table.solved_at, table.seed).limit(1))
+        if seed is None:
+            return None
+        taken = await session.execute(
+            update(table).where(table.rule_set == rule_set, table.seed == seed,
+                                table.used_at.is_(None)).values(used_at=now))
+        if taken.rowcount == 1:  # type: ignore[attr-defined]
+            return int(seed)
     return None
 
 
@@ -105,6 +113,16 @@ async def winnable_seed(settings: Settings, sessions: Sessions, rule_set: str,
         if seed is not None or loop.time() + POLL_S > give_up:
             return seed
         await asyncio.sleep(POLL_S)
+
+
+def daily_draw(settings: Settings, rule_set: str
+               ) -> Callable[[AsyncSession], Awaitable[int | None]] | None:
+    """How a day's daily deal is drawn, the first time it is asked for: from the pool (it
+    does not wait: none ready, a random deal, and the room says ``winnable: false``), unless
+    ``daily_winnable`` is off or the rule set is not pooled (then ``winnable`` is null)."""
+    if not settings.daily_winnable or rule_set not in settings.winnable_pool_rule_sets:
+        return None
+    return lambda session: take_in(session, rule_set, datetime.now(UTC))
 
 
 class PoolFiller:

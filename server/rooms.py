@@ -34,7 +34,7 @@ from server.errors import Refusal
 from server.hints import SolverPool
 from server.limits import AddressLimiter
 from server.outbox import Outbox
-from server.pool import winnable_seed
+from server.pool import daily_draw, winnable_seed
 from server.protocol import (
     ActionObject,
     AskHint,
@@ -339,9 +339,12 @@ class RoomHost:
         self._may_open(client, message.rule_set)
         self._take_room(client)  # before the claim: a refused room costs no day's play
         day, rule_set = datetime.fromtimestamp(now, UTC).date(), message.rule_set
-        seed = await self._write(lambda: store.daily_seed(self.sessions, rule_set, day))
+        pooled = daily_draw(self.settings, rule_set)
+        seed, winnable = await self._write(lambda: store.daily_seed(self.sessions, rule_set, day,
+                                                                    pooled))
         room = await self._open(client, message.id, rule_set=rule_set, seed=seed,
-                                deal_kind="daily", seats_max=1, time_limit_s=None,
+                                deal_kind="daily", winnable=winnable, seats_max=1,
+                                time_limit_s=None,
                                 countdown_s=0, daily_day=day)
         self.deliver(room, room.race.start(client.player_id, now))
 

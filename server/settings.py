@@ -158,6 +158,8 @@ class Settings(BaseSettings):
     """The rule sets the pool is filled for: Four Corners is left out, as no win was found in
     50 deals at 2 s (docs/winnability.md); a room of it asking for a winnable deal falls back at
     once."""
+    daily_winnable: bool = True
+    """The daily deal is drawn from the winnable pool (``server.pool``) when one is ready."""
     hints_per_player_per_min: float = 12.0
     """Hints a player may ask for a minute (bursts of a quarter of it); past it,
     ``rate_limited``."""

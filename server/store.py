@@ -19,7 +19,7 @@ import contextlib
 import hashlib
 import re
 import secrets
-from collections.abc import Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any, TypedDict, cast
@@ -369,14 +369,23 @@ async def _claim_daily(session: AsyncSession, player_id: str, rule_set: str, day
     return claimed is not None
 
 
-async def daily_seed(sessions: Sessions, rule_set: str, day: date) -> int:
-    """The day's secret seed for the rule set: drawn once, the first time it is asked for (two
-    servers asking at once agree, as the insert keeps whichever came first)."""
+async def daily_seed(sessions: Sessions, rule_set: str, day: date,
+                     pooled: Callable[[AsyncSession], Awaitable[int | None]] | None = None
+                     ) -> tuple[int, bool | None]:
+    """The day's secret seed for the rule set, and whether it was proved winnable: drawn once,
+    the first time it is asked for (two servers asking at once agree, as the insert keeps
+    whichever came first). The draw takes a deal from the winnable pool when ``pooled`` gives
+    one (``server.pool``), else a random deal (``winnable`` false; null when not asked)."""
     async with sessions.begin() as session:
-        await _insert_new(session, DailyDealRow, [
-            {"rule_set": rule_set, "day": day, "seed": secrets.randbits(64)}])
-        row = await session.get_one(DailyDealRow, (rule_set, day))
-        return row.seed
+        row = await session.get(DailyDealRow, (rule_set, day))
+        if row is None:
+            taken = None if pooled is None else await pooled(session)
+            await _insert_new(session, DailyDealRow, [{
+                "rule_set": rule_set, "day": day,
+                "seed": secrets.randbits(64) if taken is None else taken,
+                "winnable": None if pooled is None else taken is not None}])
+            row = await session.get_one(DailyDealRow, (rule_set, day))
+        return row.seed, row.winnable
 
 
 async def unfinished_races(sessions: Sessions,

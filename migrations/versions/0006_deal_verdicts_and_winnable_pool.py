@@ -11,7 +11,8 @@ it ("a win was possible in N moves"). Races stored before this revision have non
 
 ``winnable_deals`` is the pool of secret deals proved winnable, filled in the background
 (``server.pool``), each taken by one race (``used_at``). ``races.winnable`` says whether a race
-asked for such a deal and got one (true), asked and got none (false), or did not ask (null).
+asked for such a deal and got one (true), asked and got none (false), or did not ask (null);
+``daily_deals.winnable`` the same for a day's daily deal, drawn from the pool by default.
 """
 
 from __future__ import annotations
@@ -55,9 +56,12 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("rule_set", "seed", name=op.f("pk_winnable_deals")),
     )
     op.add_column("races", sa.Column("winnable", sa.Boolean(), nullable=True))
+    op.add_column("daily_deals", sa.Column("winnable", sa.Boolean(), nullable=True))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("daily_deals") as batch:
+        batch.drop_column("winnable")
     with op.batch_alter_table("races") as batch:
         batch.drop_column("winnable")
     op.drop_table("winnable_deals")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest_asyncio
@@ -18,8 +19,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from clients.sdk import RaceClient
 from engine.registry import find_rule_set
 from engine.solver import Budget, Result, solve
-from server.db import WinnableDealRow
+from server.db import DailyDealRow, WinnableDealRow
 from server.protocol import CreateRoom, DealChoice, RaceFinished, RaceStarted, RoomState
+from server.race import commitment
 from tests.server.test_server import Server, make_settings, start_server, stop_server
 
 Sessions = async_sessionmaker[AsyncSession]
@@ -124,3 +126,25 @@ async def test_without_a_ready_deal_the_room_falls_back_to_an_unproved_one_and_s
         assert finished.seed is not None  # an ordinary secret deal, revealed at the end
     finally:
         await stop_server(empty)
+
+
+async def test_the_daily_deal_is_drawn_from_the_pool_once_for_everyone(
+        pooled: Server, sessions: Sessions) -> None:
+    await pool_ready(pooled, TARGET)
+    ann, bob = await pooled.client("Ann"), await pooled.client("Bob")
+    rooms = [await client.daily(RULE_SET) for client in (ann, bob)]
+    assert [room.winnable for room in rooms] == [True, True]
+    async with sessions.begin() as session:
+        daily = await session.get_one(DailyDealRow, (RULE_SET, datetime.now(UTC).date()))
+        taken = await session.get_one(WinnableDealRow, (RULE_SET, daily.seed))
+    assert daily.winnable is True and taken.used_at is not None
+    started = await ann.next_event(RaceStarted)
+    assert started.deal_number is None and started.commitment == commitment(daily.seed)
+
+
+async def test_without_a_ready_deal_the_daily_deal_is_a_random_one_and_says_so(
+        server: Server) -> None:
+    ann = await server.client("Ann")
+    assert (await ann.daily(RULE_SET)).winnable is False  # the pool is empty: no wait
+    cy = await server.client("Cy")
+    assert (await cy.daily("four-corners")).winnable is None  # never pooled
