@@ -15,6 +15,12 @@ import { parseMove } from "./moves.js";
 
 const RESIGN_CONFIRM_MS = 4000;
 
+// What the room says of its deal's winnability (the solver sees the hidden cards).
+const WINNABLE = new Map([
+  [true, "proved winnable (by the solver, which sees the hidden cards)"],
+  [false, "none proved winnable was ready: an unproved deal"],
+]);
+
 export async function roomPage(main, route, context) {
   const page = new RoomPage(route.params[0].toUpperCase(), route.path.startsWith("watch/"),
     context);
@@ -259,6 +265,7 @@ class RoomPage {
     const facts = [
       this.room.deal_kind === "number" ? `deal ${this.dealNumber ?? "chosen"}`
         : this.room.deal_kind === "daily" ? "today's daily deal" : "a secret deal",
+      WINNABLE.get(this.room.winnable) ?? null,
       `${this.room.seats.length} of ${this.room.seats_max} seats`,
       this.room.time_limit_s ? `time limit ${clock(this.room.time_limit_s * 1000)}` : null,
     ].filter(Boolean).join(" · ");

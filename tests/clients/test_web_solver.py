@@ -78,3 +78,13 @@ async def test_the_replay_steps_through_the_solvers_line(server: Server, session
     await expect(page.locator(".caption")).to_contain_text(found["line"][0])
     await page.click("button.last")
     await expect(page.locator(".board")).to_have_attribute("data-status", "won")
+
+
+async def test_a_room_asked_to_be_winnable_says_what_it_got(open_page: OpenPage) -> None:
+    page = await open_page()
+    await give_name(page, "Ann")
+    await page.select_option("select[name=rule_set]", "four-corners")  # never pooled
+    await page.check("input[name=deal][value=winnable]")
+    await page.click(".create button[type=submit]")
+    await expect(page.locator(".room-head .facts")).to_contain_text(
+        "a secret deal · none proved winnable was ready: an unproved deal")
