@@ -2,8 +2,10 @@
 
 A hint runs the solver (``engine.hints``), which takes up to its budget of CPU: never on the
 event loop. The ``SolverPool`` hands each search to a small ``ProcessPoolExecutor`` (started
-on the first hint, with the ``spawn`` method, so a child holds nothing of the server's sockets
-or threads and imports only the engine) and awaits it. It is bounded twice: searches waiting
+on the first hint, with the ``spawn`` method, so a child holds nothing of the server's sockets,
+threads or event loop; what it runs, ``engine.hints``, needs only the engine) and awaits it.
+Requests are handled one at a time per connection, so a hint holds up its asker's next request
+by up to its budget, nobody else's. It is bounded twice: searches waiting
 or running at most ``hint_queue_max`` (past it, ``unavailable``), and each player's hints a
 minute (``hints_per_player_per_min``, a token bucket; past it, ``rate_limited``).
 

@@ -8,8 +8,9 @@ Every test runs on SQLite and, when PATIENCE_RACE_TEST_POSTGRES_URL is set, on P
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import pytest_asyncio
@@ -19,9 +20,12 @@ from clients.sdk import RaceClient, RequestRefused
 from engine.moves import Move
 from engine.registry import find_rule_set
 from engine.solver import Budget, Result, solve
-from server.hints import refusal
+from server.errors import Refusal
+from server.hints import SolverPool, refusal
 from server.protocol import RaceFinished, RaceStarted, YourView
 from server.race import Race
+from server.settings import Settings
+from server.writer import Writer
 from tests.server.test_server import Server, make_settings, start_server, stop_server
 
 Sessions = async_sessionmaker[AsyncSession]
@@ -149,3 +153,23 @@ async def test_after_a_race_its_record_says_whether_the_deal_was_winnable(
     assert status == 200 and line["name"] == "the solver"
     assert [step["move"] for step in line["steps"][1:]] == solver["line"]
     assert line["steps"][-1]["view"]["status"] == "won"
+
+
+async def test_a_players_hints_are_rate_limited_and_the_solver_runs_in_another_process(
+        sessions: Sessions) -> None:
+    settings = Settings(hints_per_player_per_min=4, hint_budget_s=0.5)  # bursts of one
+    pool = SolverPool(settings, cast(Writer, None), sessions)  # (a hint writes nothing)
+    race = Race(race_id="r", code="ABCD", rule_set=RULE_SET, seed=WON, algorithm=1,
+                deal_kind="number", host_id="ann", host_name="Ann", seats_max=2,
+                time_limit_s=None, countdown_s=0)
+    race.start("ann", 0.0)
+    try:
+        given = await pool.hint(race, "ann", "h", 1.0)
+        assert given.result == "won"
+        with pytest.raises(Refusal) as limited:
+            await pool.hint(race, "ann", "h", 2.0)
+        assert limited.value.code == "rate_limited"
+        assert (await pool.hint(race, "ann", "h", 16.0)).result == "won"  # a token back
+        assert await pool.run(os.getpid, within_s=10) != os.getpid()
+    finally:
+        pool.close()
