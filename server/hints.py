@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from datetime import UTC, datetime
@@ -39,6 +40,7 @@ from server.limits import AddressLimiter
 from server.protocol import ErrorCode, HintGiven
 from server.race import Phase, Race
 from server.settings import Settings
+from server.solver_process import exit_with_parent
 from server.store import Sessions
 from server.writer import Writer
 
@@ -83,7 +85,8 @@ class SolverPool:
     def _pool(self) -> ProcessPoolExecutor:
         if self._executor is None:
             self._executor = ProcessPoolExecutor(
-                self.settings.solver_processes, multiprocessing.get_context("spawn"))
+                self.settings.solver_processes, multiprocessing.get_context("spawn"),
+                initializer=exit_with_parent, initargs=(os.getpid(),))
         return self._executor
 
     async def run(self, function: Any, *args: Any, within_s: float) -> Any:

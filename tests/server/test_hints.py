@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
+import sys
+import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any, cast
 
 import pytest
@@ -173,3 +177,23 @@ async def test_a_players_hints_are_rate_limited_and_the_solver_runs_in_another_p
         assert await pool.run(os.getpid, within_s=10) != os.getpid()
     finally:
         pool.close()
+
+
+def test_a_solver_process_ends_when_its_server_is_killed() -> None:
+    """A server killed with -9 cannot stop its solver processes: they end by themselves."""
+    script = ("import os, sys; from server.hints import SolverPool; "
+              "from server.settings import Settings; import asyncio\n"
+              "async def main():\n"
+              "    pool = SolverPool(Settings(), None, None)\n"
+              "    print(await pool.run(os.getpid, within_s=30), flush=True)\n"
+              "    os.kill(os.getpid(), 9)\n"
+              "if __name__ == '__main__':\n"
+              "    asyncio.run(main())\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, cwd=Path(__file__).resolve().parents[2])
+    child = int(done.stdout.strip())
+    for _ in range(50):
+        if not Path(f"/proc/{child}").exists():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"solver process {child} outlived its killed server")
