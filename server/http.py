@@ -17,6 +17,7 @@ Requests under /api/ are rate-limited per client address (``server.limits``; 429
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import time
@@ -54,6 +55,8 @@ WEBSOCKET_METHODS = ("GET",)
 """Any other method is a 405 with ``Allow``: nothing here changes anything over HTTP."""
 LEADERBOARD_PARAMETERS = frozenset({"board", "period", "deal", "day", "player", "limit"})
 ID = store.ID
+POOL_COUNTS_S = 2.0
+"""How old /healthz lets the winnable pool's counts get before they are read again."""
 
 
 def game_info(name: str) -> dict[str, Any]:
@@ -112,6 +115,9 @@ class HttpApi:
         """Finished races' records and replays, encoded, once their move logs are revealed:
         from then on they never change (the race is over, every move of it stored, the seed
         out), so each is built once rather than replayed again for every request."""
+        self._pool_counts: dict[str, int] | None = None
+        self._pool_counts_at: float | None = None
+        self._pool_counting: asyncio.Task[None] | None = None
 
     def _client(self, connection: ServerConnection, request: Request) -> str:
         """Whom a request counts against (``server.gateway.address_of``)."""
@@ -149,7 +155,7 @@ class HttpApi:
 
     async def answer(self, raw_path: str, path: str, query: dict[str, str]) -> Response:
         if path == "/healthz":
-            return await self.health()
+            return self.health()
         if path == "/api/games":
             return json_response(HTTPStatus.OK, [game_info(name) for name in RULE_SET_NAMES])
         if path.startswith("/api/leaderboards/"):
@@ -176,13 +182,29 @@ class HttpApi:
         response.headers["Retry-After"] = retry_after(wait_s)
         return response
 
-    async def health(self) -> Response:
+    def _pool_ready(self) -> dict[str, int] | None:
+        """The winnable pool's counts as last read: /healthz never waits for the database
+        (it must answer while the database stalls). When they are older than
+        ``POOL_COUNTS_S``, they are read again in the background, for the next request."""
+        stale = self._pool_counts_at is None or (
+            self.clock() - self._pool_counts_at > POOL_COUNTS_S)
+        if stale and self._pool_counting is None:
+            self._pool_counting = asyncio.create_task(self._count_pool())
+        return self._pool_counts
+
+    async def _count_pool(self) -> None:
+        try:
+            async with asyncio.timeout(POOL_COUNTS_S):
+                self._pool_counts = await ready_counts(self.service.sessions)
+        except Exception:  # the database is down or slow: the status says so already
+            self._pool_counts = None
+        finally:
+            self._pool_counts_at, self._pool_counting = self.clock(), None
+
+    def health(self) -> Response:
         writer = self.service.writer
         settings = self.service.settings
-        try:
-            ready: dict[str, int] | None = await ready_counts(self.service.sessions)
-        except Exception:  # the database is down: the status says so already
-            ready = None
+        ready = self._pool_ready()
         body = {
             "status": "degraded" if writer.failing_since is not None else "ok",
             "database": {"writes_failing": writer.failing_since is not None,

@@ -47,7 +47,8 @@ async def pool_ready(server: Server, count: int) -> dict[str, Any]:
     for _ in range(300):
         status, health = await server.http_get("/healthz")
         assert status == 200
-        if health["winnable_pool"]["ready"][RULE_SET] >= count:
+        ready = health["winnable_pool"]["ready"]  # (null until first counted)
+        if ready is not None and ready[RULE_SET] >= count:
             return health  # type: ignore[no-any-return]
         await asyncio.sleep(0.1)
     raise AssertionError("the pool was never filled")
