@@ -97,7 +97,8 @@ def cost_us(refuse: Any, number: int) -> float:
 
 def start_server(checkout: Path, directory: Path) -> tuple[subprocess.Popen[str], str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PATIENCE_RACE_")}
-    env.update(PYTHONPATH=str(checkout), PATIENCE_RACE_COUNTDOWN_S="0")
+    env.update(PYTHONPATH=str(checkout), PATIENCE_RACE_COUNTDOWN_S="0",
+               PATIENCE_RACE_WINNABLE_POOL_TARGET="0", PATIENCE_RACE_VERDICT_BUDGET_S="0")
     process = subprocess.Popen(
         [sys.executable, "-m", "clients.cli", "serve", "--host", "127.0.0.1", "--port", "0",
          "--database-url", f"sqlite:///{directory / 'bench.sqlite3'}"], cwd=checkout, env=env,

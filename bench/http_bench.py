@@ -115,6 +115,7 @@ class ServerProcess:
         env.update(PYTHONPATH=str(self.target.checkout), PATIENCE_RACE_COUNTDOWN_S="0",
                    PATIENCE_RACE_RATE_PER_S="1000", PATIENCE_RACE_RATE_BURST="1000",
                    PATIENCE_RACE_ROOMS_PER_PLAYER_PER_HOUR="1000000",
+                   PATIENCE_RACE_WINNABLE_POOL_TARGET="0", PATIENCE_RACE_VERDICT_BUDGET_S="0",
                    **self.target.env)
         database = f"sqlite:///{self.directory / 'bench.sqlite3'}"
         self.process = subprocess.Popen(

@@ -126,12 +126,14 @@ class Config:
 
     def server_env(self) -> dict[str, str]:
         """Our server's environment: the rate limit raised so that bots are never refused,
-        and the countdown shortened so that new rooms start at once."""
+        the countdown shortened so that new rooms start at once, and no solver work in the
+        background (the winnable pool, the search after each race) to share the CPU with."""
         env = {key: value for key, value in os.environ.items()
                if not key.startswith("PATIENCE_RACE_")}
         env.update(PATIENCE_RACE_RATE_PER_S=f"{self.rate_per_s:g}",
                    PATIENCE_RACE_RATE_BURST=f"{self.rate_burst:g}",
                    PATIENCE_RACE_COUNTDOWN_S=f"{self.countdown_s:g}",
+                   PATIENCE_RACE_WINNABLE_POOL_TARGET="0", PATIENCE_RACE_VERDICT_BUDGET_S="0",
                    **ONE_ADDRESS_MANY_CLIENTS)
         if self.commit_window_ms is not None:
             env["PATIENCE_RACE_COMMIT_WINDOW_MS"] = f"{self.commit_window_ms:g}"

@@ -34,6 +34,7 @@ from clients.terminal_session import DEFAULT_SERVER
 from engine.deal import deal_number, parse_seed
 from engine.errors import EngineError, IllegalMoveError, InvalidLogError
 from engine.game import Game
+from engine.hints import HINT_BUDGET, hint
 from engine.moves import Move
 from engine.registry import RULE_SET_NAMES, all_rule_sets, find_rule_set
 from engine.replay import MoveLog, check_claim, replay
@@ -45,6 +46,7 @@ PLAY_HELP = """\
 Type a move's number, or the move itself (like '8H heap:3 -> foundation:2', 'redeal').
   board     draw the board again        look   every pile in full
   moves     list the legal moves        save FILE   save the move log now
+  hint      the next move of a winning line (the solver sees the hidden cards)
   resign    give up this game           help   this text
 End of input (Ctrl-D) leaves the game unfinished."""
 
@@ -94,7 +96,10 @@ class Session:
             "look": lambda _: self.write(draw_piles_whole(self.game.view(), self.colour)),
             "moves": lambda _: self.show_moves(),
             "save": self.save,
+            "hint": lambda _: self.write(str(hint(self.game, self.hint_budget))),
         }
+        self.hint_budget = HINT_BUDGET
+        """A hint is searched here, in this process: the game is local."""
 
     def show_board(self) -> None:
         self.write(draw(self.game.view(), self.game.layout, self.colour))

@@ -37,12 +37,14 @@ from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from server.protocol import (
     SERVER_MESSAGE,
+    AskHint,
     CreateRoom,
     DealChoice,
     ErrorMessage,
     GetLeaderboard,
     GetRace,
     Hello,
+    HintGiven,
     JoinRoom,
     Leaderboard,
     LeaveRoom,
@@ -266,6 +268,11 @@ class RaceClient:
     async def move(self, move: str | dict[str, Any]) -> MoveAccepted:
         return self._acknowledged(await self._expect(
             MakeMove.model_validate({"type": "move", "move": move}), MoveAccepted))
+
+    async def hint(self) -> HintGiven:
+        """The next move of a winning line (practice alone only; the solver sees the hidden
+        cards)."""
+        return await self._expect(AskHint(type="hint"), HintGiven)
 
     async def resign(self) -> MoveAccepted:
         return self._acknowledged(await self._expect(Resign(type="resign"), MoveAccepted))

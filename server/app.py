@@ -27,6 +27,7 @@ from server import store
 from server.bus import Bus, LocalBus
 from server.connections import Client, Gateway
 from server.db import make_sessionmaker
+from server.pool import PoolFiller
 from server.redis_bus import RedisBus
 from server.rooms import Room, RoomHost
 from server.settings import Settings
@@ -38,8 +39,11 @@ log = logging.getLogger("patience_race.server")
 
 class Service:
     def __init__(self, settings: Settings, engine: AsyncEngine,
-                 clock: Callable[[], float] = time.time, worker: str | None = None) -> None:
-        """``worker``: this process's name among the workers (``server.workers``)."""
+                 clock: Callable[[], float] = time.time, worker: str | None = None,
+                 fills_pool: bool = True) -> None:
+        """``worker``: this process's name among the workers (``server.workers``);
+        ``fills_pool``: whether this process fills the winnable pool (``server.pool``: one
+        process does, the only one or worker 0)."""
         self.settings, self.clock = settings, clock
         self.sessions = make_sessionmaker(engine)
         self.move_recorder = store.MoveRecorder(engine)
@@ -57,6 +61,9 @@ class Service:
         self.closed_by: float | None = None
         """When shutting down: the loop time by which everything must be closed."""
         self._sweeper: asyncio.Task[None] | None = None
+        self.filler = (PoolFiller(settings, self.sessions, self.writer)
+                       if fills_pool and settings.winnable_pool_target > 0 else None)
+        self._filling: asyncio.Task[None] | None = None
 
     @property
     def rooms(self) -> dict[str, Room]:
@@ -91,6 +98,8 @@ class Service:
             for row in await store.unfinished_races(self.sessions):
                 self.host.adopt(row)
         self._sweeper = asyncio.create_task(self._sweep_forever())
+        if self.filler is not None:
+            self._filling = asyncio.create_task(self.filler.run())
 
     async def _sweep_forever(self) -> None:
         """Close idle connections and stale lobbies (``server.sweeper``) until shutdown."""
@@ -114,6 +123,9 @@ class Service:
         self.closed_by = loop.time() + self.settings.shutdown_s
         if self._sweeper is not None:
             self._sweeper.cancel()
+        if self._filling is not None and self.filler is not None:
+            self._filling.cancel()
+            self.filler.close()
         self.host.stop_timers()
         given_up = await self.writer.close(self._time_left())
         if given_up:
@@ -121,6 +133,7 @@ class Service:
         await self.gateway.close(self.clients, self._time_left())
         await self.writer.stopped()
         await self.move_recorder.close()
+        self.host.solver.close()
         if self.redis_bus is not None:
             await self.redis_bus.stop()
 

@@ -26,15 +26,18 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from sqlalchemy import (
+    Boolean,
     Computed,
     Date,
     DateTime,
     Dialect,
+    Float,
     ForeignKey,
     ForeignKeyConstraint,
     Index,
     MetaData,
     String,
+    Text,
     event,
     false,
     make_url,
@@ -141,6 +144,9 @@ class RaceRow(Base):
     commitment: Mapped[str] = mapped_column(String(64))
     """SHA-256 (hex) of the seed's decimal text, published at the start."""
     daily_day: Mapped[date | None] = mapped_column(Date())
+    winnable: Mapped[bool | None] = mapped_column(Boolean())
+    """Asked for a deal proved winnable (issue 12): true, one was taken from the pool; false,
+    none was ready and the deal is an unproved secret one; null, not asked."""
     seats_max: Mapped[int]
     time_limit_s: Mapped[int | None]
     host_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
@@ -259,6 +265,9 @@ class DailyDealRow(Base):
     rule_set: Mapped[str] = mapped_column(String(40), primary_key=True)
     day: Mapped[date] = mapped_column(Date(), primary_key=True)
     seed: Mapped[int] = mapped_column(Seed())
+    winnable: Mapped[bool | None] = mapped_column(Boolean())
+    """True: taken from the winnable pool (``server.pool``); false: none was ready, a random
+    deal; null: drawn before the pool existed."""
 
 
 class DailyPlayRow(Base):
@@ -270,6 +279,41 @@ class DailyPlayRow(Base):
     rule_set: Mapped[str] = mapped_column(String(40), primary_key=True)
     day: Mapped[date] = mapped_column(Date(), primary_key=True)
     player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), primary_key=True)
+
+
+class DealVerdictRow(Base):
+    """The solver's verdict on a deal (issue 12), searched after a race on it ends: ``result``
+    won, lost or unknown, and for a win the ``line``, its moves one per line of text. Given
+    with full knowledge of the hidden cards (``engine.solver.FULL_KNOWLEDGE``). One per deal
+    and rules version: a later race on the same deal finds it there."""
+
+    __tablename__ = "deal_verdicts"
+
+    rule_set: Mapped[str] = mapped_column(String(40), primary_key=True)
+    seed: Mapped[int] = mapped_column(Seed(), primary_key=True)
+    algorithm: Mapped[int] = mapped_column(primary_key=True)
+    rules: Mapped[int] = mapped_column(primary_key=True)
+    result: Mapped[str] = mapped_column(String(8))
+    line: Mapped[str] = mapped_column(Text())
+    budget_s: Mapped[float] = mapped_column(Float())
+    solved_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class WinnableDealRow(Base):
+    """A secret deal the solver proved winnable, kept for a race that asks for one
+    (``server.pool``); ``used_at`` is set when a race takes it: each is used once. Its
+    winning line is in ``deal_verdicts``."""
+
+    __tablename__ = "winnable_deals"
+
+    rule_set: Mapped[str] = mapped_column(String(40), primary_key=True)
+    seed: Mapped[int] = mapped_column(Seed(), primary_key=True)
+    algorithm: Mapped[int]
+    rules: Mapped[int]
+    moves: Mapped[int]
+    """The winning line's length."""
+    solved_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 
 def make_engine(url: str) -> AsyncEngine:

@@ -6,6 +6,7 @@
                                          &deal=N &day=YYYY-MM-DD &player=ID &limit=N
     GET /api/races/<race-id>             a finished race: players, results, seed, move logs
     GET /api/races/<race-id>/replay      ?player=ID: that racer's game, the view after each move
+    GET /api/races/<race-id>/solver      the solver's winning line on the race's deal, likewise
     GET /, GET /<file>                   the browser client (server.static)
 
 The query string is validated by the same model as the WebSocket request (``GetLeaderboard``).
@@ -16,6 +17,7 @@ Requests under /api/ are rate-limited per client address (``server.limits``; 429
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import time
@@ -29,6 +31,7 @@ from pydantic import ValidationError
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from engine.moves import Move
 from engine.registry import RULE_SET_NAMES, find_rule_set
 from engine.replay import MoveLog, new_game
 from engine.view import Event
@@ -36,6 +39,7 @@ from server import store
 from server.boards import leaderboard
 from server.gateway import address_of
 from server.limits import AddressLimiter, LruCache, retry_after
+from server.pool import ready_counts
 from server.protocol import GetLeaderboard
 from server.race import view_model
 from server.static import static_response
@@ -51,6 +55,8 @@ WEBSOCKET_METHODS = ("GET",)
 """Any other method is a 405 with ``Allow``: nothing here changes anything over HTTP."""
 LEADERBOARD_PARAMETERS = frozenset({"board", "period", "deal", "day", "player", "limit"})
 ID = store.ID
+POOL_COUNTS_S = 2.0
+"""How old /healthz lets the winnable pool's counts get before they are read again."""
 
 
 def game_info(name: str) -> dict[str, Any]:
@@ -109,6 +115,9 @@ class HttpApi:
         """Finished races' records and replays, encoded, once their move logs are revealed:
         from then on they never change (the race is over, every move of it stored, the seed
         out), so each is built once rather than replayed again for every request."""
+        self._pool_counts: dict[str, int] | None = None
+        self._pool_counts_at: float | None = None
+        self._pool_counting: asyncio.Task[None] | None = None
 
     def _client(self, connection: ServerConnection, request: Request) -> str:
         """Whom a request counts against (``server.gateway.address_of``)."""
@@ -151,6 +160,8 @@ class HttpApi:
             return json_response(HTTPStatus.OK, [game_info(name) for name in RULE_SET_NAMES])
         if path.startswith("/api/leaderboards/"):
             return await self.leaderboard(path.removeprefix("/api/leaderboards/"), query)
+        if path.startswith("/api/races/") and path.endswith("/solver"):
+            return await self.solver_line(path.removeprefix("/api/races/").removesuffix("/solver"))
         if path.startswith("/api/races/") and path.endswith("/replay"):
             race_id = path.removeprefix("/api/races/").removesuffix("/replay")
             return await self.replay(race_id, query.get("player", ""))
@@ -171,8 +182,29 @@ class HttpApi:
         response.headers["Retry-After"] = retry_after(wait_s)
         return response
 
+    def _pool_ready(self) -> dict[str, int] | None:
+        """The winnable pool's counts as last read: /healthz never waits for the database
+        (it must answer while the database stalls). When they are older than
+        ``POOL_COUNTS_S``, they are read again in the background, for the next request."""
+        stale = self._pool_counts_at is None or (
+            self.clock() - self._pool_counts_at > POOL_COUNTS_S)
+        if stale and self._pool_counting is None:
+            self._pool_counting = asyncio.create_task(self._count_pool())
+        return self._pool_counts
+
+    async def _count_pool(self) -> None:
+        try:
+            async with asyncio.timeout(POOL_COUNTS_S):
+                self._pool_counts = await ready_counts(self.service.sessions)
+        except Exception:  # the database is down or slow: the status says so already
+            self._pool_counts = None
+        finally:
+            self._pool_counts_at, self._pool_counting = self.clock(), None
+
     def health(self) -> Response:
         writer = self.service.writer
+        settings = self.service.settings
+        ready = self._pool_ready()
         body = {
             "status": "degraded" if writer.failing_since is not None else "ok",
             "database": {"writes_failing": writer.failing_since is not None,
@@ -181,6 +213,11 @@ class HttpApi:
             "rooms": len(self.service.rooms),
             "connections": len(self.service.gateway.clients),
             "worker": self.service.worker_name,
+            "winnable_pool": {
+                "target": settings.winnable_pool_target,
+                "ready": None if ready is None else {
+                    name: ready.get(name, 0) for name in settings.winnable_pool_rule_sets},
+                "filled_here": self.service.filler is not None},
         }
         status = HTTPStatus.OK if body["status"] == "ok" else HTTPStatus.SERVICE_UNAVAILABLE
         return json_response(status, body)
@@ -240,13 +277,46 @@ class HttpApi:
         self.finished.put(key, data)
         return encoded_response(HTTPStatus.OK, data)
 
+    async def solver_line(self, race_id: str) -> Response:
+        """The solver's winning line on a finished race's deal, position by position, as a
+        racer's replay: beside the racers' own games in the replay viewer. Only once the race
+        record reveals the deal, and only for a deal the solver won."""
+        key = ("solver", race_id)
+        data = self.finished.get(key)
+        if data is not None:
+            return encoded_response(HTTPStatus.OK, data)
+        record, _ = await self._record(race_id)
+        if record is None:
+            return error_response(HTTPStatus.NOT_FOUND, f"no race {race_id!r}")
+        if record["logs"] is None:
+            return error_response(HTTPStatus.FORBIDDEN, "the race is not over, or its deal is "
+                                  "still secret (a daily deal's until the end of its day)")
+        solver = record.get("solver")
+        if solver is None or solver["result"] != "won":
+            return error_response(HTTPStatus.NOT_FOUND, "the solver has no winning line for "
+                                  "this deal (not searched yet, lost, or undecided)")
+        log = MoveLog(record["rule_set"], int(record["seed"]), record["algorithm"],
+                      tuple(Move.parse(move) for move in solver["line"]), rules=record["rules"])
+        data = encode({"race_id": race_id, "rule_set": record["rule_set"], "player_id": None,
+                       "name": "the solver", "knowledge": solver["knowledge"],
+                       "steps": replay_steps(log)})
+        self.finished.put(key, data)
+        return encoded_response(HTTPStatus.OK, data)
+
     async def _record(self, race_id: str) -> tuple[dict[str, Any] | None, bytes | None]:
-        """A race's record and its encoding; from the cache once it is revealed (and so final),
-        never before: a daily race's record hides its seed and logs until its day is over."""
+        """A race's record and its encoding; from the cache once it is revealed (and so final,
+        but for the solver's verdict on its deal, stored a while after the race and looked
+        for again until it is there), never before: a daily race's record hides its seed and
+        logs until its day is over."""
         key = ("record", race_id)
         data = self.finished.get(key)
         if data is not None:
             record: dict[str, Any] = json.loads(data)
+            if record["solver"] is None:  # the search after the race may have ended since
+                record.update(await store.solver_fields(self.service.sessions, record))
+                if record["solver"] is not None:
+                    data = encode(record)
+                    self.finished.put(key, data)
             return record, data
         if not ID.fullmatch(race_id):
             return None, None
@@ -254,6 +324,6 @@ class HttpApi:
         if found is None:
             return None, None
         data = encode(found)
-        if found["logs"] is not None:
+        if found["logs"] is not None:  # final from now on, but for the solver's verdict
             self.finished.put(key, data)
         return found, data

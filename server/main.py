@@ -73,7 +73,8 @@ async def run_server(settings: Settings, stop: asyncio.Future[None] | None = Non
     if worker is None:
         await store.upgrade_database(settings.database_url)  # (the supervisor did, for workers)
     engine = make_engine(settings.database_url)
-    service = Service(settings, engine, worker=None if worker is None else worker.name)
+    service = Service(settings, engine, worker=None if worker is None else worker.name,
+                      fills_pool=worker is None or worker.index == 0)
     await service.start()
     # What start-up made (modules, pydantic schemas, restored races) lives as long as the
     # process: freezing it keeps the collector from walking it again on every full collection.

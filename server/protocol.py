@@ -123,6 +123,10 @@ class DealChoice(Message):
     number: Annotated[str | None, Field(
         pattern=r"^[0-9]{1,20}$",
         description="For kind 'number': the deal number as a decimal string, 0..2^64-1.")] = None
+    winnable: bool = Field(default=False, description=(
+        "For kind 'secret': a deal the solver has proved winnable (with full knowledge of the "
+        "hidden cards), from the server's pool; if none is ready within a few seconds, an "
+        "unproved secret deal, and the room says so (winnable: false)."))
 
     @model_validator(mode="after")
     def _a_number_for_a_chosen_deal(self) -> DealChoice:
@@ -130,6 +134,8 @@ class DealChoice(Message):
             raise ValueError("the daily deal is played alone: send 'daily'")
         if self.kind == "number" and (self.number is None or int(self.number) > SEED_MAX):
             raise ValueError("a chosen deal needs a number 0..2^64-1")
+        if self.winnable and self.kind != "secret":
+            raise ValueError("only a secret deal can be asked to be winnable")
         return self
 
 
@@ -215,6 +221,15 @@ class Resume(Message):
     last_seq: Annotated[int, Field(ge=0)] = 0
 
 
+class AskHint(Message):
+    """The next move of a winning line from your position: only when practising alone on a
+    chosen deal (a room of one racer, deal kind 'number'); refused with ``no_hints`` in a race
+    with others, on a secret deal and on the daily deal. The solver sees the hidden cards."""
+
+    type: Literal["hint"]
+    id: RequestId = None
+
+
 class PlayDaily(Message):
     """Start today's daily deal of a rule set: alone, on your own clock, once per day."""
 
@@ -269,7 +284,7 @@ class GetRace(Message):
 
 ClientMessage = Annotated[
     Hello | CreateRoom | JoinRoom | Spectate | LeaveRoom | Ready | StartRace | MakeMove | Resign
-    | Resume | PlayDaily | GetLeaderboard | GetRace,
+    | Resume | AskHint | PlayDaily | GetLeaderboard | GetRace,
     Field(discriminator="type"),
 ]
 CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
@@ -325,6 +340,7 @@ class ErrorCode(StrEnum):
     INVALID_MOVE = "invalid_move"
     ILLEGAL_MOVE = "illegal_move"
     ALREADY_PLAYED = "already_played"
+    NO_HINTS = "no_hints"
     # What one connection, address or player may hold (docs/protocol.md, Limits).
     TOO_MANY_CONNECTIONS = "too_many_connections"
     TOO_MANY_PLAYERS = "too_many_players"
@@ -375,6 +391,11 @@ class RoomState(Message):
         "board only. A daily deal is ranked, but a racer whose identity was made today is "
         "not ranked on today's boards (docs/protocol.md). Every result is on its deal's "
         "board."))
+    winnable: bool | None = Field(default=None, description=(
+        "For a secret deal asked to be winnable: true, the deal was proved winnable before the "
+        "race (by the solver, which sees the hidden cards: winnable for a player who knew "
+        "them); false, none was ready in time and the deal is an unproved secret one. Null: "
+        "not asked."))
     phase: Literal["lobby", "countdown", "racing", "finished"]
     host: str
     seats_max: int
@@ -569,6 +590,24 @@ class RaceRecord(Message):
     record: dict[str, Any] = Field(description="Players, results, seed and move logs.")
 
 
+class HintGiven(Message):
+    """The reply to hint: the solver's answer for your position after ``after_moves`` moves
+    (if you have moved since, it is about a position you have left)."""
+
+    type: Literal["hint"] = "hint"
+    id: RequestId = None
+    after_moves: int = Field(description="Your moves made when the hint was asked for.")
+    result: Literal["won", "lost", "unknown"] = Field(description=(
+        "won: a winning line was found and ``move`` is its first move; lost: no win is "
+        "possible from here any more (proved); unknown: the search's time ran out."))
+    move: str | None = Field(description="A move you can legally make now (docs/moves.md).")
+    moves_to_win: int | None = Field(description="The winning line's length from here.")
+    message: str = Field(description="The answer, as a sentence for a person.")
+    knowledge: str = Field(description=(
+        "What the answer assumes: the solver sees the face-down and undealt cards, so a win "
+        "is an upper bound for a player who cannot."))
+
+
 class ShuttingDown(Message):
     """The server is stopping: everything accepted is saved; reconnect and resume later. The
     connection is then closed with code 1001 (going away)."""
@@ -579,7 +618,8 @@ class ShuttingDown(Message):
 
 ServerMessage = Annotated[
     Welcome | Ok | ErrorMessage | RoomState | Countdown | RaceStarted | YourView | MoveAccepted
-    | ProgressEvent | RaceFinished | Resynced | Leaderboard | RaceRecord | ShuttingDown,
+    | ProgressEvent | RaceFinished | Resynced | Leaderboard | RaceRecord | HintGiven
+    | ShuttingDown,
     Field(discriminator="type"),
 ]
 SERVER_MESSAGE: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)

@@ -153,7 +153,7 @@ class Race:
                  countdown_s: float = COUNTDOWN_S,
                  grace_s: float = GRACE_S, max_race_s: float = MAX_RACE_S,
                  idle_s: float = IDLE_S, daily_day: date | None = None,
-                 events_kept: int = EVENTS_KEPT) -> None:
+                 winnable: bool | None = None, events_kept: int = EVENTS_KEPT) -> None:
         self.game_type = find_rule_set(rule_set)
         self.race_id, self.code, self.rule_set = race_id, code, rule_set
         self.seed, self.algorithm, self.deal_kind = seed, algorithm, deal_kind
@@ -164,6 +164,8 @@ class Race:
         self.countdown_s, self.grace_s = countdown_s, grace_s
         self.max_race_s, self.idle_s = max_race_s, idle_s
         self.daily_day = daily_day
+        self.winnable = winnable
+        """Whether the deal was proved winnable before the race (``RoomState.winnable``)."""
         self.phase = Phase.LOBBY
         self.racers: dict[str, Racer] = {host_id: Racer(host_id, host_name)}
         self.spectators: set[str] = set()
@@ -261,7 +263,8 @@ class Race:
     def _room_snapshot(self, request_id: str | None, seq: int) -> RoomState:
         return RoomState(
             id=request_id, seq=seq, code=self.code,
-            rule_set=self.rule_set, deal_kind=self.deal_kind, phase=self.phase.value,
+            rule_set=self.rule_set, deal_kind=self.deal_kind, winnable=self.winnable,
+            phase=self.phase.value,
             host=self.host_id, seats_max=self.seats_max, time_limit_s=self.time_limit_s,
             seats=[racer.seat_info() for racer in self.racers.values()],
             spectators=len(self.spectators),

@@ -31,10 +31,13 @@ from engine.registry import RULE_SET_NAMES
 from server import store
 from server.db import RaceRow
 from server.errors import Refusal
+from server.hints import SolverPool
 from server.limits import AddressLimiter
 from server.outbox import Outbox
+from server.pool import daily_draw, winnable_seed
 from server.protocol import (
     ActionObject,
+    AskHint,
     CreateRoom,
     ErrorCode,
     JoinRoom,
@@ -67,9 +70,9 @@ CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 CODE_LENGTH = 8
 
 RoomRequest = (CreateRoom | JoinRoom | Spectate | LeaveRoom | Ready | StartRace | MakeMove
-               | Resign | Resume | PlayDaily)
+               | Resign | Resume | PlayDaily | AskHint)
 ROOM_REQUESTS = (CreateRoom, JoinRoom, Spectate, LeaveRoom, Ready, StartRace, MakeMove, Resign,
-                 Resume, PlayDaily)
+                 Resume, PlayDaily, AskHint)
 """The requests a room answers; the connection's gateway answers the rest itself."""
 
 
@@ -187,7 +190,8 @@ def restore_race(row: RaceRow, settings: Settings, now: float) -> Race:
         algorithm=row.algorithm, rules=row.rules, deal_kind=row.deal_kind, host_id=row.host_id,
         host_name=row.host.name, seats_max=row.seats_max, time_limit_s=row.time_limit_s,
         countdown_s=settings.countdown_s, grace_s=settings.reconnect_grace_s,
-        max_race_s=settings.max_race_s, idle_s=settings.idle_s, daily_day=row.daily_day)
+        max_race_s=settings.max_race_s, idle_s=settings.idle_s, daily_day=row.daily_day,
+        winnable=row.winnable)
 
 
 class RoomHost:
@@ -208,6 +212,8 @@ class RoomHost:
                                          max(1.0, settings.rooms_per_player_per_hour),
                                          settings.http_rate_clients)
         """Rooms each player may open: a bucket per player id (bounded, as the HTTP one)."""
+        self.solver = SolverPool(settings, writer, sessions)
+        """Where hints are searched: processes of their own, never this event loop."""
 
     # -- restoring ------------------------------------------------------------------------------
 
@@ -269,6 +275,10 @@ class RoomHost:
                 await self._resume(client, message, now)
             case PlayDaily():
                 await self._daily(client, message, now)
+            case AskHint():
+                room = self._current(client)
+                given = await self.solver.hint(room.race, client.player_id, message.id, now)
+                await room.reply(client, given)
 
     def disconnect(self, client: Client | RemoteMember) -> None:
         """The member's connection is gone."""
@@ -317,8 +327,13 @@ class RoomHost:
         self._take_room(client)
         deal = message.deal  # (a chosen number is checked by the model, and "daily" refused)
         seed = int(deal.number or 0) if deal.kind == "number" else secrets.randbits(64)
+        winnable = None
+        if deal.winnable:  # a pooled seed, or after a wait an unproved one (server.pool)
+            pooled = await winnable_seed(self.settings, self.sessions, message.rule_set,
+                                         self._write)
+            seed, winnable = (seed, False) if pooled is None else (pooled, True)
         await self._open(client, message.id, rule_set=message.rule_set, seed=seed,
-                         deal_kind=deal.kind, seats_max=message.seats,
+                         deal_kind=deal.kind, winnable=winnable, seats_max=message.seats,
                          time_limit_s=message.time_limit_s,
                          countdown_s=self.settings.countdown_s)
 
@@ -327,9 +342,12 @@ class RoomHost:
         self._may_open(client, message.rule_set)
         self._take_room(client)  # before the claim: a refused room costs no day's play
         day, rule_set = datetime.fromtimestamp(now, UTC).date(), message.rule_set
-        seed = await self._write(lambda: store.daily_seed(self.sessions, rule_set, day))
+        pooled = daily_draw(self.settings, rule_set)
+        seed, winnable = await self._write(lambda: store.daily_seed(self.sessions, rule_set, day,
+                                                                    pooled))
         room = await self._open(client, message.id, rule_set=rule_set, seed=seed,
-                                deal_kind="daily", seats_max=1, time_limit_s=None,
+                                deal_kind="daily", winnable=winnable, seats_max=1,
+                                time_limit_s=None,
                                 countdown_s=0, daily_day=day)
         self.deliver(room, room.race.start(client.player_id, now))
 
@@ -354,7 +372,8 @@ class RoomHost:
                 self.sessions, race_id=race.race_id, code=race.code, rule_set=race.rule_set,
                 deal_kind=race.deal_kind, seed=race.seed, algorithm=race.algorithm,
                 rules=race.rules, host_id=race.host_id, seats_max=race.seats_max,
-                time_limit_s=race.time_limit_s, daily_day=race.daily_day))
+                time_limit_s=race.time_limit_s, daily_day=race.daily_day,
+                winnable=race.winnable))
         except Refusal:
             self.directory.release(code)
             raise
@@ -473,6 +492,7 @@ class RoomHost:
         stored = self.writer.run(lambda: store.record_results(self.sessions, race.race_id, ended,
                                                               ranking))
         stored.add_done_callback(lambda _: self._close_later(room))
+        stored.add_done_callback(lambda _: self.solver.after_race(race))
         return stored
 
     def _close_later(self, room: Room) -> None:

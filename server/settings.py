@@ -11,6 +11,7 @@ import os
 from pydantic import field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from engine.registry import RULE_SET_NAMES
 from server.speedups import EventLoop, JsonLibrary
 
 ASYNC_DRIVERS = {
@@ -133,6 +134,35 @@ class Settings(BaseSettings):
     http_cache_bytes: int = 64 * 1024 * 1024
     """The most the HTTP API keeps of finished races' records and replays (their JSON), the
     least recently asked for dropped first; a long replay is about 0.5 MB."""
+    solver_processes: int = 1
+    """Processes the solver runs in (``server.hints``): hints never run on the event loop."""
+    hint_budget_s: float = 1.5
+    """How long a hint's search may take; then the answer is "unknown"."""
+    hint_queue_max: int = 4
+    """Hints searched or waiting at once in this process; past it, ``unavailable``."""
+    verdict_budget_s: float = 10.0
+    """How long the solver searches a race's deal after the race (for the race record); 0: it
+    does not."""
+    verdict_queue_max: int = 8
+    """Deals searched or waiting at once after their races; past it, a deal is not searched."""
+    winnable_pool_target: int = 5
+    """Deals proved winnable kept ready per rule set for rooms that ask for one
+    (``server.pool``); 0: no pool is filled."""
+    winnable_pool_budget_s: float = 2.0
+    """How long the pool's filler searches each random deal."""
+    winnable_pool_wait_s: float = 3.0
+    """How long a room asking for a winnable deal waits for one when none is ready, before it
+    falls back to an unproved secret deal."""
+    winnable_pool_rule_sets: tuple[str, ...] = tuple(
+        name for name in RULE_SET_NAMES if name != "four-corners")
+    """The rule sets the pool is filled for: Four Corners is left out, as no win was found in
+    50 deals at 2 s (docs/winnability.md); a room of it asking for a winnable deal falls back at
+    once."""
+    daily_winnable: bool = True
+    """The daily deal is drawn from the winnable pool (``server.pool``) when one is ready."""
+    hints_per_player_per_min: float = 12.0
+    """Hints a player may ask for a minute (bursts of a quarter of it); past it,
+    ``rate_limited``."""
 
     @property
     def worker_count(self) -> int:

@@ -19,7 +19,7 @@ import contextlib
 import hashlib
 import re
 import secrets
-from collections.abc import Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any, TypedDict, cast
@@ -42,10 +42,12 @@ from sqlalchemy.orm import selectinload
 
 from engine.moves import Move
 from engine.replay import MoveLog, replay_trusted
+from engine.solver import FULL_KNOWLEDGE
 from server.db import (
     Base,
     DailyDealRow,
     DailyPlayRow,
+    DealVerdictRow,
     EntryRow,
     MoveRow,
     PlayerRow,
@@ -110,7 +112,8 @@ async def player_by_token(sessions: Sessions, token: str) -> PlayerRow | None:
 async def create_race(sessions: Sessions, *, race_id: str, code: str, rule_set: str,
                       deal_kind: DealKind, seed: int, algorithm: int, rules: int, host_id: str,
                       seats_max: int, time_limit_s: int | None,
-                      daily_day: date | None = None) -> RaceRow | None:
+                      daily_day: date | None = None,
+                      winnable: bool | None = None) -> RaceRow | None:
     """A race in its lobby. The commitment is computed here from the seed, as the race does.
 
     A daily deal's race is its host's one play of that day's deal: the play is claimed in the
@@ -122,7 +125,7 @@ async def create_race(sessions: Sessions, *, race_id: str, code: str, rule_set: 
         raise ValueError("a daily deal, and only a daily deal, has a daily day")
     race = RaceRow(id=race_id, code=code, rule_set=rule_set, deal_kind=deal_kind, seed=seed,
                    algorithm=algorithm, rules=rules, commitment=commitment(seed),
-                   daily_day=daily_day,
+                   daily_day=daily_day, winnable=winnable,
                    seats_max=seats_max, time_limit_s=time_limit_s, host_id=host_id,
                    created_at=datetime.now(UTC))
     async with sessions.begin() as session:
@@ -366,14 +369,23 @@ async def _claim_daily(session: AsyncSession, player_id: str, rule_set: str, day
     return claimed is not None
 
 
-async def daily_seed(sessions: Sessions, rule_set: str, day: date) -> int:
-    """The day's secret seed for the rule set: drawn once, the first time it is asked for (two
-    servers asking at once agree, as the insert keeps whichever came first)."""
+async def daily_seed(sessions: Sessions, rule_set: str, day: date,
+                     pooled: Callable[[AsyncSession], Awaitable[int | None]] | None = None
+                     ) -> tuple[int, bool | None]:
+    """The day's secret seed for the rule set, and whether it was proved winnable: drawn once,
+    the first time it is asked for (two servers asking at once agree, as the insert keeps
+    whichever came first). The draw takes a deal from the winnable pool when ``pooled`` gives
+    one (``server.pool``), else a random deal (``winnable`` false; null when not asked)."""
     async with sessions.begin() as session:
-        await _insert_new(session, DailyDealRow, [
-            {"rule_set": rule_set, "day": day, "seed": secrets.randbits(64)}])
-        row = await session.get_one(DailyDealRow, (rule_set, day))
-        return row.seed
+        row = await session.get(DailyDealRow, (rule_set, day))
+        if row is None:
+            taken = None if pooled is None else await pooled(session)
+            await _insert_new(session, DailyDealRow, [{
+                "rule_set": rule_set, "day": day,
+                "seed": secrets.randbits(64) if taken is None else taken,
+                "winnable": None if pooled is None else taken is not None}])
+            row = await session.get_one(DailyDealRow, (rule_set, day))
+        return row.seed, row.winnable
 
 
 async def unfinished_races(sessions: Sessions,
@@ -415,10 +427,12 @@ async def race_record(sessions: Sessions, race_id: str, now: datetime) -> dict[s
         race = await session.get(RaceRow, race_id, options=[
             selectinload(RaceRow.entries).selectinload(EntryRow.player),
             selectinload(RaceRow.entries).selectinload(EntryRow.move_log)])
-    if race is None:
-        return None
-    revealed = race.ended_at is not None and (race.daily_day is None
-                                              or race.daily_day < utc_day(now))
+        if race is None:
+            return None
+        revealed = race.ended_at is not None and (race.daily_day is None
+                                                  or race.daily_day < utc_day(now))
+        verdict = await session.get(DealVerdictRow, (race.rule_set, race.seed, race.algorithm,
+                                                     race.rules)) if revealed else None
     entries = sorted(race.entries, key=lambda entry: (entry.rank is None, entry.rank or 0,
                                                       entry.player.name))
     return {
@@ -441,7 +455,40 @@ async def race_record(sessions: Sessions, race_id: str, now: datetime) -> dict[s
                     for entry in entries if entry.rank is not None],
         "logs": {entry.player_id: _move_log(race, entry) for entry in entries}
         if revealed else None,
+        **_solver_fields(verdict),
     }
+
+
+async def solver_fields(sessions: Sessions, record: dict[str, Any]) -> dict[str, Any]:
+    """``winnable`` and ``solver`` for a revealed race record (its deal's verdict, as
+    ``race_record`` gives them): to look again for a verdict stored after the record was
+    read, without reading the race again."""
+    async with sessions.begin() as session:
+        verdict = await session.get(DealVerdictRow, (
+            record["rule_set"], int(record["seed"]), record["algorithm"], record["rules"]))
+    return _solver_fields(verdict)
+
+
+def _solver_fields(verdict: DealVerdictRow | None) -> dict[str, Any]:
+    """``winnable`` (true, false, or null: not searched yet, not revealed yet, or undecided)
+    and ``solver``, the verdict with its winning line (null until searched and revealed)."""
+    if verdict is None:
+        return {"winnable": None, "solver": None}
+    line = verdict.line.split("\n") if verdict.line else []
+    return {"winnable": {"won": True, "lost": False}.get(verdict.result),
+            "solver": {"result": verdict.result, "moves": len(line), "line": line,
+                       "budget_s": verdict.budget_s, "knowledge": FULL_KNOWLEDGE}}
+
+
+async def save_verdict(sessions: Sessions, rule_set: str, seed: int, algorithm: int, rules: int,
+                       result: str, line: list[str], budget_s: float, now: datetime) -> None:
+    """Store the solver's verdict on a deal; a deal searched already keeps its first one."""
+    async with sessions.begin() as session:
+        connection = await session.connection()
+        await connection.execute(_insert_or_ignore(connection, DealVerdictRow), [{
+            "rule_set": rule_set, "seed": seed, "algorithm": algorithm, "rules": rules,
+            "result": result, "line": "\n".join(line), "budget_s": budget_s,
+            "solved_at": now}])
 
 
 def _move_log(race: RaceRow, entry: EntryRow) -> dict[str, Any]:

@@ -94,13 +94,14 @@ export async function lobbyPage(main, route, context) {
       open({
         type: "create_room", rule_set: ruleSet.value, seats: Number(seats.value),
         deal: deal === "number" ? { kind: "number", number: number.value.trim() }
-          : { kind: "secret" },
+          : { kind: "secret", ...(deal === "winnable" ? { winnable: true } : {}) },
         ...(limit.value ? { time_limit_s: Number(limit.value) } : {}),
       });
     } },
     h("label", {}, "Game ", ruleSet),
     h("fieldset", { class: "deal" }, h("legend", {}, "Deal"),
       dealChoice("secret", " a secret deal"),
+      dealChoice("winnable", " a secret deal the solver has proved winnable"),
       dealChoice("number", " deal number ", number),
       dealChoice("daily", " today's daily deal (alone, once a day)")),
     h("label", {}, seats), h("label", {}, limit),

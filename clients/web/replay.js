@@ -1,11 +1,15 @@
 // The replay viewer (#/replay/RACE-ID?player=ID): a finished race, one racer at a time, move by
 // move, forward, back or playing. The positions come from the server (GET
-// /api/races/ID/replay), which replays the racer's move log with the engine.
+// /api/races/ID/replay), which replays the racer's move log with the engine. Beside the racers,
+// the solver's winning line on the deal, when it found one (?player=solver: GET
+// /api/races/ID/solver), stepped through the same way.
 
 import { Board } from "./board.js";
 import { clock, eventsText, h, statusWord } from "./dom.js";
 import { getJson } from "./net.js";
 import { parseMove } from "./moves.js";
+
+const SOLVER = "solver";
 
 const SPEEDS = [["1000", "slow"], ["400", "normal"], ["120", "fast"]];
 
@@ -18,7 +22,8 @@ export async function replayPage(main, route, context) {
   try {
     record = await getJson(`/api/races/${raceId}`);
     const player = route.query.get("player") ?? record.players[0]?.player_id;
-    replay = await getJson(`/api/races/${raceId}/replay?player=${encodeURIComponent(player)}`);
+    replay = await getJson(player === SOLVER ? `/api/races/${raceId}/solver`
+      : `/api/races/${raceId}/replay?player=${encodeURIComponent(player)}`);
   } catch (error) {
     page.replaceChildren(h("h2", {}, "Replay"), h("p", { class: "problem", role: "alert" },
       error.message), h("p", {}, h("a", { href: "#/" }, "Back to the lobby")));
@@ -27,6 +32,16 @@ export async function replayPage(main, route, context) {
   const viewer = new Viewer(record, replay, (await context.games()).get(record.rule_set));
   page.replaceChildren(viewer.element);
   return () => viewer.close();
+}
+
+// What the solver found on the deal: said with what it knew (it sees the hidden cards).
+function winnability(record) {
+  if (record.winnable === null || record.winnable === undefined) return null;
+  const text = record.winnable
+    ? `A win was possible in ${record.solver.moves} moves.`
+    : "No win was possible on this deal.";
+  return h("p", { class: "winnable" }, h("strong", {}, text),
+    ` (The solver's verdict, ${record.solver.knowledge}.)`);
 }
 
 class Viewer {
@@ -56,7 +71,11 @@ class Viewer {
       h("nav", { class: "tabs racers" }, record.players.map((player) => h("a", {
         class: `tab ${player.player_id === replay.player_id ? "active" : ""}`,
         href: `#/replay/${record.race_id}?player=${encodeURIComponent(player.player_id)}`,
-      }, player.name))),
+      }, player.name)), record.solver?.result === "won" ? h("a", {
+        class: `tab solver-tab ${replay.player_id === null ? "active" : ""}`,
+        href: `#/replay/${record.race_id}?player=${SOLVER}`,
+      }, "the solver's line") : null),
+      winnability(record),
       result ? h("p", { class: "quiet" }, `${replay.name}: ${statusWord(result.status)}, `,
         `${result.on_foundations} cards home, ${result.moves} moves, rank ${result.rank}`) : null,
       h("div", { class: "replay-controls" },

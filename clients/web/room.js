@@ -11,8 +11,15 @@ import { Board } from "./board.js";
 import { clock, eventsText, h, statusWord } from "./dom.js";
 import { leaveRoom, nameForm } from "./lobby.js";
 import { identity } from "./net.js";
+import { parseMove } from "./moves.js";
 
 const RESIGN_CONFIRM_MS = 4000;
+
+// What the room says of its deal's winnability (the solver sees the hidden cards).
+const WINNABLE = new Map([
+  [true, "proved winnable (by the solver, which sees the hidden cards)"],
+  [false, "none proved winnable was ready: an unproved deal"],
+]);
 
 export async function roomPage(main, route, context) {
   const page = new RoomPage(route.params[0].toUpperCase(), route.path.startsWith("watch/"),
@@ -188,6 +195,28 @@ class RoomPage {
     return this.send({ type: "move", move: text }, text);
   }
 
+  // Practice alone on a chosen deal: the server's solver gives the next move of a winning line
+  // (it sees the hidden cards), or says no win is possible any more, or does not know.
+  hintable() {
+    return this.room.deal_kind === "number" && this.room.seats.length === 1
+      && this.view?.status === "in_progress";
+  }
+
+  async askHint() {
+    if (this.moving) return;
+    this.moving = true;
+    this.hint = { message: "thinking…" };
+    this.render({ race: true });
+    try {
+      this.hint = await this.connection.request({ type: "hint" });
+    } catch (error) {
+      this.hint = { message: error.message };
+    } finally {
+      this.moving = false;
+      this.render({ race: true });
+    }
+  }
+
   accepted(ack) {
     const changed = new Map(ack.changed.map((pile) => [pile.pile, pile]));
     this.view = {
@@ -242,6 +271,7 @@ class RoomPage {
     const facts = [
       this.room.deal_kind === "number" ? `deal ${this.dealNumber ?? "chosen"}`
         : this.room.deal_kind === "daily" ? "today's daily deal" : "a secret deal",
+      WINNABLE.get(this.room.winnable) ?? null,
       `${this.room.seats.length} of ${this.room.seats_max} seats`,
       this.room.time_limit_s ? `time limit ${clock(this.room.time_limit_s * 1000)}` : null,
     ].filter(Boolean).join(" · ");
@@ -315,7 +345,11 @@ class RoomPage {
     if (!this.board || this.board.game !== game) {
       this.board = new Board(game, { onMove: (text) => this.move(text) });
     }
-    this.board.show(this.view);
+    const hint = this.hint?.after_moves === this.view.moves || this.hint?.after_moves === undefined
+      ? this.hint : null;
+    const hinted = hint?.move ? parseMove(hint.move) : null;
+    this.board.show(this.view, { highlight: hinted && !hinted.action ? [hinted.from, hinted.to]
+      : [] });
     const transfers = this.view.legal_moves.filter((move) => move.includes(" -> "));
     const actions = this.view.legal_moves.filter((move) => !move.includes(" -> "));
     const playing = this.view.status === "in_progress";
@@ -328,6 +362,8 @@ class RoomPage {
           ` · ${this.view.moves} moves · `,
           h("span", { class: `status ${this.view.status}` }, statusWord(this.view.status)))),
       this.board.element,
+      hint ? h("p", { class: "hint", role: "status" }, h("strong", {}, "Hint: "), hint.message,
+        hint.knowledge ? h("span", { class: "quiet" }, ` (${hint.knowledge})`) : null) : null,
       h("div", { class: "under-board" },
         h("ul", { class: "notes" }, this.view.notes.map((note) => h("li", {}, note))),
         this.lastMove ? h("p", { class: "events" }, h("code", {}, this.lastMove.move),
@@ -336,6 +372,9 @@ class RoomPage {
         actions.filter((move) => move !== "resign").map((move) => h("button", {
           class: "action", "data-move": move, onclick: () => this.move(move) }, move)),
         playing ? this.resignButton() : null,
+        this.hintable() ? h("button", { class: "hint-button", title: "the next move of a " +
+          "winning line, from the solver, which sees the hidden cards",
+          onclick: () => this.askHint() }, "Hint") : null,
         h("label", { class: "quiet" }, spread, " show whole piles")),
       playing ? h("details", { class: "legal", open: true },
         h("summary", {}, `Moves from pile to pile (${transfers.length})`),

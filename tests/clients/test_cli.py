@@ -102,6 +102,19 @@ def test_a_move_number_in_other_digits_is_not_understood_rather_than_a_crash() -
     assert len(session.game.history) == 2, "the move numbered 1, then resigning"
 
 
+def test_hint_at_the_terminal_gives_a_move_of_a_winning_line_and_says_with_full_knowledge(
+) -> None:
+    lines = ["hint"]
+    output: list[str] = []
+    session = Session(find_rule_set("hidden-cards")(2), lambda prompt: lines.pop(0)
+                      if lines else "resign", output.append, False)
+    session.run()
+    given = next(line for line in output if line.startswith("hint: "))
+    assert "a win is possible in 56 moves" in given and "full knowledge" in given
+    move = given.removeprefix("hint: ").split(" (")[0]
+    assert move in [str(legal) for legal in find_rule_set("hidden-cards")(2).legal_moves()]
+
+
 def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "clients.cli", *args], input=stdin,
                           capture_output=True, text=True, timeout=120)

@@ -32,7 +32,8 @@ class ServerProcess:
 
 
 async def start_process(database_url: str) -> ServerProcess:
-    env = dict(os.environ, PATIENCE_RACE_COUNTDOWN_S="0.2", PATIENCE_RACE_PORT="0")
+    env = dict(os.environ, PATIENCE_RACE_COUNTDOWN_S="0.2", PATIENCE_RACE_PORT="0",
+               PATIENCE_RACE_WINNABLE_POOL_TARGET="0", PATIENCE_RACE_VERDICT_BUDGET_S="0")
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "clients.cli", "serve", "--database-url", database_url, env=env,
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)

@@ -62,7 +62,8 @@ async def serving_host(host: Host, database_url: str, redis_url: str,
     env = dict(os.environ, PATIENCE_RACE_ADVERTISE_HOST=host.address,
                PATIENCE_RACE_WORKER_PORT=str(WORKER_PORT), PATIENCE_RACE_REDIS_PREFIX=prefix,
                PATIENCE_RACE_COUNTDOWN_S="0.2", PATIENCE_RACE_HTTP_RATE_BURST="1000",
-               PATIENCE_RACE_NEW_PLAYERS_PER_ADDRESS_PER_MIN="1000")
+               PATIENCE_RACE_NEW_PLAYERS_PER_ADDRESS_PER_MIN="1000",
+               PATIENCE_RACE_WINNABLE_POOL_TARGET="0", PATIENCE_RACE_VERDICT_BUDGET_S="0")
     process = await asyncio.create_subprocess_exec(
         *host.command(sys.executable, "-m", "clients.cli", "serve", "--workers", "2",
                       "--host", "0.0.0.0", "--port", str(PORT), "--redis-url", redis_url,

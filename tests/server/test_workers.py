@@ -63,6 +63,7 @@ async def read_until(process: asyncio.subprocess.Process, workers: Workers | Non
 async def serving_workers(database_url: str, redis_url: str) -> AsyncIterator[Workers]:
     prefix = f"test-{secrets.token_hex(4)}:"
     env = dict(os.environ, PATIENCE_RACE_COUNTDOWN_S="0.2", PATIENCE_RACE_PORT="0",
+               PATIENCE_RACE_WINNABLE_POOL_TARGET="0", PATIENCE_RACE_VERDICT_BUDGET_S="0",
                PATIENCE_RACE_REDIS_PREFIX=prefix)
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "clients.cli", "serve", "--workers", "2", "--redis-url", redis_url,

@@ -1,0 +1,86 @@
+"""Hints for a player alone: the next move of a winning line from where they are (issue 12).
+
+A hint asks the solver (``engine.solver``, through its public API) about the player's current
+position within a small budget and gives the first move of the winning line it found, or says
+that no win is possible from here any more (proved), or that it does not know (the budget ran
+out). The solver sees the face-down and undealt cards, so a hint is given **with full
+knowledge**: a move a player who could see them would make (``FULL_KNOWLEDGE``). It reveals no
+card: the move is one the player can legally make now, and the player sees its cards already.
+What it does give away is that this move keeps a win possible: in Hidden Cards, which of the
+face-down reserve cards to take.
+
+Pure, like the rest of the engine: the CLI calls ``hint`` in its own process; the server calls
+it in a process of its pool (``server.hints``), never on its event loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.game import Game
+from engine.moves import Move
+from engine.registry import find_rule_set
+from engine.replay import MoveLog, replay_trusted
+from engine.solver import FULL_KNOWLEDGE, Budget, Result, Verdict, solve
+
+HINT_BUDGET = Budget(seconds=1.5)
+"""A hint's default search: short enough to wait for at the table."""
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """The answer to "what now?": ``verdict`` is the solver's from the position asked about;
+    ``move`` the first move of its winning line (None unless won and the game is still on)."""
+
+    verdict: Verdict
+
+    @property
+    def result(self) -> Result:
+        return self.verdict.result
+
+    @property
+    def move(self) -> Move | None:
+        return self.verdict.line[0] if self.verdict.line else None
+
+    @property
+    def moves_to_win(self) -> int | None:
+        """The winning line's length from here (0: the game is already won)."""
+        return len(self.verdict.line) if self.result is Result.WON else None
+
+    def message(self) -> str:
+        """A sentence for the player; ``FULL_KNOWLEDGE`` goes beside it."""
+        if self.result is Result.WON:
+            if self.move is None:
+                return "the game is won"
+            count = len(self.verdict.line)
+            return f"{self.move} (a win is possible in {count} move{'s' * (count != 1)})"
+        if self.result is Result.LOST:
+            return "no win is possible from here any more"
+        return f"unknown: no winning line found within {self.verdict.budget}"
+
+    def __str__(self) -> str:
+        return f"hint: {self.message()}; {FULL_KNOWLEDGE}"
+
+
+def hint(game: Game, budget: Budget = HINT_BUDGET) -> Hint:
+    """A hint for ``game``'s position (the game is left as it is)."""
+    return Hint(solve(game, budget))
+
+
+def hint_for_log(log: dict[str, Any], seconds: float) -> dict[str, Any]:
+    """A hint for the position a move log (``MoveLog.to_json``) reaches, as JSON: what a
+    server's solver process is given and returns (plain data, so it crosses the process
+    boundary cheaply, and the child needs only the engine)."""
+    given = hint(replay_trusted(MoveLog.from_json(log)), Budget(seconds=seconds))
+    return {"result": str(given.result), "move": None if given.move is None else str(given.move),
+            "moves_to_win": given.moves_to_win, "message": given.message()}
+
+
+def solve_deal(rule_set: str, seed: int, algorithm: int, rules: int,
+               seconds: float) -> dict[str, Any]:
+    """The solver's verdict on a deal from its start, as JSON: ``result`` and the winning
+    ``line`` (move texts). What a server's solver process searches after a race."""
+    game = find_rule_set(rule_set)(seed, algorithm, rules=rules)
+    verdict = solve(game, Budget(seconds=seconds))
+    return {"result": str(verdict.result), "line": [str(move) for move in verdict.line]}

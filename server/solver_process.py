@@ -1,0 +1,27 @@
+"""What a solver process (``server.hints.SolverPool``) runs first: it ends with its server.
+
+A server stopped cleanly stops its solver processes; one killed (``kill -9``, out of memory)
+cannot, and a process of ``ProcessPoolExecutor`` waiting for work would wait for ever, holding
+its memory and the server's standard output and error (a supervisor or test reading those to
+their end would never see it). So each watches its parent, and ends once it is gone. This
+module imports only the standard library: a spawned process imports it before anything else.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+WATCH_EVERY_S = 1.0
+
+
+def exit_with_parent(parent: int) -> None:
+    """Start a thread that ends this process once ``parent`` is no longer its parent."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(WATCH_EVERY_S)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()

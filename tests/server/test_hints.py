@@ -1,0 +1,199 @@
+"""Hints over the protocol (issue 12): for practice alone only, searched in the server's solver
+process, never on its event loop; refused during a race with others, on a secret deal and on
+the daily deal, with ``no_hints``.
+
+Every test runs on SQLite and, when PATIENCE_RACE_TEST_POSTGRES_URL is set, on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+import pytest_asyncio
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from clients.sdk import RaceClient, RequestRefused
+from engine.moves import Move
+from engine.registry import find_rule_set
+from engine.solver import Budget, Result, solve
+from server.errors import Refusal
+from server.hints import SolverPool, refusal
+from server.protocol import RaceFinished, RaceStarted, YourView
+from server.race import Race
+from server.settings import Settings
+from server.writer import Writer
+from tests.server.test_server import Server, make_settings, start_server, stop_server
+
+Sessions = async_sessionmaker[AsyncSession]
+
+RULE_SET, WON, LOST = "hidden-cards", 2, 1
+"""Hidden Cards deals the solver decides in milliseconds (tests/engine/solver_cases.json)."""
+
+
+async def practice(client: RaceClient, number: int) -> list[str]:
+    """Open a room on a chosen deal and start it alone; the legal moves at the start."""
+    await client.create_room(RULE_SET, deal="number", number=number)
+    await client.start()
+    return (await client.next_event(YourView)).view.legal_moves
+
+
+async def test_a_hint_when_practising_alone_is_a_legal_move_on_a_winning_line(
+        server: Server) -> None:
+    ann = await server.client("Ann")
+    legal = await practice(ann, WON)
+    given = await ann.hint()
+    assert given.result == "won" and given.after_moves == 0 and given.move in legal
+    assert given.moves_to_win == 56 and "full knowledge" in given.knowledge
+    game = find_rule_set(RULE_SET)(WON)
+    assert given.move is not None
+    game.play(Move.parse(given.move))
+    assert solve(game, Budget(nodes=20_000)).result is Result.WON, "a win is still possible"
+
+    ack = await ann.move(given.move)  # the server takes it, and the next hint follows on
+    following = await ann.hint()
+    assert following.after_moves == 1 and following.move in ack.legal_moves
+
+
+async def test_a_hint_on_a_lost_deal_says_no_win_is_possible(server: Server) -> None:
+    ann = await server.client("Ann")
+    await practice(ann, LOST)
+    given = await ann.hint()
+    assert (given.result, given.move) == ("lost", None)
+    assert given.message == "no win is possible from here any more"
+
+
+async def refused(client: RaceClient) -> str:
+    with pytest.raises(RequestRefused) as refusal_raised:
+        await client.hint()
+    assert refusal_raised.value.code == "no_hints", refusal_raised.value.message
+    return refusal_raised.value.message
+
+
+async def test_hints_are_refused_during_a_race_with_others(server: Server) -> None:
+    ann, bob = await server.client("Ann"), await server.client("Bob")
+    room = await ann.create_room(RULE_SET, deal="number", number=WON)
+    await bob.join(room.code)
+    await ann.ready()
+    await bob.ready()
+    await ann.next_event(RaceStarted)
+    assert "race with others" in await refused(ann)
+    assert "race with others" in await refused(bob)
+
+
+async def test_hints_are_refused_on_the_daily_deal_and_on_a_secret_deal(server: Server) -> None:
+    ann = await server.client("Ann")
+    await ann.daily(RULE_SET)
+    assert "daily deal" in await refused(ann)
+    await ann.resign()
+    await ann.leave()
+    await ann.create_room(RULE_SET)  # a secret deal, started alone: ranked
+    await ann.start()
+    await ann.next_event(YourView)
+    assert "secret deal" in await refused(ann)
+
+
+def test_the_rule_before_the_start_and_for_someone_not_racing() -> None:
+    race = Race(race_id="r", code="ABCD", rule_set=RULE_SET, seed=WON, algorithm=1,
+                deal_kind="number", host_id="ann", host_name="Ann", seats_max=2,
+                time_limit_s=None)
+    before = refusal(race, "ann")
+    assert before is not None and before.code == "not_racing"
+    stranger = refusal(race, "bob")
+    assert stranger is not None and stranger.code == "not_in_room"
+
+
+async def record_with_verdict(client: RaceClient, race_id: str) -> dict[str, Any]:
+    """The race record once the solver's verdict on its deal is stored (searched after the
+    race, in the background)."""
+    for _ in range(200):
+        record = await client.race_record(race_id)
+        if record["solver"] is not None:
+            return record
+        await asyncio.sleep(0.1)
+    raise AssertionError("the solver's verdict never came")
+
+
+@pytest_asyncio.fixture
+async def searching_server(sessions: Sessions, database_url: str) -> AsyncIterator[Server]:
+    """The server, searching each race's deal after the race (1 s)."""
+    running = await start_server(make_settings(database_url, verdict_budget_s=1.0))
+    try:
+        yield running
+    finally:
+        await stop_server(running)
+
+
+@pytest.mark.parametrize(("seed", "winnable"), [(3, True), (1, False)])
+async def test_after_a_race_its_record_says_whether_the_deal_was_winnable(
+        searching_server: Server, seed: int, winnable: bool) -> None:
+    server = searching_server
+    ann, bob = await server.client("Ann"), await server.client("Bob")
+    room = await ann.create_room("all-fours", deal="number", number=seed)
+    await bob.join(room.code)
+    await ann.ready()
+    await bob.ready()
+    await ann.next_event(YourView)
+    await bob.next_event(YourView)
+    await ann.resign()
+    await bob.resign()
+    finished = await ann.next_event(RaceFinished)
+    record = await record_with_verdict(ann, finished.race_id)
+    assert record["winnable"] is winnable
+    solver = record["solver"]
+    assert "full knowledge" in solver["knowledge"]
+    status, line = await server.http_get(f"/api/races/{finished.race_id}/solver")
+    if not winnable:
+        assert (solver["result"], solver["line"], status) == ("lost", [], 404)
+        return
+    assert solver["result"] == "won" and solver["moves"] == len(solver["line"]) == 51
+    assert status == 200 and line["name"] == "the solver"
+    assert [step["move"] for step in line["steps"][1:]] == solver["line"]
+    assert line["steps"][-1]["view"]["status"] == "won"
+
+
+async def test_a_players_hints_are_rate_limited_and_the_solver_runs_in_another_process(
+        sessions: Sessions) -> None:
+    settings = Settings(hints_per_player_per_min=4, hint_budget_s=0.5)  # bursts of one
+    pool = SolverPool(settings, cast(Writer, None), sessions)  # (a hint writes nothing)
+    race = Race(race_id="r", code="ABCD", rule_set=RULE_SET, seed=WON, algorithm=1,
+                deal_kind="number", host_id="ann", host_name="Ann", seats_max=2,
+                time_limit_s=None, countdown_s=0)
+    race.start("ann", 0.0)
+    try:
+        given = await pool.hint(race, "ann", "h", 1.0)
+        assert given.result == "won"
+        with pytest.raises(Refusal) as limited:
+            await pool.hint(race, "ann", "h", 2.0)
+        assert limited.value.code == "rate_limited"
+        assert (await pool.hint(race, "ann", "h", 16.0)).result == "won"  # a token back
+        assert await pool.run(os.getpid, within_s=10) != os.getpid()
+    finally:
+        pool.close()
+
+
+def test_a_solver_process_ends_when_its_server_is_killed() -> None:
+    """A server killed with -9 cannot stop its solver processes: they end by themselves."""
+    script = ("import os, sys; from server.hints import SolverPool; "
+              "from server.settings import Settings; import asyncio\n"
+              "async def main():\n"
+              "    pool = SolverPool(Settings(), None, None)\n"
+              "    print(await pool.run(os.getpid, within_s=30), flush=True)\n"
+              "    os.kill(os.getpid(), 9)\n"
+              "if __name__ == '__main__':\n"
+              "    asyncio.run(main())\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, cwd=Path(__file__).resolve().parents[2])
+    child = int(done.stdout.strip())
+    for _ in range(50):
+        if not Path(f"/proc/{child}").exists():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"solver process {child} outlived its killed server")
