@@ -40,7 +40,7 @@ from server.limits import AddressLimiter
 from server.protocol import ErrorCode, HintGiven
 from server.race import Phase, Race
 from server.settings import Settings
-from server.solver_process import exit_with_parent
+from server.solver_process import begin
 from server.store import Sessions
 from server.writer import Writer
 
@@ -86,7 +86,7 @@ class SolverPool:
         if self._executor is None:
             self._executor = ProcessPoolExecutor(
                 self.settings.solver_processes, multiprocessing.get_context("spawn"),
-                initializer=exit_with_parent, initargs=(os.getpid(),))
+                initializer=begin, initargs=(os.getpid(),))
         return self._executor
 
     async def run(self, function: Any, *args: Any, within_s: float) -> Any:

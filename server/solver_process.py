@@ -1,4 +1,10 @@
-"""What a solver process (``server.hints.SolverPool``) runs first: it ends with its server.
+"""What a solver process (``server.hints.SolverPool``) runs first: it yields the CPU to its
+server, and ends with it.
+
+A search takes all the CPU it is given for its budget; on a machine with as many server
+processes as cores it would take that time from a server's event loop, and every racer's
+acknowledgements with it. So a solver process lowers its own priority (``NICENESS``): a hint
+or a pool deal may take longer on a busy machine, a move does not.
 
 A server stopped cleanly stops its solver processes; one killed (``kill -9``, out of memory)
 cannot, and a process of ``ProcessPoolExecutor`` waiting for work would wait for ever, holding
@@ -14,6 +20,13 @@ import threading
 import time
 
 WATCH_EVERY_S = 1.0
+NICENESS = 10
+
+
+def begin(parent: int) -> None:
+    """Yield the CPU to the server's processes, and end once ``parent`` is gone."""
+    os.nice(NICENESS)
+    exit_with_parent(parent)
 
 
 def exit_with_parent(parent: int) -> None:

@@ -29,6 +29,7 @@ from server.hints import SolverPool, refusal
 from server.protocol import RaceFinished, RaceStarted, YourView
 from server.race import Race
 from server.settings import Settings
+from server.solver_process import NICENESS
 from server.writer import Writer
 from tests.server.test_server import Server, make_settings, start_server, stop_server
 
@@ -161,6 +162,7 @@ async def test_after_a_race_its_record_says_whether_the_deal_was_winnable(
 
 async def test_a_players_hints_are_rate_limited_and_the_solver_runs_in_another_process(
         sessions: Sessions) -> None:
+    """...of lower priority than the server's (``solver_process.NICENESS``)."""
     settings = Settings(hints_per_player_per_min=4, hint_budget_s=0.5)  # bursts of one
     pool = SolverPool(settings, cast(Writer, None), sessions)  # (a hint writes nothing)
     race = Race(race_id="r", code="ABCD", rule_set=RULE_SET, seed=WON, algorithm=1,
@@ -175,6 +177,7 @@ async def test_a_players_hints_are_rate_limited_and_the_solver_runs_in_another_p
         assert limited.value.code == "rate_limited"
         assert (await pool.hint(race, "ann", "h", 16.0)).result == "won"  # a token back
         assert await pool.run(os.getpid, within_s=10) != os.getpid()
+        assert await pool.run(os.nice, 0, within_s=10) == min(19, os.nice(0) + NICENESS)
     finally:
         pool.close()
 
