@@ -42,6 +42,7 @@ from engine.errors import IllegalMoveError
 from engine.game import Game
 from engine.moves import REDEALS, Move
 from engine.players import HOME_KINDS
+from engine.solver.symmetry import key_function
 from engine.solver.verdict import Budget, Effort, Result, Verdict
 from engine.view import Status
 
@@ -58,7 +59,11 @@ class SolverError(RuntimeError):
 def ordered_moves(game: Game) -> list[Move]:
     """The legal moves, resign left out, in the order the search tries them: moves home first,
     then the others, those after which more moves home are open first (each made and taken
-    back to see), then redeals; the engine's order among equals."""
+    back to see), then redeals; the engine's order among equals. Puss in the Corner places a
+    turned card by ``_puss_order`` instead. The order decides only which win is found first:
+    every move is tried."""
+    if game.name == "puss-in-the-corner" and game.turned is not None:  # type: ignore[attr-defined]
+        return _puss_order(game)
     home: list[Move] = []
     others: list[Move] = []
     last: list[Move] = []
@@ -81,6 +86,32 @@ def ordered_moves(game: Game) -> list[Move]:
     return home + others + last
 
 
+def _puss_order(game: Any) -> list[Move]:
+    """Puss in the Corner, a card turned: home first; then onto the corner heap whose top is
+    the nearest rank above the card (so the card will be wanted before the card it covers),
+    then an empty heap, then onto lower tops, the highest first (PC-4, PC-5). Without this the
+    engine's order piles every card on corner:1."""
+    card = game.turned
+    home: list[Move] = []
+    placed: list[tuple[int, Move]] = []
+    for move in game.legal_moves():
+        if move.is_resign:
+            continue
+        if move.target is not None and move.target.kind in HOME_KINDS:
+            home.append(move)
+            continue
+        heap = game.corners[move.target.index - 1] if move.target is not None else []
+        if not heap:
+            score = 14
+        elif heap[-1].rank > card.rank:
+            score = heap[-1].rank - card.rank
+        else:
+            score = 28 - heap[-1].rank
+        placed.append((score, move))
+    placed.sort(key=lambda pair: pair[0])
+    return home + [move for _, move in placed]
+
+
 def _moves_home(game: Game) -> int:
     return sum(1 for move in game.legal_moves()
                if move.target is not None and move.target.kind in HOME_KINDS)
@@ -96,17 +127,19 @@ NO_LIMIT = Budget()
 
 
 def solve(game: Game, budget: Budget = NO_LIMIT, *, table: bool = True,
-          progress: Callable[[Effort], None] | None = None) -> Verdict:
+          progress: Callable[[Effort], None] | None = None, symmetry: bool = True) -> Verdict:
     """Search ``game``'s position (the game itself is left as it is) for a winning line within
     ``budget``; return won (with the line, checked through the engine), lost (the search was
     exhaustive) or unknown. ``progress`` is called about once a second with the effort so far.
     ``table=False`` remembers only the current path and takes the moves in the engine's order:
-    the plain search, for tests."""
+    the plain search, for tests. ``symmetry=False`` keys the table by the exact ``state_key``
+    instead of ``solver_key`` (engine/solver/symmetry.py), for tests."""
     start = time.perf_counter()
     work = game.copy() if game.keeps_undo else type(game).from_position(game.position())
     deadline = None if budget.seconds is None else start + budget.seconds
     max_nodes = budget.nodes
-    seen: set[Any] = {work.state_key()}
+    state_key = key_function(work) if table and symmetry else type(work).state_key
+    seen: set[Any] = {state_key(work)}
     nodes = 0
     next_report = start + PROGRESS_EVERY_S
     won = _won(work)
@@ -143,7 +176,7 @@ def solve(game: Game, budget: Budget = NO_LIMIT, *, table: bool = True,
             line.append(move)
             won = True
             break
-        key = work.state_key()
+        key = state_key(work)
         if key in seen:
             work.pop()
             continue
