@@ -38,10 +38,12 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from engine.cards import ACE, KING, Card
 from engine.errors import IllegalMoveError
 from engine.game import Game
 from engine.moves import REDEALS, Move
 from engine.players import HOME_KINDS
+from engine.rulesets.corners_common import STEP, next_rank
 from engine.solver.symmetry import key_function
 from engine.solver.verdict import Budget, Effort, Result, Verdict
 from engine.view import Status
@@ -64,6 +66,8 @@ def ordered_moves(game: Game) -> list[Move]:
     every move is tried."""
     if game.name == "puss-in-the-corner" and game.turned is not None:  # type: ignore[attr-defined]
         return _puss_order(game)
+    if game.name in HEAP_GAMES and not game.turned:  # type: ignore[attr-defined]
+        return _heap_order(game)
     home: list[Move] = []
     others: list[Move] = []
     last: list[Move] = []
@@ -110,6 +114,69 @@ def _puss_order(game: Any) -> list[Move]:
         placed.append((score, move))
     placed.sort(key=lambda pair: pair[0])
     return home + [move for _, move in placed]
+
+
+HEAP_GAMES = frozenset({"four-corners", "cornerstones", "cornerstones-arnold"})
+FAR = 40
+"""More than any card's distance from its foundation plus its depth."""
+
+
+def _need(game: Any, card: Card) -> int:
+    """How many cards of its suit must go home before ``card`` can (FC-9, CS foundations):
+    the fewer, the sooner it is wanted; ``FAR`` when no foundation of its suit wants it."""
+    if game.name == "four-corners":
+        places: tuple[int, ...] = (card.suit.value, card.suit.value + 4)
+    else:
+        if card.suit not in game.line_suits:
+            return min(card.rank - ACE, KING - card.rank)
+        line = game.line_suits.index(card.suit)
+        places = (line, line + 4)
+    best = FAR
+    for place in places:
+        gap = (card.rank - next_rank(game.foundations[place], place)) * STEP[place]
+        if 0 <= gap < best:
+            best = gap
+    return best
+
+
+def _soonest(game: Any, pile: list[Card], covered: int) -> int:
+    """How soon a card of ``pile`` (its top ``covered`` cards taken off, or one card added
+    when -1) could be wanted home: its distance from its foundation plus the cards above it."""
+    cards = pile[:len(pile) - covered] if covered > 0 else pile
+    extra = 1 if covered < 0 else 0
+    best = FAR
+    top = len(cards) - 1
+    for index, card in enumerate(cards):
+        value = top - index + extra + _need(game, card)
+        if value < best:
+            best = value
+    return best
+
+
+def _heap_order(game: Any) -> list[Move]:
+    """Four Corners and Cornerstones after a deal: home first, then moves between heaps that
+    uncover the card soonest wanted home and bury nothing wanted soon, then redeals. Cheaper
+    than the one-move look-ahead and it looks deeper than the top card."""
+    piles = game.heaps if game.name == "four-corners" else game.piles
+    index_of = {pile: index for index, pile in enumerate(game.pile_ids)}
+    first = index_of[game.pile_ids[0]]
+    home: list[Move] = []
+    others: list[tuple[int, Move]] = []
+    last: list[Move] = []
+    for move in game.legal_moves():
+        if move.is_resign:
+            continue
+        if move in REDEALS or move.source is None or move.target is None:
+            last.append(move)
+        elif move.target.kind in HOME_KINDS:
+            home.append(move)
+        else:
+            source = piles[index_of[move.source] - first]
+            target = piles[index_of[move.target] - first]
+            score = 2 * _soonest(game, source, 1) - min(_soonest(game, target, -1), 10)
+            others.append((score, move))
+    others.sort(key=lambda pair: pair[0])
+    return home + [move for _, move in others] + last
 
 
 def _moves_home(game: Game) -> int:

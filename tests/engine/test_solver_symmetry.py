@@ -13,9 +13,9 @@ from collections.abc import Iterator
 import pytest
 
 from engine.game import Game
-from engine.players import GreedyPlayer
+from engine.players import HOME_KINDS, GreedyPlayer
 from engine.registry import find_rule_set
-from engine.solver import Budget, Result, check_line, solve
+from engine.solver import Budget, Result, check_line, ordered_moves, solve
 from engine.solver.symmetry import solver_key
 
 NAMES = ("puss-in-the-corner", "octagon")
@@ -97,3 +97,25 @@ def test_octagon_foundations_of_a_suit_count_in_either_order() -> None:
             keys.add(solver_key(game))
             game.pop()
     assert len(keys) == 1
+
+
+@pytest.mark.parametrize("name", ["four-corners", "cornerstones", "cornerstones-arnold",
+                                  "puss-in-the-corner", "octagon"])
+def test_the_search_order_tries_every_legal_move_once(name: str) -> None:
+    """The move orders (engine/solver/search.py) change only which win is found first: on
+    random walks, every position's ordered moves are its legal moves, resign aside, once each,
+    home moves first."""
+    rng = random.Random(name)
+    for seed in range(3):
+        game = find_rule_set(name)(seed)
+        for _ in range(300):
+            legal = [move for move in game.legal_moves() if not move.is_resign]
+            if not legal:
+                break
+            ordered = ordered_moves(game)
+            assert sorted(map(str, ordered)) == sorted(map(str, legal))
+            home = [move.target is not None and move.target.kind in HOME_KINDS
+                    and move.source is not None and move.source.kind not in HOME_KINDS
+                    for move in ordered]
+            assert home == sorted(home, reverse=True)
+            game.push(rng.choice(legal))
