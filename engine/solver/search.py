@@ -44,6 +44,7 @@ from engine.game import Game
 from engine.moves import REDEALS, Move
 from engine.players import HOME_KINDS
 from engine.rulesets.corners_common import STEP, next_rank
+from engine.solver.bounds import bound_function
 from engine.solver.symmetry import key_function
 from engine.solver.verdict import Budget, Effort, Result, Verdict
 from engine.view import Status
@@ -194,13 +195,15 @@ NO_LIMIT = Budget()
 
 
 def solve(game: Game, budget: Budget = NO_LIMIT, *, table: bool = True,
-          progress: Callable[[Effort], None] | None = None, symmetry: bool = True) -> Verdict:
+          progress: Callable[[Effort], None] | None = None, symmetry: bool = True,
+          bounds: bool = True) -> Verdict:
     """Search ``game``'s position (the game itself is left as it is) for a winning line within
     ``budget``; return won (with the line, checked through the engine), lost (the search was
     exhaustive) or unknown. ``progress`` is called about once a second with the effort so far.
     ``table=False`` remembers only the current path and takes the moves in the engine's order:
     the plain search, for tests. ``symmetry=False`` keys the table by the exact ``state_key``
-    instead of ``solver_key`` (engine/solver/symmetry.py), for tests."""
+    instead of ``solver_key`` (engine/solver/symmetry.py), and ``bounds=False`` leaves out the
+    proofs of loss (engine/solver/bounds.py), for tests; the plain search uses neither."""
     start = time.perf_counter()
     work = game.copy() if game.keeps_undo else type(game).from_position(game.position())
     deadline = None if budget.seconds is None else start + budget.seconds
@@ -211,7 +214,9 @@ def solve(game: Game, budget: Budget = NO_LIMIT, *, table: bool = True,
     next_report = start + PROGRESS_EVERY_S
     won = _won(work)
     order = ordered_moves if table else plain_moves
-    stack: list[Iterator[Move]] = [] if won else [iter(order(work))]
+    dead = bound_function(work) if table and bounds else None
+    stack: list[Iterator[Move]] = [] if won or (dead is not None and dead(work)) else [
+        iter(order(work))]
     line: list[Move] = []
     path_keys: list[Any] = []
     stopped = False
@@ -248,7 +253,7 @@ def solve(game: Game, budget: Budget = NO_LIMIT, *, table: bool = True,
             work.pop()
             continue
         seen.add(key)
-        moves = order(work)
+        moves = [] if dead is not None and dead(work) else order(work)
         if not moves:
             if not table:
                 seen.discard(key)
