@@ -12,22 +12,29 @@ bound for a player who cannot see them (verdict.FULL_KNOWLEDGE).
 search is a depth-first walk of the graph of positions, where a move leads from a position to
 the one the engine makes of it (forced steps included). Its only reductions:
 
-- *The table of positions seen* (``Game.state_key``). A position reached again is not searched
-  again: when it was first reached, either its search has finished and found no win (else the
-  search would have stopped), so none is reachable from it, or it is on the current path and
-  its search will go on. Reversible moves (heap to heap) and independent moves made in another
-  order reach positions already seen, which is where the table earns its keep. The key is exact
-  (no hashing into fewer bits), so a position is never taken for another one; two equal cards
-  of two packs are not told apart, which the rules never do either.
-- *Move ordering*: moves home first, redeals and afresh last, and the others by how many moves
-  home the position after them offers (a one-move look-ahead made with the engine's own
-  ``push``/``pop``: on 20 deals at 1 s it found 10 Cornerstones (Arnold) wins instead of 6, 2
-  Cornerstones wins instead of none). Order changes which win is found first and how soon, never
-  whether one is found: every move is still tried.
+- *The table of positions seen*, keyed by ``solver_key`` (engine/solver/symmetry.py): the
+  exact ``Game.state_key``, or for the Octagon and Puss in the Corner that key with a symmetry
+  of the rules applied (foundations that take the same cards in either order; Puss in the
+  Corner's corner heaps in the second pass). A position reached again (or a mirror image of one)
+  is not searched again: when it was first reached, either its search has finished and found no
+  win (else the search would have stopped), so none is reachable from it (nor from its mirror
+  image, whose moves are the same moves renamed), or it is on the current path and its search
+  will go on. Reversible moves (heap to heap) and independent moves made in another order reach
+  positions already seen, which is where the table earns its keep. The key is exact (no hashing
+  into fewer bits), so a position is never taken for another one.
+- *Bounds* (engine/solver/bounds.py): a position a bound proves lost is searched no further.
+  Only the Octagon has bounds so far; each is argued in that module and in docs/solver.md.
+- *Move ordering*: moves home first, redeals and afresh last. Four Corners and Cornerstones
+  order moves between heaps by how soon they uncover a card wanted home (``_heap_order``); Puss
+  in the Corner places a turned card on the heap whose top is the nearest rank above it
+  (``_puss_order``); the others by how many moves home the position after them offers (a
+  one-move look-ahead made with the engine's own ``push``/``pop``). Order changes which win is
+  found first and how soon, never whether one is found: every move is still tried.
 - *Resigning* is never searched: it ends the game lost.
 
-No move is ever left untried (no dominance or "safe automatic move" pruning yet: none has been
-proved for these rules here). So "lost" means the whole reachable graph was searched.
+No move is ever left untried (no dominance or "safe automatic move" pruning: none has been
+proved for these rules here). So "lost" means every reachable position was searched, or shown
+lost by a bound, up to the symmetries.
 ``solve(..., table=False)`` keeps only the current path's positions (to avoid going round a
 cycle), the plain exhaustive search the tests check the table against on small positions.
 """
