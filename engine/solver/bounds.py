@@ -37,63 +37,105 @@ from typing import Any
 
 from engine.game import Game
 
+Stacks = list[list[tuple[int, int]]]
+"""Heaps whose cards leave only by going home from the top: each a list of (group, rank),
+bottom first. A group is what a pair of foundations builds in: a suit, or a colour."""
 
-def octagon_buried(game: Any) -> bool:
-    foundations = game.foundations
-    for heap in game.aux:
-        if len(heap) < 2:
+
+def buried(heights: list[tuple[int, int]], stacks: Stacks) -> bool:
+    """Whether some card of ``stacks`` lies over every card still out of a rank it needs
+    (docs/solver.md, "Buried over what it needs"); ``heights`` gives each group's two
+    foundations' top ranks."""
+    for stack in stacks:
+        if len(stack) < 2:
             continue
         beneath: dict[tuple[int, int], int] = {}
-        for card in heap:
-            suit, rank = card.suit.value, card.rank
+        for group, rank in stack:
             if beneath:
-                low, high = sorted((len(foundations[2 * suit]), len(foundations[2 * suit + 1])))
+                low, high = sorted(heights[group])
                 if high < rank:
-                    if any(beneath.get((suit, q), 0) >= 2 for q in range(high + 1, rank)):
+                    if any(beneath.get((group, q), 0) >= 2 for q in range(high + 1, rank)):
                         return True
-                elif any(beneath.get((suit, q), 0) >= 1 for q in range(low + 1, rank)):
+                elif any(beneath.get((group, q), 0) >= 1 for q in range(low + 1, rank)):
                     return True
-            beneath[suit, rank] = beneath.get((suit, rank), 0) + 1
+            beneath[group, rank] = beneath.get((group, rank), 0) + 1
     return False
 
 
-def octagon_reach(game: Any) -> bool:
-    """The Octagon as a race to the foundations alone (docs/solver.md): every card off the
-    auxiliary heaps free, a heap's cards free once every card above them is home, and a suit's
-    foundations one pile that takes any card at most one above the highest of them. Every
-    winning line of the real game is a line of this one (each card goes home in the real game
-    only when the cards above it have gone and a foundation shows the rank below), so if this
-    one cannot bring every card home, neither can the real game."""
-    level = [max(len(game.foundations[2 * suit]), len(game.foundations[2 * suit + 1]))
-             for suit in range(4)]
-    free: list[set[int]] = [set(), set(), set(), set()]
-    for card in (*game.waste, *game.stock):
-        free[card.suit.value].add(card.rank)
-    heaps = [list(heap) for heap in game.aux]
+def unreachable(heights: list[tuple[int, int]], stacks: Stacks,
+                free: list[tuple[int, int]]) -> bool:
+    """Whether the race to the foundations alone (docs/solver.md) leaves a card out: ``free``
+    cards go home at any time, a stack's cards once those above them are home, a group's
+    foundations act as one pile taking any card up to one above the higher of them."""
+    level = [max(pair) for pair in heights]
+    loose: list[set[int]] = [set() for _ in heights]
+    for group, rank in free:
+        loose[group].add(rank)
+    piles = [list(stack) for stack in stacks]
     grew = True
     while grew:
         grew = False
-        for suit in range(4):
-            while level[suit] + 1 in free[suit]:
-                level[suit] += 1
+        for group, ranks in enumerate(loose):
+            while level[group] + 1 in ranks:
+                level[group] += 1
                 grew = True
-        for heap in heaps:
-            while heap and heap[-1].rank <= level[heap[-1].suit.value] + 1:
-                card = heap.pop()
-                suit = card.suit.value
-                if card.rank == level[suit] + 1:
-                    level[suit] += 1
+        for pile in piles:
+            while pile and pile[-1][1] <= level[pile[-1][0]] + 1:
+                group, rank = pile.pop()
+                if rank == level[group] + 1:
+                    level[group] += 1
                     grew = True
-                    while level[suit] + 1 in free[suit]:
-                        level[suit] += 1
-    return any(heaps) or min(level) < 13
+                    while level[group] + 1 in loose[group]:
+                        level[group] += 1
+    return any(piles) or min(level) < 13
+
+
+def _octagon_parts(game: Any) -> tuple[list[tuple[int, int]], Stacks]:
+    f = game.foundations
+    heights = [(len(f[2 * suit]), len(f[2 * suit + 1])) for suit in range(4)]
+    return heights, [[(card.suit.value, card.rank) for card in heap] for heap in game.aux]
+
+
+def octagon_buried(game: Any) -> bool:
+    """The Octagon: a card of an auxiliary heap over every card it needs."""
+    return buried(*_octagon_parts(game))
+
+
+def octagon_reach(game: Any) -> bool:
+    """The Octagon as a race to the foundations alone: the waste and the stock free."""
+    heights, stacks = _octagon_parts(game)
+    return unreachable(heights, stacks, [(card.suit.value, card.rank)
+                                         for card in (*game.waste, *game.stock)])
 
 
 def _octagon_bounds(game: Any) -> bool:
     return octagon_buried(game) or octagon_reach(game)
 
 
-BOUNDS: dict[str, Callable[[Any], bool]] = {"octagon": _octagon_bounds}
+SEVEN = 7
+
+
+def _puss_bounds(game: Any) -> bool:
+    """Puss in the Corner once no transfer can come any more: the second and last pass
+    (PC-15), no transfer open, and no seven turned or left in the stock (transfers follow only
+    a seven, PC-8). Then a corner heap's cards leave only by going home from its top (PC-6) and
+    a turned card only goes on top of a heap (PC-4), so the Octagon's two arguments hold with a
+    colour for a suit: two foundations per colour (PC-5), two cards of each rank per colour.
+    The stock and the turned card count as free."""
+    if game.pass_number != 2 or game.free:
+        return False
+    loose = [*game.stock, *([game.turned] if game.turned is not None else [])]
+    if any(card.rank == SEVEN for card in loose):
+        return False
+    f = game.foundations
+    heights = [(len(f[0]), len(f[3])), (len(f[1]), len(f[2]))]
+    stacks = [[(int(card.suit.is_red), card.rank) for card in heap] for heap in game.corners]
+    return buried(heights, stacks) or unreachable(
+        heights, stacks, [(int(card.suit.is_red), card.rank) for card in loose])
+
+
+BOUNDS: dict[str, Callable[[Any], bool]] = {"octagon": _octagon_bounds,
+                                            "puss-in-the-corner": _puss_bounds}
 
 
 def dead_end(game: Game) -> bool:

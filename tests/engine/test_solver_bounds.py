@@ -119,3 +119,71 @@ def test_a_cycle_through_two_heaps_is_a_dead_end() -> None:
     free = octagon(10, 10, ["JS QS", "QS KS"], stock="JS KS")
     assert not octagon_reach(free) and not dead_end(free)
     assert solve(free, Budget(nodes=100_000), table=False).result is Result.WON
+
+
+def puss(heights: tuple[int, int, int, int], corners: list[list[str]], loose: list[str],
+         free: tuple[int, ...] = ()) -> Game:
+    """A Puss in the Corner position in the second pass: foundation:1..4 (spades, hearts,
+    diamonds, clubs aces) built in their own suit to ``heights``; ``corners`` bottom first;
+    ``loose`` the turned card then the stock, in the order they are turned."""
+    piles = {f"foundation:{index + 1}": " ".join(rank + suit for rank in RANKS[:height])
+             for index, (suit, height) in enumerate(zip("SHDC", heights, strict=True))}
+    for index in range(4):
+        piles[f"corner:{index + 1}"] = " ".join(corners[index]) if index < len(corners) else ""
+    piles["turned"] = loose[0] if loose else ""
+    piles["stock"] = " ".join("#" + card for card in reversed(loose[1:]))
+    return Game.from_position({"format": "patience-race/position", "version": 1,
+                               "rule_set": "puss-in-the-corner", "rules": 2, "moves": 0,
+                               "resigned": False, "piles": piles,
+                               "state": {"pass": 2, "transfer_corners": list(free),
+                                         "seven": None}})
+
+
+def random_puss(rng: random.Random) -> Game | None:
+    heights = tuple(rng.randrange(8, 14) for _ in range(4))
+    left = [f"{RANKS[q - 1]}{suit}" for suit, height in zip("SHDC", heights, strict=True)
+            for q in range(height + 1, 14)]
+    rng.shuffle(left)
+    corners: list[list[str]] = [[], [], [], []]
+    loose: list[str] = []
+    for card in left:
+        (rng.choice(corners) if rng.random() < 0.6 else loose).append(card)
+    try:
+        return puss(heights, corners, loose)  # type: ignore[arg-type]
+    except ValueError:
+        return None
+
+
+def test_puss_bound_agrees_with_the_plain_search_in_the_last_pass() -> None:
+    rng = random.Random(11)
+    seen = {"dead": 0, "won": 0, "lost": 0}
+    tried = 0
+    while tried < 80:
+        game = random_puss(rng)
+        if game is None:
+            continue
+        tried += 1
+        plain = solve(game, Budget(nodes=30_000), table=False)
+        if not plain.is_decided:
+            continue
+        bounded = solve(game, Budget(nodes=300_000))
+        assert bounded.result is plain.result, game.position().to_json()
+        if dead_end(game):
+            assert plain.result is Result.LOST
+            seen["dead"] += 1
+        if bounded.result is Result.WON:
+            check_line(game, bounded.line)
+        seen[str(plain.result)] += 1
+    assert min(seen.values()) >= 3, seen
+
+
+def test_puss_bound_waits_for_the_last_seven() -> None:
+    """KS on a corner over both queens of its colour (QS, QC): dead, unless a seven is still to
+    come, whose transfers could dig a queen out."""
+    stuck = puss((11, 13, 13, 11), [["QS", "QC", "KS"]], ["KC"])
+    assert dead_end(stuck)
+    assert solve(stuck, Budget(nodes=100_000), table=False).result is Result.LOST
+    with_seven = puss((11, 13, 13, 6), [["QS", "QC", "KS"]],
+                      ["7C", "KC", "8C", "9C", "10C", "JC"])
+    assert not dead_end(with_seven)
+    assert solve(with_seven, Budget(nodes=100_000)).result is Result.WON
