@@ -23,7 +23,8 @@ the one the engine makes of it (forced steps included). Its only reductions:
   positions already seen, which is where the table earns its keep. The key is exact (no hashing
   into fewer bits), so a position is never taken for another one.
 - *Bounds* (engine/solver/bounds.py): a position a bound proves lost is searched no further.
-  Only the Octagon has bounds so far; each is argued in that module and in docs/solver.md.
+  The Octagon and Puss in the Corner (in its last pass, once no seven is left) have bounds so
+  far; each is argued in that module and in docs/solver.md.
 - *Move ordering*: moves home first, redeals and afresh last. Four Corners and Cornerstones
   order moves between heaps by how soon they uncover a card wanted home (``_heap_order``); Puss
   in the Corner places a turned card on the heap whose top is the nearest rank above it
