@@ -1,7 +1,8 @@
 """Solver figures per rule set: how many deals are won, lost or unknown at a budget, and how fast.
 
     python bench/solver_bench.py [--deals 50] [--budget 2] [--first 0] [--workers 1]
-                                 [--rule-set NAME ...]
+                                 [--rule-set NAME ...] [--deals-for NAME=N ...]
+                                 [--out results.jsonl] [--report]
 
 For each rule set, searches deals ``--first`` .. ``--first + --deals - 1`` with engine/solver/ at
 ``--budget`` seconds each (full knowledge of the hidden cards: a win is an upper bound for a
@@ -10,13 +11,26 @@ player who cannot see them). Prints, in Markdown on stdout: the share won / lost
 positions searched a second, and the share of deals decided within 1 s. Progress on stderr.
 ``--workers`` above 1 searches deals in parallel processes: more deals an hour, but each search
 then shares the machine, so the times are a little worse than on an idle core.
+
+For comparison, each deal is also played to its end by the engine's random and greedy players
+(engine/players.py, which see only what a person sees), seeded with the deal number; the table
+gives their win rates on the same deals.
+
+Deals are taken deal number first, rule set second (deal 0 of every rule set, then deal 1...), so
+a run stopped at any point has about as many deals of each. ``--deals-for hidden-cards=10000``
+gives one rule set more deals than ``--deals``. ``--out FILE`` appends one JSON line per deal as
+it is decided and, when run again with the same file, skips the deals (same rule set and budget)
+already in it: a long run can be stopped and continued. The table is then made from every deal
+of the file at this budget. ``--report`` only prints the table from ``--out``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import platform
+import random
 import statistics
 import subprocess
 import sys
@@ -28,18 +42,52 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from engine.players import STRATEGIES, play_out  # noqa: E402
 from engine.registry import RULE_SET_NAMES, find_rule_set  # noqa: E402
 from engine.solver import Budget, Result, solve  # noqa: E402
+from engine.view import Status  # noqa: E402
 
 Z95 = 1.959964
 
+Record = tuple[str, int, str, float, int, int, bool, bool]
+"""One deal: (rule set, deal, result, seconds, nodes, moves in the winning line, whether the
+random player won it, whether the greedy player won it)."""
 
-def search(task: tuple[str, int, float]) -> tuple[str, int, str, float, int, int]:
-    """One deal: (rule set, deal, result, seconds, nodes, moves in the winning line)."""
+FIELDS = ("rule_set", "deal", "result", "seconds", "nodes", "moves", "random_won", "greedy_won")
+
+
+def search(task: tuple[str, int, float]) -> Record:
+    """One deal: the solver's verdict, and the random and greedy players' games."""
     name, seed, budget = task
-    verdict = solve(find_rule_set(name)(seed), Budget(seconds=budget))
+    rule_set = find_rule_set(name)
+    verdict = solve(rule_set(seed), Budget(seconds=budget))
+    players = [play_out(rule_set(seed), STRATEGIES[kind](random.Random(seed))).outcome().status
+               is Status.WON for kind in ("random", "greedy")]
     return (name, seed, str(verdict.result), verdict.effort.seconds, verdict.effort.nodes,
-            len(verdict.line))
+            len(verdict.line), players[0], players[1])
+
+
+def load(path: Path, budget: float) -> list[Record]:
+    """The deals a results file holds at ``budget`` seconds (the last line of a deal wins)."""
+    if not path.exists():
+        return []
+    records: dict[tuple[str, int], Record] = {}
+    for text in path.read_text().splitlines():
+        if not text.strip():
+            continue
+        data = json.loads(text)
+        if data.get("budget") != budget:
+            continue
+        record = tuple(data[field] for field in FIELDS)
+        records[(data["rule_set"], data["deal"])] = record  # type: ignore[assignment]
+    return list(records.values())
+
+
+def save(path: Path, record: Record, budget: float, code: str) -> None:
+    data = dict(zip(FIELDS, record, strict=True))
+    data.update(budget=budget, commit=code, at=f"{datetime.now(UTC):%Y-%m-%dT%H:%M:%SZ}")
+    with path.open("a") as file:
+        file.write(json.dumps(data) + "\n")
 
 
 def wilson(hits: int, total: int) -> tuple[float, float]:
@@ -64,7 +112,7 @@ def share_text(hits: int, total: int) -> str:
     return f"{hits / total:.0%} ({low:.0%}-{high:.0%})"
 
 
-def row(name: str, results: list[tuple[str, int, str, float, int, int]]) -> str:
+def row(name: str, results: list[Record]) -> str:
     total = len(results)
     counts = {result: sum(r[2] == result for r in results) for result in Result}
     decided = [r[3] for r in results if r[2] != Result.UNKNOWN]
@@ -75,14 +123,16 @@ def row(name: str, results: list[tuple[str, int, str, float, int, int]]) -> str:
     median = f"{statistics.median(decided):.3f}" if decided else "-"
     p99 = f"{percentile(decided, 0.99):.3f}" if decided else "-"
     line = f"{statistics.median(lines):g}" if lines else "-"
+    randoms = sum(1 for r in results if r[6])
+    greedies = sum(1 for r in results if r[7])
     return (f"| {name} | {total} | {share_text(counts[Result.WON], total)} | "
             f"{share_text(counts[Result.LOST], total)} | "
             f"{share_text(counts[Result.UNKNOWN], total)} | {median} | {p99} | {rate:,.0f} | "
-            f"{quick / total:.0%} | {line} |")
+            f"{quick / total:.0%} | {line} | {share_text(randoms, total)} | "
+            f"{share_text(greedies, total)} |")
 
 
-def run(tasks: list[tuple[str, int, float]], workers: int
-        ) -> Iterator[tuple[str, int, str, float, int, int]]:
+def run(tasks: list[tuple[str, int, float]], workers: int) -> Iterator[Record]:
     if workers <= 1:
         yield from map(search, tasks)
         return
@@ -104,6 +154,16 @@ def commit() -> str:
     return head + (" +changes" if dirty.strip() else "")
 
 
+def deal_counts(args: argparse.Namespace, names: list[str]) -> dict[str, int]:
+    counts = dict.fromkeys(names, args.deals)
+    for text in args.deals_for or []:
+        name, _, number = text.partition("=")
+        if name not in counts or not number.isdigit():
+            raise SystemExit(f"--deals-for {text!r}: give NAME=N for a rule set searched")
+        counts[name] = int(number)
+    return counts
+
+
 def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -112,31 +172,50 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser.add_argument("--first", type=int, default=0, help="the first deal number")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--rule-set", action="append", choices=RULE_SET_NAMES, dest="rule_sets")
+    parser.add_argument("--deals-for", action="append", metavar="NAME=N",
+                        help="this many deals of one rule set instead of --deals")
+    parser.add_argument("--out", type=Path, help="append each deal's result to this JSON-lines "
+                        "file and skip the deals already in it")
+    parser.add_argument("--report", action="store_true",
+                        help="search nothing: print the table from --out")
     args = parser.parse_args(None if argv is None else list(argv))
     names = args.rule_sets or list(RULE_SET_NAMES)
-    tasks = [(name, seed, args.budget) for name in names
-             for seed in range(args.first, args.first + args.deals)]
-    by_name: dict[str, list[tuple[str, int, str, float, int, int]]] = {name: [] for name in names}
+    counts = deal_counts(args, names)
+    done_before = load(args.out, args.budget) if args.out else []
+    have = {(r[0], r[1]) for r in done_before}
+    tasks = [] if args.report else [
+        (name, seed, args.budget) for seed in range(args.first, args.first + max(counts.values()))
+        for name in names if seed < args.first + counts[name] and (name, seed) not in have]
+    by_name: dict[str, list[Record]] = {name: [] for name in names}
+    for record in done_before:
+        if record[0] in by_name:
+            by_name[record[0]].append(record)
     code = commit()
     started = time.perf_counter()
     for done, result in enumerate(run(tasks, args.workers), 1):
         by_name[result[0]].append(result)
+        if args.out:
+            save(args.out, result, args.budget, code)
         print(f"[{done}/{len(tasks)}] {result[0]} deal {result[1]}: {result[2]} in "
-              f"{result[3]:.2f} s, {result[4]:,} positions", file=sys.stderr, flush=True)
+              f"{result[3]:.2f} s, {result[4]:,} positions; random "
+              f"{'won' if result[6] else 'lost'}, greedy {'won' if result[7] else 'lost'}",
+              file=sys.stderr, flush=True)
     elapsed = time.perf_counter() - started
     print(f"## Solver verdicts at {args.budget:g} s a deal\n")
-    print(f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; commit {code}; deals {args.first}.."
-          f"{args.first + args.deals - 1} of each rule set; {args.workers} worker(s); Python "
-          f"{platform.python_version()} on {platform.machine()}, {platform.system()}; "
-          f"{elapsed:.0f} s in all.\n")
+    ranges = "; ".join(f"{name} {min(r[1] for r in rows)}..{max(r[1] for r in rows)}"
+                       f" ({len(rows)})" for name, rows in by_name.items() if rows)
+    print(f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; commit {code}; deals {ranges}; "
+          f"{args.workers} worker(s); Python {platform.python_version()} on "
+          f"{platform.machine()}, {platform.system()}; {elapsed:.0f} s this run.\n")
     print("Full knowledge of face-down and undealt cards: won is an upper bound for a player who "
           "cannot see them. Shares with 95% Wilson intervals; times to a verdict over decided "
-          "deals only.\n")
+          "deals only; random and greedy: the engine's players' win rates on the same deals.\n")
     print("| rule set | deals | won | lost | unknown | median s | p99 s | positions/s | "
-          "decided in 1 s | median line |")
-    print("|---|---:|---|---|---|---:|---:|---:|---:|---:|")
+          "decided in 1 s | median line | random won | greedy won |")
+    print("|---|---:|---|---|---|---:|---:|---:|---:|---:|---|---|")
     for name in names:
-        print(row(name, by_name[name]))
+        if by_name[name]:
+            print(row(name, sorted(by_name[name], key=lambda r: r[1])))
     return 0
 
 

@@ -2,10 +2,11 @@
 
 ``solve(game, Budget(seconds=2))`` searches any position of any rule set and returns a
 ``Verdict``: won (with a winning line, replayed through the engine before it is reported), lost
-(proved: the search was exhaustive) or unknown (the budget ran out), with the ``Effort`` spent.
-It plays with full knowledge of the face-down and undealt cards ("thoughtful" solitaire), so a
-win is an upper bound for a player who cannot see them. Standard library only; engine/solver/
-search.py says why its reductions never lose a win.
+(proved: every reachable position searched or shown lost by a bound) or unknown (the budget ran
+out), with the ``Effort`` spent. It plays with full knowledge of the face-down and undealt cards
+("thoughtful" solitaire), so a win is an upper bound for a player who cannot see them. Standard
+library only; docs/solver.md and engine/solver/search.py say why its reductions never lose a
+win.
 """
 
 from engine.solver.search import SolverError, check_line, ordered_moves, solve

@@ -23,7 +23,8 @@ class Result(StrEnum):
     WON = "won"
     """A winning line was found (and replayed through the engine)."""
     LOST = "lost"
-    """Proved: every position reachable was searched and none is won."""
+    """Proved: every position reachable was searched, or shown lost by a bound
+    (engine/solver/bounds.py), and none is won."""
     UNKNOWN = "unknown"
     """The budget ran out first."""
 
@@ -101,7 +102,7 @@ class Verdict:
             moves = len(self.line)
             head = f"won: a win in {moves} move{'s' * (moves != 1)}"
         elif self.result is Result.LOST:
-            head = "lost: no win is possible (the search was exhaustive)"
+            head = "lost: no win is possible (proved: searched to the end, or by a bound)"
         else:
             head = f"unknown: the budget ({self.budget}) ran out"
         return f"{head}; {self.effort}"

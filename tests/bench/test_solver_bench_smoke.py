@@ -23,3 +23,22 @@ def test_quick_run_prints_the_table() -> None:
     assert [name for name, *_ in rows] == ["all-fours", "hidden-cards"], done.stdout
     assert all(int(won) + int(lost) == 100 for _, won, lost in rows)
     assert "upper bound for a player who cannot see them" in done.stdout
+
+
+def test_a_results_file_is_continued_and_reported(tmp_path: Path) -> None:
+    out = tmp_path / "results.jsonl"
+    command = [sys.executable, str(ROOT / "bench" / "solver_bench.py"), "--budget", "1",
+               "--rule-set", "all-fours", "--out", str(out)]
+    first = subprocess.run([*command, "--deals", "2"], capture_output=True, text=True,
+                           timeout=120, cwd=ROOT)
+    assert first.returncode == 0, first.stderr[-2000:]
+    again = subprocess.run([*command, "--deals", "3"], capture_output=True, text=True,
+                           timeout=120, cwd=ROOT)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "[1/1] all-fours deal 2: " in again.stderr
+    assert len(out.read_text().splitlines()) == 3
+    report = subprocess.run([*command, "--report"], capture_output=True, text=True,
+                            timeout=120, cwd=ROOT)
+    assert re.search(r"^\| all-fours \| 3 \| .* \| \d+% \([^)]+\) \| \d+% \([^)]+\) \|$",
+                     report.stdout, re.MULTILINE), report.stdout
+    assert "all-fours 0..2 (3)" in report.stdout

@@ -63,14 +63,27 @@ def near_end() -> dict[str, Any]:
     return game.position().to_json()
 
 
+def kept_near_end() -> dict[str, Any] | None:
+    """The near-end position of the fixture file already written, if any: a position is data,
+    and keeping it keeps the cases comparable when a change to the search finds another line
+    for the deal it came from."""
+    path = Path(__file__).with_name("solver_cases.json")
+    if not path.exists():
+        return None
+    cases = json.loads(path.read_text())["cases"]
+    return next((item["position"] for item in cases if "position" in item), None)
+
+
 def main() -> None:
     cases = [case(name, 20_000, seed) for name in EXACT for seed in range(1, 9)]
     cases += [case(name, 3_000, seed) for name in SEARCHED for seed in (1, 2, 3)]
-    start = near_end()
+    start = kept_near_end() or near_end()
     cases.append(case(NEAR_END[0], 20_000, position=start))
     rng = random.Random(10)
     found: dict[str, int] = {}
-    while min(found.get("won", 0), found.get("lost", 0)) < 2:
+    for _ in range(500):
+        if min(found.get("won", 0), found.get("lost", 0)) >= 2:
+            break
         shuffled = case(NEAR_END[0], 20_000, position=shuffled_piles(start, rng))
         if found.get(shuffled["result"], 0) < 2:
             found[shuffled["result"]] = found.get(shuffled["result"], 0) + 1
