@@ -252,6 +252,16 @@ class HttpApi:
             return error_response(HTTPStatus.NOT_FOUND, f"no finished race {race_id!r}")
         return encoded_response(HTTPStatus.OK, data)
 
+    async def _revealed(self, race_id: str) -> dict[str, Any] | Response:
+        """The race's record once it reveals the deal and the move logs; else the answer."""
+        record, _ = await self._record(race_id)
+        if record is None:
+            return error_response(HTTPStatus.NOT_FOUND, f"no race {race_id!r}")
+        if record["logs"] is None:
+            return error_response(HTTPStatus.FORBIDDEN, "the race is not over, or its deal is "
+                                  "still secret (a daily deal's until the end of its day)")
+        return record
+
     async def replay(self, race_id: str, player_id: str) -> Response:
         """One racer's game of a finished race, position by position, for a replay viewer
         (a browser cannot run the engine). Only once ``race_record`` reveals the move logs."""
@@ -259,12 +269,9 @@ class HttpApi:
         data = self.finished.get(key)
         if data is not None:
             return encoded_response(HTTPStatus.OK, data)
-        record, _ = await self._record(race_id)
-        if record is None:
-            return error_response(HTTPStatus.NOT_FOUND, f"no race {race_id!r}")
-        if record["logs"] is None:
-            return error_response(HTTPStatus.FORBIDDEN, "the race is not over, or its deal is "
-                                  "still secret (a daily deal's until the end of its day)")
+        record = await self._revealed(race_id)
+        if isinstance(record, Response):
+            return record
         log = record["logs"].get(player_id)
         if log is None:
             racers = ", ".join(player["player_id"] for player in record["players"])
@@ -285,12 +292,9 @@ class HttpApi:
         data = self.finished.get(key)
         if data is not None:
             return encoded_response(HTTPStatus.OK, data)
-        record, _ = await self._record(race_id)
-        if record is None:
-            return error_response(HTTPStatus.NOT_FOUND, f"no race {race_id!r}")
-        if record["logs"] is None:
-            return error_response(HTTPStatus.FORBIDDEN, "the race is not over, or its deal is "
-                                  "still secret (a daily deal's until the end of its day)")
+        record = await self._revealed(race_id)
+        if isinstance(record, Response):
+            return record
         solver = record.get("solver")
         if solver is None or solver["result"] != "won":
             return error_response(HTTPStatus.NOT_FOUND, "the solver has no winning line for "
