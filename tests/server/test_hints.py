@@ -71,6 +71,24 @@ async def test_a_hint_on_a_lost_deal_says_no_win_is_possible(server: Server) -> 
     assert given.message == "no win is possible from here any more"
 
 
+async def test_a_players_hints_past_the_limit_are_refused_over_the_connection(
+        sessions: Sessions, database_url: str) -> None:
+    """Over a live connection: past ``hints_per_player_per_min`` a hint is ``rate_limited``, and
+    the connection, the race and the moves go on."""
+    running = await start_server(make_settings(database_url, hints_per_player_per_min=4))
+    try:
+        ann = await running.client("Ann")
+        legal = await practice(ann, WON)
+        assert (await ann.hint()).result == "won"  # a burst of one (a quarter of the minute's)
+        with pytest.raises(RequestRefused) as limited:
+            await ann.hint()
+        assert limited.value.code == "rate_limited", limited.value.message
+        ack = await ann.move(legal[0])
+        assert ack.moves == 1
+    finally:
+        await stop_server(running)
+
+
 async def refused(client: RaceClient) -> str:
     with pytest.raises(RequestRefused) as refusal_raised:
         await client.hint()
