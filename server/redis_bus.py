@@ -104,6 +104,10 @@ class RedisBus:
         """This worker's connections, by id: the gateway's own dictionary."""
         self._members: dict[tuple[str, str], RemoteMember] = {}
         self._waiting: dict[str, asyncio.Future[tuple[str | None, list[str] | None]]] = {}
+        """Requests hopped to another worker, by connection id, until that worker is done."""
+        self._hopping_to: dict[str, str] = {}
+        """The worker each of those went to: if it dies, the request fails at once (a ``join``
+        in flight included, whose connection is in no room yet), not at ``HOP_TIMEOUT_S``."""
         self._outgoing: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         self._serving: set[asyncio.Task[None]] = set()
@@ -267,6 +271,7 @@ class RedisBus:
     async def _hop(self, client: Client, worker: str, message: RoomRequest) -> None:
         done = asyncio.get_running_loop().create_future()
         self._waiting[client.connection_id] = done
+        self._hopping_to[client.connection_id] = worker
         self._publish(worker, {
             "k": "req", "from": self.id, "conn": client.connection_id,
             "player": client.player_id, "name": client.name, "own": client.own_progress,
@@ -278,6 +283,7 @@ class RedisBus:
             raise HopFailed from None
         finally:
             self._waiting.pop(client.connection_id, None)
+            self._hopping_to.pop(client.connection_id, None)
         client.room = None if code is None else Elsewhere(code, worker)
         if error is not None:
             raise Refusal(ErrorCode(error[0]), error[1])
@@ -429,11 +435,13 @@ class RedisBus:
                 log.exception("watching the other workers failed")
 
     async def _watch(self) -> None:
-        # Also the workers this one's connections are in rooms of: a dead one may have been
-        # reaped already (on a request, or by another worker) and be gone from ``workers``.
+        # Also the workers this one's connections are in rooms of, or have requests hopped to:
+        # a dead one may have been reaped already (on a request, or by another worker) and be
+        # gone from ``workers``.
         held_elsewhere = {client.room.worker for client in self.connections.values()
                           if isinstance(client.room, Elsewhere)}
-        workers = await self._members_of("workers") | held_elsewhere
+        workers = (await self._members_of("workers") | held_elsewhere
+                   | set(self._hopping_to.values()))
         for worker in workers - {self.id}:
             if await self.redis.exists(self._key("worker", worker)):
                 continue
@@ -441,9 +449,7 @@ class RedisBus:
                 if isinstance(client.room, Elsewhere) and client.room.worker == worker:
                     self._moved(client)
             for connection_id, waiting in list(self._waiting.items()):
-                waiter = self.connections.get(connection_id)
-                if (waiter is not None and isinstance(waiter.room, Elsewhere)
-                        and waiter.room.worker == worker and not waiting.done()):
+                if self._hopping_to.get(connection_id) == worker and not waiting.done():
                     waiting.set_exception(HopFailed())
             await self._reap(worker)
 

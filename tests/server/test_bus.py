@@ -14,11 +14,13 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import pytest
+import redis.asyncio as redis
 from sqlalchemy import func, select
 
 from clients.sdk import RaceClient, RequestRefused
 from server.db import MoveRow, RaceRow
 from server.protocol import RaceFinished, RoomState, YourView
+from server.redis_bus import HOP_TIMEOUT_S
 from tests.server.conftest import drop_redis_keys
 from tests.server.test_abuse import first_error
 from tests.server.test_server import (
@@ -173,6 +175,35 @@ async def test_a_room_taken_over_on_a_request_still_closes_its_members_elsewhere
             async for _ in bob.events():
                 pass
         assert bob.ws.close_code == 1012
+
+
+async def test_a_join_in_flight_to_a_worker_that_dies_fails_as_soon_as_it_is_seen_dead(
+        database_url: str, redis_url: str) -> None:
+    """Bob's join goes to the worker that holds the room, which dies before it answers (a
+    worker alive as far as Redis says, that answers nothing). Once its heartbeat is gone, Bob's
+    connection is closed with 1012 (reconnect and resume) within a heartbeat or two, not after
+    the hop's 10 s timeout."""
+    async with two_workers(database_url, redis_url) as (_, second):
+        prefix = second.settings.redis_prefix
+        connection = redis.from_url(redis_url)
+        try:
+            await connection.set(f"{prefix}worker:ghost", "ws://127.0.0.1:9/ws", ex=60)
+            await connection.sadd(f"{prefix}workers", "ghost")
+            await connection.set(f"{prefix}room:GHOSTROOM", "ghost")
+            bob = await hopping(second, "Bob")
+            joining = asyncio.create_task(bob.join("GHOSTROOM"))
+            await asyncio.sleep(0.5)
+            assert not joining.done(), "the join waits for the worker that holds the room"
+            await connection.delete(f"{prefix}worker:ghost")  # the worker dies
+            loop = asyncio.get_running_loop()
+            began = loop.time()
+            await asyncio.wait_for(bob.ws.wait_closed(), HOP_TIMEOUT_S / 2)
+            assert bob.ws.close_code == 1012
+            assert loop.time() - began < HOP_TIMEOUT_S / 2
+            with pytest.raises(ConnectionError):
+                await joining
+        finally:
+            await connection.aclose()
 
 
 async def test_an_unknown_room_is_unknown_on_every_worker(
