@@ -3,6 +3,7 @@ FROM python:3.11-slim
 WORKDIR /app
 COPY pyproject.toml README.md alembic.ini ./
 COPY engine engine
+COPY wire wire
 COPY server server
 COPY clients clients
 COPY migrations migrations

@@ -59,8 +59,8 @@ from pydantic import ValidationError  # noqa: E402
 
 from clients.sdk import RaceClient, RequestRefused  # noqa: E402
 from server.gateway import invalid_text, is_known_type  # noqa: E402
-from server.protocol import CLIENT_MESSAGE, RaceFinished, YourView  # noqa: E402
 from tests.server.attacks import ATTACKS, HOSTILE_NAMES, Target, ready, run_attack  # noqa: E402
+from wire.protocol import CLIENT_MESSAGE, RaceFinished, YourView  # noqa: E402
 
 HERE = Path(__file__).resolve().parents[1]
 SERVING = re.compile(r"serving on ws://([\d.]+):(\d+)/")

@@ -55,7 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from clients.sdk import RaceClient  # noqa: E402
 from engine.players import GreedyPlayer, play_out  # noqa: E402
 from engine.registry import find_rule_set  # noqa: E402
-from server.protocol import RaceFinished, YourView  # noqa: E402
+from wire.protocol import RaceFinished, YourView  # noqa: E402
 
 HERE = Path(__file__).resolve().parents[1]
 RULE_SET = "cornerstones-arnold"

@@ -77,9 +77,9 @@ from server.db import (  # noqa: E402
     make_engine,
     make_sessionmaker,
 )
-from server.protocol import RankEntry  # noqa: E402
-from server.race import commitment  # noqa: E402
 from server.settings import async_url  # noqa: E402
+from wire.commitment import commitment  # noqa: E402
+from wire.protocol import RankEntry  # noqa: E402
 
 DEFAULT_POSTGRES = "postgresql://postgres@127.0.0.1/test"
 POSTGRES_VARIABLE = "PATIENCE_RACE_TEST_POSTGRES_URL"

@@ -52,7 +52,7 @@ AREAS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("engine: moves, cards, pile ids (eq, hash, text)",
      ("engine/moves.py", "engine/cards.py", "engine/piles.py")),
     ("race state machine (server/race.py)", ("server/race.py",)),
-    ("pydantic: models and JSON", ("pydantic", "server/protocol.py")),
+    ("pydantic: models and JSON", ("pydantic", "wire/protocol.py")),
     ("dataclass-generated eq/hash/init", ("<string>",)),
     ("the bench's own loop", ("move_cost.py",)),
 )

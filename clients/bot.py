@@ -27,7 +27,7 @@ from clients.sdk import CONNECTION_ERRORS, RaceClient, RequestRefused
 from engine.moves import Move
 from engine.players import STRATEGIES
 from engine.registry import find_rule_set
-from server.protocol import Message, RaceFinished, RankEntry, YourView
+from wire.protocol import Message, RaceFinished, RankEntry, YourView
 
 M = TypeVar("M", bound=Message)
 RECONNECT_FOR_S = 30.0

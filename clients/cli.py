@@ -9,6 +9,9 @@
     patience-race db upgrade [--database-url URL]                    apply the migrations
     patience-race bot CODE [--strategy greedy|random] [--pace SECONDS] [-v]  a practice opponent
     patience-race race [CODE] [--server URL] [--name NAME]  race in the terminal (a full-screen UI)
+
+The client commands need ``engine`` and ``wire`` only. The server's commands (``serve``, ``db``)
+import ``server`` inside their functions, so a client never loads it.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from pydantic import ValidationError
 
@@ -39,8 +42,10 @@ from engine.moves import Move
 from engine.registry import RULE_SET_NAMES, all_rule_sets, find_rule_set
 from engine.replay import MoveLog, check_claim, replay
 from engine.solver import FULL_KNOWLEDGE, Budget, Effort, Result, solve
-from server.race import commitment
-from server.settings import Settings
+from wire.commitment import commitment
+
+if TYPE_CHECKING:
+    from server.settings import Settings
 
 PLAY_HELP = """\
 Type a move's number, or the move itself (like '8H heap:3 -> foundation:2', 'redeal').
@@ -282,6 +287,8 @@ def verify_race(name: str, record: dict[str, Any]) -> int:
 
 
 def server_settings(args: argparse.Namespace) -> Settings:
+    from server.settings import Settings
+
     overrides = {key: value for key, value in (("host", getattr(args, "host", None)),
                                                ("port", getattr(args, "port", None)),
                                                ("database_url", args.database_url),

@@ -35,7 +35,7 @@ from typing import Any, Self, TypeVar
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
-from server.protocol import (
+from wire.protocol import (
     SERVER_MESSAGE,
     AskHint,
     CreateRoom,

@@ -38,8 +38,8 @@ from clients.terminal_screens import (
 )
 from clients.terminal_session import RaceSession
 from engine.registry import find_rule_set
-from server.protocol import SeatInfo
-from server.race import commitment
+from wire.commitment import commitment
+from wire.protocol import SeatInfo
 
 STATUS_STYLES = {"won": "bold green", "lost": "yellow", "resigned": "red", "timed_out": "red",
                  "abandoned": "red", "racing": "", "waiting": "dim"}

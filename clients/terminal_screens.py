@@ -34,7 +34,7 @@ from textual.widgets import (
 from clients.sdk import CONNECTION_ERRORS, RequestRefused
 from clients.terminal_session import DEFAULT_SERVER, RaceSession, default_name
 from engine.registry import all_rule_sets, find_rule_set
-from server.protocol import LeaderboardEntry, RoomState
+from wire.protocol import LeaderboardEntry, RoomState
 
 DEAL_CHOICES = [("a secret deal", "secret"), ("a chosen deal number", "number"),
                 ("today's daily deal (alone)", "daily")]

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from clients.sdk import CONNECTION_ERRORS, RaceClient, RequestRefused
 from clients.terminal_state import RaceState
-from server.protocol import (
+from wire.protocol import (
     Leaderboard,
     MoveAccepted,
     RoomState,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from server.protocol import (
+from wire.protocol import (
     Countdown,
     MoveAccepted,
     ProgressEvent,

@@ -14,7 +14,7 @@ from server.leaderboards import (
     fastest_wins,
     most_wins,
 )
-from server.protocol import GetLeaderboard, Leaderboard, LeaderboardEntry
+from wire.protocol import GetLeaderboard, Leaderboard, LeaderboardEntry
 
 _RANKED = ("Wins on secret deals, and on daily deals by identities made before that day. "
            "Chosen deals are practice, counted only on their deal's board.")

@@ -1,7 +1,7 @@
 """Where a connection is handled: one WebSocket, from its first frame to its close.
 
 The ``Gateway`` reads each frame, refuses what breaks the transport's limits (``server.gateway``:
-size, rate, the allowance of errors), parses it against the wire models (``server.protocol``),
+size, rate, the allowance of errors), parses it against the wire models (``wire.protocol``),
 answers ``hello``, leaderboards and race records itself, and hands every room request to the
 bus (``server.bus``), which takes it to the room's host wherever that room lives. Refusals
 become error messages here.
@@ -39,7 +39,13 @@ from server.gateway import (
     is_known_type,
     request_id,
 )
-from server.protocol import (
+from server.race import as_frame
+from server.rooms import ROOM_REQUESTS, Room, write_for_client
+from server.settings import Settings
+from server.speedups import json_loads
+from server.store import Sessions
+from server.writer import Writer
+from wire.protocol import (
     CLIENT_MESSAGE,
     ClientMessage,
     ErrorCode,
@@ -52,12 +58,6 @@ from server.protocol import (
     ShuttingDown,
     Welcome,
 )
-from server.race import as_frame
-from server.rooms import ROOM_REQUESTS, Room, write_for_client
-from server.settings import Settings
-from server.speedups import json_loads
-from server.store import Sessions
-from server.writer import Writer
 
 if TYPE_CHECKING:
     from server.bus import Bus

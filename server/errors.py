@@ -13,7 +13,7 @@ as a request (``bad_json``, ``too_large``, ``rate_limited``, ``unknown_type``,
 
 from __future__ import annotations
 
-from server.protocol import ErrorCode
+from wire.protocol import ErrorCode
 
 
 class Refused(Exception):

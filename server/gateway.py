@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from server.limits import AddressLimiter, client_host, client_key
-from server.protocol import CLIENT_MESSAGE, ErrorCode
+from wire.protocol import CLIENT_MESSAGE, ErrorCode
 
 CLIENT_KINDS: tuple[str, ...] = tuple(
     CLIENT_MESSAGE.json_schema()["discriminator"]["mapping"])

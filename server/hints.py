@@ -37,12 +37,12 @@ from engine.solver import FULL_KNOWLEDGE
 from server import store
 from server.errors import Refusal
 from server.limits import AddressLimiter
-from server.protocol import ErrorCode, HintGiven
 from server.race import Phase, Race
 from server.settings import Settings
 from server.solver_process import begin
 from server.store import Sessions
 from server.writer import Writer
+from wire.protocol import ErrorCode, HintGiven
 
 log = logging.getLogger("patience_race.hints")
 

@@ -40,9 +40,9 @@ from server.boards import leaderboard
 from server.gateway import address_of
 from server.limits import AddressLimiter, LruCache, retry_after
 from server.pool import ready_counts
-from server.protocol import GetLeaderboard
 from server.race import view_model
 from server.static import static_response
+from wire.protocol import GetLeaderboard
 
 if TYPE_CHECKING:
     from websockets.asyncio.server import ServerConnection

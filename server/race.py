@@ -18,7 +18,6 @@ finishes when every racer has. So no racer, connected or not, can keep a race op
 
 from __future__ import annotations
 
-import hashlib
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import date
@@ -31,7 +30,8 @@ from engine.moves import RESIGN, Move
 from engine.registry import find_rule_set
 from engine.view import PileView, Status, View
 from server.errors import RaceError
-from server.protocol import (
+from wire.commitment import commitment
+from wire.protocol import (
     SERVER_MESSAGE,
     Countdown,
     ErrorCode,
@@ -88,11 +88,6 @@ class Outgoing:
 def as_frame(message: Message) -> str:
     """A message as the JSON text sent on the wire."""
     return message.model_dump_json(by_alias=True)
-
-
-def commitment(seed: int) -> str:
-    """The published commitment to a seed: SHA-256 of its decimal text, in hex."""
-    return hashlib.sha256(str(seed).encode("ascii")).hexdigest()
 
 
 FINISHED_AS: dict[Status, SeatStatus] = {

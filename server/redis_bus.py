@@ -46,7 +46,10 @@ from websockets.asyncio.server import broadcast
 from server import store
 from server.connections import Client, Elsewhere
 from server.errors import Refusal, Refused
-from server.protocol import (
+from server.rooms import ROOM_REQUESTS, RemoteMember, Room, RoomHost, RoomRequest
+from server.speedups import JsonLibrary, json_dumps, json_loads
+from server.store import Sessions
+from wire.protocol import (
     CLIENT_MESSAGE,
     CreateRoom,
     ErrorCode,
@@ -55,9 +58,6 @@ from server.protocol import (
     Resume,
     Spectate,
 )
-from server.rooms import ROOM_REQUESTS, RemoteMember, Room, RoomHost, RoomRequest
-from server.speedups import JsonLibrary, json_dumps, json_loads
-from server.store import Sessions
 
 log = logging.getLogger("patience_race.bus")
 

@@ -35,7 +35,11 @@ from server.hints import SolverPool
 from server.limits import AddressLimiter
 from server.outbox import Outbox
 from server.pool import daily_draw, winnable_seed
-from server.protocol import (
+from server.race import Outgoing, Race, as_frame
+from server.settings import Settings
+from server.store import AcceptedMove, Sessions
+from server.writer import WriteGivenUp, Writer
+from wire.protocol import (
     ActionObject,
     AskHint,
     CreateRoom,
@@ -55,10 +59,6 @@ from server.protocol import (
     Spectate,
     StartRace,
 )
-from server.race import Outgoing, Race, as_frame
-from server.settings import Settings
-from server.store import AcceptedMove, Sessions
-from server.writer import WriteGivenUp, Writer
 
 if TYPE_CHECKING:
     from server.connections import Client

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from server import protocol
+from wire import protocol
 
 SCHEMA_PATH = Path(__file__).resolve().parents[1] / "docs" / "protocol.schema.json"
 

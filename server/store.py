@@ -54,8 +54,9 @@ from server.db import (
     PlayerWinsRow,
     RaceRow,
 )
-from server.protocol import RankEntry
-from server.race import DealKind, commitment
+from server.race import DealKind
+from wire.commitment import commitment
+from wire.protocol import RankEntry
 
 Sessions = async_sessionmaker[AsyncSession]
 

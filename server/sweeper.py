@@ -24,10 +24,10 @@ from sqlalchemy import delete
 
 from server.connections import Elsewhere
 from server.db import RaceRow
-from server.protocol import ErrorCode, ErrorMessage
 from server.race import Phase, as_frame
 from server.rooms import Room
 from server.settings import Settings
+from wire.protocol import ErrorCode, ErrorMessage
 
 if TYPE_CHECKING:
     from server.app import Service

@@ -16,9 +16,9 @@ from clients.sdk import RaceClient
 from engine.moves import Move
 from engine.registry import find_rule_set
 from server.db import PlayerRow
-from server.protocol import RaceFinished, RoomState, YourView
 from tests.server.test_bus import two_workers
 from tests.server.test_server import Server, Sessions, stop_server
+from wire.protocol import RaceFinished, RoomState, YourView
 
 TIME_LIMIT_S = 30
 """The shortest time limit a room may have."""

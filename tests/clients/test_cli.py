@@ -19,7 +19,7 @@ from engine.moves import Move
 from engine.players import GreedyPlayer, play_out
 from engine.registry import RULE_SET_NAMES, find_rule_set
 from engine.replay import MoveLog
-from server.race import commitment
+from wire.commitment import commitment
 
 SEED = 20261122
 

@@ -13,8 +13,8 @@ import pytest
 import pytest_asyncio
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from server.protocol import RaceFinished, RoomState, YourView
 from tests.server.test_server import Server, make_settings, start_server, stop_server
+from wire.protocol import RaceFinished, RoomState, YourView
 
 RACER = Path(__file__).resolve().parents[2] / "clients" / "examples" / "node-racer"
 

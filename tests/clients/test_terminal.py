@@ -29,9 +29,9 @@ from clients.terminal_screens import LeaderboardScreen, RoomScreen, StartScreen,
 from clients.terminal_session import DEFAULT_SERVER, Identity, IdentityFile, RaceSession
 from engine.registry import RULE_SET_NAMES, find_rule_set
 from engine.view import Slot
-from server.protocol import RaceFinished, YourView
 from tests.server.test_bus import two_workers
 from tests.server.test_server import Server, make_settings, start_server, stop_server
+from wire.protocol import RaceFinished, YourView
 
 SIZE = (160, 50)
 SMALL = (80, 24)

@@ -33,9 +33,9 @@ from playwright.async_api import (
 from clients.sdk import RaceClient
 from engine.moves import Move
 from engine.registry import RULE_SET_NAMES, find_rule_set
-from server.protocol import ProgressEvent, RaceFinished, YourView
 from tests.server.test_bus import two_workers
 from tests.server.test_server import Server, Sessions, play_to_end
+from wire.protocol import ProgressEvent, RaceFinished, YourView
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -12,13 +12,15 @@ from engine.deal import DEAL_ALGORITHM
 from engine.game import RULES_VERSION
 from engine.hints import solve_deal
 from server import store
-from server.protocol import RaceFinished, YourView
 from tests.clients import test_web
 from tests.clients.test_web import OpenPage, click_move, give_name, open_room
 from tests.server.test_server import Server
+from wire.protocol import RaceFinished, YourView
 
 browser, open_page = test_web.browser, test_web.open_page
 """The browser tests' fixtures, used here too."""
+pytestmark = test_web.pytestmark
+"""And their marks: skipped, with the reason, where Chromium is not installed."""
 
 WINNABLE = 3
 """An All Fours deal the solver wins in 51 moves (tests/engine/solver_cases.json)."""

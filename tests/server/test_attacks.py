@@ -34,10 +34,10 @@ from sqlalchemy import select
 
 from clients.sdk import RaceClient
 from server.db import MoveRow, PlayerRow
-from server.protocol import RaceFinished, YourView
 from tests.server.attacks import HOSTILE_NAMES, Target, ready, run_attack
 from tests.server.test_abuse import server_with
 from tests.server.test_server import DEAL, Server, Sessions
+from wire.protocol import RaceFinished, YourView
 
 WINDOW = 1.0
 MOVES = 20

@@ -19,7 +19,6 @@ from sqlalchemy import func, select
 
 from clients.sdk import RaceClient, RequestRefused
 from server.db import MoveRow, RaceRow
-from server.protocol import RaceFinished, RoomState, YourView
 from server.redis_bus import HOP_TIMEOUT_S
 from tests.server.conftest import drop_redis_keys
 from tests.server.test_abuse import first_error
@@ -31,6 +30,7 @@ from tests.server.test_server import (
     start_server,
     stop_server,
 )
+from wire.protocol import RaceFinished, RoomState, YourView
 
 
 @asynccontextmanager

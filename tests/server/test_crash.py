@@ -18,7 +18,7 @@ from websockets.exceptions import ConnectionClosed
 
 from clients.sdk import RaceClient
 from server.db import EntryRow, MoveRow, RaceRow
-from server.protocol import RaceFinished, Resynced, YourView
+from wire.protocol import RaceFinished, Resynced, YourView
 
 Sessions = async_sessionmaker[AsyncSession]
 SERVING = re.compile(r"serving on (ws://[\d.]+:\d+/ws)")

@@ -22,8 +22,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from clients.sdk import RaceClient, RequestRefused
 from server.db import PlayerRow, RaceRow
-from server.protocol import RaceFinished, RoomState, YourView
 from tests.server.test_server import Server, play_to_end
+from wire.protocol import RaceFinished, RoomState, YourView
 
 Sessions = async_sessionmaker[AsyncSession]
 RULE_SET = "all-fours"

@@ -35,9 +35,9 @@ from websockets.protocol import State
 
 from clients.sdk import RaceClient
 from server.db import MoveRow
-from server.protocol import MakeMove, MoveAccepted, YourView
 from tests.server.conftest import POSTGRES_URL_VARIABLE, create_database, drop_database
 from tests.server.test_server import Server, make_settings, start_server, stop_server
+from wire.protocol import MakeMove, MoveAccepted, YourView
 
 DEAL = 424242
 RULE_SET = "octagon"

@@ -8,9 +8,9 @@ import asyncio
 from typing import Any
 
 from clients.sdk import RaceClient
-from server.protocol import ProgressEvent, YourView
 from tests.server.conftest import moves_locked
 from tests.server.test_server import DEAL, Server, frames_of, recording_client
+from wire.protocol import ProgressEvent, YourView
 
 
 def room_event_seqs_in_order(frames: list[dict[str, Any]]) -> list[int]:

@@ -60,13 +60,6 @@ from engine.registry import RULE_SET_NAMES
 from server.db import MoveRow
 from server.gateway import frame_problem
 from server.main import TRANSPORT_MAX_BYTES
-from server.protocol import (
-    SERVER_MESSAGE,
-    MoveAccepted,
-    RaceFinished,
-    RaceStarted,
-    YourView,
-)
 from tests.server.test_server import (
     DEAL,
     Server,
@@ -74,6 +67,13 @@ from tests.server.test_server import (
     make_settings,
     start_server,
     stop_server,
+)
+from wire.protocol import (
+    SERVER_MESSAGE,
+    MoveAccepted,
+    RaceFinished,
+    RaceStarted,
+    YourView,
 )
 
 pytestmark = pytest.mark.filterwarnings(

@@ -26,12 +26,12 @@ from engine.registry import find_rule_set
 from engine.solver import Budget, Result, solve
 from server.errors import Refusal
 from server.hints import SolverPool, refusal
-from server.protocol import RaceFinished, RaceStarted, YourView
 from server.race import Race
 from server.settings import Settings
 from server.solver_process import NICENESS
 from server.writer import Writer
 from tests.server.test_server import Server, make_settings, start_server, stop_server
+from wire.protocol import RaceFinished, RaceStarted, YourView
 
 Sessions = async_sessionmaker[AsyncSession]
 

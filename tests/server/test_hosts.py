@@ -32,7 +32,6 @@ from sqlalchemy import func, make_url, select
 
 from clients.sdk import RaceClient
 from server.db import MoveRow, RaceRow, make_engine, make_sessionmaker
-from server.protocol import RaceFinished, YourView
 from tests.server.conftest import (
     POSTGRES_URL_VARIABLE,
     create_database,
@@ -42,6 +41,7 @@ from tests.server.conftest import (
 from tests.server.netns import Host, Lan, NoNetwork, forwarding, lan
 from tests.server.test_crash import Racer
 from tests.server.test_workers import SERVING, TAKEOVER_S, Workers, drain, read_until
+from wire.protocol import RaceFinished, YourView
 
 PORT = 8765
 """Every machine's public port (each namespace has its own ports)."""

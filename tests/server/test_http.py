@@ -20,7 +20,6 @@ from websockets.asyncio.client import connect
 import server.http as server_http
 import server.store as server_store
 from server.db import RaceRow
-from server.protocol import RaceFinished, YourView
 from tests.server.test_server import (
     Server,
     make_settings,
@@ -29,6 +28,7 @@ from tests.server.test_server import (
     start_server,
     stop_server,
 )
+from wire.protocol import RaceFinished, YourView
 
 Sessions = async_sessionmaker[AsyncSession]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from clients.sdk import RequestRefused
-from server.protocol import YourView
 from tests.server.test_server import Server, race_of
+from wire.protocol import YourView
 
 ODD_MOVES = ["AS x² heap:1 -> heap:2", "AS x① heap:1 -> heap:2", "²H heap:1 -> heap:2",
              "1²H heap:1 -> heap:2", "AS heap:٣ -> heap:2", "AS x٣ heap:1 -> heap:2",

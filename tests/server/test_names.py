@@ -16,8 +16,8 @@ from sqlalchemy import select
 from websockets.asyncio.client import ClientConnection, connect
 
 from server.db import PlayerRow
-from server.protocol import Hello
 from tests.server.test_server import Server, Sessions
+from wire.protocol import Hello
 
 BAD_NAMES = [
     "", "   ", "\u3000",                                        # empty once trimmed

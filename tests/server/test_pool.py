@@ -20,9 +20,9 @@ from clients.sdk import RaceClient
 from engine.registry import find_rule_set
 from engine.solver import Budget, Result, solve
 from server.db import DailyDealRow, WinnableDealRow
-from server.protocol import CreateRoom, DealChoice, RaceFinished, RaceStarted, RoomState
-from server.race import commitment
 from tests.server.test_server import Server, make_settings, start_server, stop_server
+from wire.commitment import commitment
+from wire.protocol import CreateRoom, DealChoice, RaceFinished, RaceStarted, RoomState
 
 Sessions = async_sessionmaker[AsyncSession]
 RULE_SET = "all-fours"

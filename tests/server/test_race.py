@@ -9,7 +9,8 @@ import pytest
 
 from engine.moves import RESIGN, Move
 from engine.players import GreedyPlayer, RandomPlayer
-from server.protocol import (
+from server.race import Outgoing, Phase, Race, RaceError, pile_model
+from wire.protocol import (
     Countdown,
     ErrorMessage,
     MoveAccepted,
@@ -19,7 +20,6 @@ from server.protocol import (
     RoomState,
     YourView,
 )
-from server.race import Outgoing, Phase, Race, RaceError, pile_model
 
 T0 = 1_000_000.0
 SEED = 20261122

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
-from server.protocol import ProgressEvent, RaceFinished, YourView
 from tests.server.test_server import Sessions, make_settings, race_of, start_server, stop_server
+from wire.protocol import ProgressEvent, RaceFinished, YourView
 
 
 async def test_a_racer_who_never_moves_is_finished_and_the_other_races_on(

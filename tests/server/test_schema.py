@@ -14,7 +14,9 @@ from pathlib import Path
 from engine.players import GreedyPlayer, play_out
 from engine.registry import find_rule_set
 from engine.view import Status
-from server.protocol import (
+from server.race import Outgoing, Phase, Race
+from server.schema import SCHEMA_PATH, protocol_schema, render
+from wire.protocol import (
     CLIENT_MESSAGE,
     SERVER_MESSAGE,
     ErrorCode,
@@ -24,8 +26,6 @@ from server.protocol import (
     RoomState,
     YourView,
 )
-from server.race import Outgoing, Phase, Race
-from server.schema import SCHEMA_PATH, protocol_schema, render
 
 
 def test_published_schema_is_current() -> None:

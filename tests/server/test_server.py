@@ -30,7 +30,8 @@ from engine.registry import find_rule_set
 from engine.replay import MoveLog, replay
 from server.db import EntryRow, MoveRow, PlayerRow, RaceRow
 from server.main import own_address, run_server
-from server.protocol import (
+from server.settings import Settings
+from wire.protocol import (
     MoveAccepted,
     ProgressEvent,
     RaceFinished,
@@ -39,7 +40,6 @@ from server.protocol import (
     ShuttingDown,
     YourView,
 )
-from server.settings import Settings
 
 Sessions = async_sessionmaker[AsyncSession]
 DEAL = 424242

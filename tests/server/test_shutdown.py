@@ -11,7 +11,6 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from server.protocol import ShuttingDown, YourView
 from tests.server.conftest import moves_locked
 from tests.server.test_delivery import a_write_is_queued
 from tests.server.test_server import (
@@ -21,6 +20,7 @@ from tests.server.test_server import (
     race_of,
     start_server,
 )
+from wire.protocol import ShuttingDown, YourView
 
 SILENT_CLIENTS = 3
 WAITED_FOR_BEFORE_S = 10.0

@@ -54,8 +54,7 @@ from server.leaderboards import (
     most_wins,
     period_start,
 )
-from server.protocol import RankEntry
-from server.race import DealKind, Phase, Race, commitment
+from server.race import DealKind, Phase, Race
 from server.settings import Settings, async_url
 from server.store import (
     ALEMBIC_INI,
@@ -72,6 +71,8 @@ from server.store import (
     unfinished_races,
     upgrade_database,
 )
+from wire.commitment import commitment
+from wire.protocol import RankEntry
 
 Sessions = async_sessionmaker[AsyncSession]
 

@@ -11,13 +11,13 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from server.db import RaceRow
-from server.protocol import MoveAccepted, RaceFinished, YourView
 from server.static import web_file
 from tests.server.test_server import (
     Server,
     play_to_end,
     race_of,
 )
+from wire.protocol import MoveAccepted, RaceFinished, YourView
 
 Sessions = async_sessionmaker[AsyncSession]
 

@@ -23,10 +23,10 @@ from sqlalchemy import func, select
 
 from clients.sdk import RaceClient
 from server.db import MoveRow, RaceRow
-from server.protocol import YourView
 from tests.server.conftest import drop_redis_keys
 from tests.server.test_crash import Racer, come_back, play_on_and_finish
 from tests.server.test_server import Sessions
+from wire.protocol import YourView
 
 SERVING = re.compile(r"serving on (ws://[\d.]+:\d+/ws) with (\d+) workers")
 WORKER = re.compile(r"worker (\d+) \(pid (\d+)\) ready, its own address (ws://[\d.]+:\d+/ws)")

@@ -23,7 +23,7 @@ from pydantic import (
 )
 
 from engine.deal import SEED_MAX, deal_number
-from server.names import NAME_RULE, PlayerName
+from wire.names import NAME_RULE, PlayerName
 
 PROTOCOL_VERSION = 1
 
