@@ -1,14 +1,16 @@
 """Solver figures per rule set: how many deals are won, lost or unknown at a budget, and how fast.
 
-    python bench/solver_bench.py [--deals 50] [--budget 2] [--first 0] [--workers 1]
+    python bench/solver_bench.py [--deals 50] [--budget 2 | --nodes N] [--first 0] [--workers 1]
                                  [--rule-set NAME ...] [--deals-for NAME=N ...]
                                  [--out results.jsonl] [--report]
 
 For each rule set, searches deals ``--first`` .. ``--first + --deals - 1`` with engine/solver/ at
-``--budget`` seconds each (full knowledge of the hidden cards: a win is an upper bound for a
-player who cannot see them). Prints, in Markdown on stdout: the share won / lost / unknown with
-95% Wilson intervals, the median and 99th percentile time to a verdict (decided deals only),
-positions searched a second, and the share of deals decided within 1 s. Progress on stderr.
+``--budget`` seconds each, or ``--nodes`` positions each (full knowledge of the hidden cards: a
+win is an upper bound for a player who cannot see them). Prints, in Markdown on stdout: the
+share won / lost / unknown with 95% Wilson intervals, the median and 99th percentile time to a
+verdict (decided deals only), positions searched a second, and the share of deals decided
+within 1 s. Progress on stderr. A budget in positions gives the same verdicts on any machine
+however busy it is, so anyone can check a table made with it; a budget in seconds does not.
 ``--workers`` above 1 searches deals in parallel processes: more deals an hour, but each search
 then shares the machine, so the times are a little worse than on an idle core.
 
@@ -56,19 +58,19 @@ random player won it, whether the greedy player won it)."""
 FIELDS = ("rule_set", "deal", "result", "seconds", "nodes", "moves", "random_won", "greedy_won")
 
 
-def search(task: tuple[str, int, float]) -> Record:
+def search(task: tuple[str, int, Budget]) -> Record:
     """One deal: the solver's verdict, and the random and greedy players' games."""
     name, seed, budget = task
     rule_set = find_rule_set(name)
-    verdict = solve(rule_set(seed), Budget(seconds=budget))
+    verdict = solve(rule_set(seed), budget)
     players = [play_out(rule_set(seed), STRATEGIES[kind](random.Random(seed))).outcome().status
                is Status.WON for kind in ("random", "greedy")]
     return (name, seed, str(verdict.result), verdict.effort.seconds, verdict.effort.nodes,
             len(verdict.line), players[0], players[1])
 
 
-def load(path: Path, budget: float) -> list[Record]:
-    """The deals a results file holds at ``budget`` seconds (the last line of a deal wins)."""
+def load(path: Path, budget: Budget) -> list[Record]:
+    """The deals a results file holds at ``budget`` (the last line of a deal wins)."""
     if not path.exists():
         return []
     records: dict[tuple[str, int], Record] = {}
@@ -76,16 +78,17 @@ def load(path: Path, budget: float) -> list[Record]:
         if not text.strip():
             continue
         data = json.loads(text)
-        if data.get("budget") != budget:
+        if (data.get("budget"), data.get("node_budget")) != (budget.seconds, budget.nodes):
             continue
         record = tuple(data[field] for field in FIELDS)
         records[(data["rule_set"], data["deal"])] = record  # type: ignore[assignment]
     return list(records.values())
 
 
-def save(path: Path, record: Record, budget: float, code: str) -> None:
+def save(path: Path, record: Record, budget: Budget, code: str) -> None:
     data = dict(zip(FIELDS, record, strict=True))
-    data.update(budget=budget, commit=code, at=f"{datetime.now(UTC):%Y-%m-%dT%H:%M:%SZ}")
+    data.update(budget=budget.seconds, node_budget=budget.nodes, commit=code,
+                at=f"{datetime.now(UTC):%Y-%m-%dT%H:%M:%SZ}")
     with path.open("a") as file:
         file.write(json.dumps(data) + "\n")
 
@@ -132,7 +135,7 @@ def row(name: str, results: list[Record]) -> str:
             f"{share_text(greedies, total)} |")
 
 
-def run(tasks: list[tuple[str, int, float]], workers: int) -> Iterator[Record]:
+def run(tasks: list[tuple[str, int, Budget]], workers: int) -> Iterator[Record]:
     if workers <= 1:
         yield from map(search, tasks)
         return
@@ -168,7 +171,9 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--deals", type=int, default=50)
-    parser.add_argument("--budget", type=float, default=2.0, metavar="SECONDS")
+    limit = parser.add_mutually_exclusive_group()
+    limit.add_argument("--budget", type=float, metavar="SECONDS", help="default: 2")
+    limit.add_argument("--nodes", type=int, metavar="N", help="a budget in positions searched")
     parser.add_argument("--first", type=int, default=0, help="the first deal number")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--rule-set", action="append", choices=RULE_SET_NAMES, dest="rule_sets")
@@ -181,10 +186,12 @@ def main(argv: Iterable[str] | None = None) -> int:
     args = parser.parse_args(None if argv is None else list(argv))
     names = args.rule_sets or list(RULE_SET_NAMES)
     counts = deal_counts(args, names)
-    done_before = load(args.out, args.budget) if args.out else []
+    budget = (Budget(nodes=args.nodes) if args.nodes is not None
+              else Budget(seconds=2.0 if args.budget is None else args.budget))
+    done_before = load(args.out, budget) if args.out else []
     have = {(r[0], r[1]) for r in done_before}
     tasks = [] if args.report else [
-        (name, seed, args.budget) for seed in range(args.first, args.first + max(counts.values()))
+        (name, seed, budget) for seed in range(args.first, args.first + max(counts.values()))
         for name in names if seed < args.first + counts[name] and (name, seed) not in have]
     by_name: dict[str, list[Record]] = {name: [] for name in names}
     for record in done_before:
@@ -195,13 +202,13 @@ def main(argv: Iterable[str] | None = None) -> int:
     for done, result in enumerate(run(tasks, args.workers), 1):
         by_name[result[0]].append(result)
         if args.out:
-            save(args.out, result, args.budget, code)
+            save(args.out, result, budget, code)
         print(f"[{done}/{len(tasks)}] {result[0]} deal {result[1]}: {result[2]} in "
               f"{result[3]:.2f} s, {result[4]:,} positions; random "
               f"{'won' if result[6] else 'lost'}, greedy {'won' if result[7] else 'lost'}",
               file=sys.stderr, flush=True)
     elapsed = time.perf_counter() - started
-    print(f"## Solver verdicts at {args.budget:g} s a deal\n")
+    print(f"## Solver verdicts at {budget} a deal\n")
     ranges = "; ".join(f"{name} {min(r[1] for r in rows)}..{max(r[1] for r in rows)}"
                        f" ({len(rows)})" for name, rows in by_name.items() if rows)
     print(f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; commit {code}; deals {ranges}; "

@@ -42,3 +42,27 @@ def test_a_results_file_is_continued_and_reported(tmp_path: Path) -> None:
     assert re.search(r"^\| all-fours \| 3 \| .* \| \d+% \([^)]+\) \| \d+% \([^)]+\) \|$",
                      report.stdout, re.MULTILINE), report.stdout
     assert "all-fours 0..2 (3)" in report.stdout
+
+
+def test_a_budget_in_positions_gives_the_same_verdicts_again_and_is_kept_apart(
+        tmp_path: Path) -> None:
+    out = tmp_path / "results.jsonl"
+    command = [sys.executable, str(ROOT / "bench" / "solver_bench.py"), "--rule-set",
+               "cornerstones", "--deals", "3", "--out", str(out)]
+    runs = [subprocess.run([*command, "--nodes", "300"], capture_output=True, text=True,
+                           timeout=120, cwd=ROOT) for _ in range(2)]
+    assert all(run.returncode == 0 for run in runs), runs[0].stderr[-2000:]
+    assert "[3/3] cornerstones deal 2: " in runs[0].stderr
+    assert "[" not in runs[1].stderr  # the second run found every deal in the file
+    assert "at 300 positions a deal" in runs[1].stdout
+    fresh = subprocess.run([*command[:-2], "--nodes", "300"], capture_output=True, text=True,
+                           timeout=120, cwd=ROOT)
+    verdicts = re.findall(r"deal (\d): (\w+) in [\d.]+ s, ([\d,]+) positions", fresh.stderr)
+    saved = out.read_text().splitlines()
+    assert len(saved) == 3 and len(verdicts) == 3
+    for (deal, result, nodes), line in zip(verdicts, saved, strict=True):
+        assert f'"deal": {deal}, "result": "{result}"' in line
+        assert f'"nodes": {nodes.replace(",", "")},' in line
+    other = subprocess.run([*command, "--nodes", "200", "--deals", "1"], capture_output=True,
+                           text=True, timeout=120, cwd=ROOT)
+    assert "[1/1] cornerstones deal 0: " in other.stderr  # another budget is searched anew
