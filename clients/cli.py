@@ -35,7 +35,7 @@ from pydantic import ValidationError
 
 from clients.board import draw, draw_piles_whole
 from clients.bot import RECONNECT_FOR_S
-from clients.terminal_session import DEFAULT_SERVER
+from clients.terminal.session import DEFAULT_SERVER
 from engine.deal import deal_number, parse_seed
 from engine.errors import EngineError, IllegalMoveError, InvalidLogError
 from engine.game import Game
@@ -382,8 +382,8 @@ def words(status: str) -> str:
 
 
 def cmd_race(args: argparse.Namespace) -> int:
-    from clients.terminal import run_racer
-    from clients.terminal_session import default_token_path
+    from clients.terminal.app import run_racer
+    from clients.terminal.session import default_token_path
 
     return run_racer(args.server, args.code, args.name, args.token_file or default_token_path())
 

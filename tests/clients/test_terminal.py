@@ -23,10 +23,10 @@ from textual.widgets import DataTable, Input, OptionList, Select, Static
 
 from clients.bot import come_back
 from clients.sdk import RaceClient
-from clients.terminal import RacerApp
-from clients.terminal_race import RaceScreen, ResultsScreen
-from clients.terminal_screens import LeaderboardScreen, RoomScreen, StartScreen, join_hint
-from clients.terminal_session import DEFAULT_SERVER, Identity, IdentityFile, RaceSession
+from clients.terminal.app import RacerApp
+from clients.terminal.race import RaceScreen, ResultsScreen
+from clients.terminal.screens import LeaderboardScreen, RoomScreen, StartScreen, join_hint
+from clients.terminal.session import DEFAULT_SERVER, Identity, IdentityFile, RaceSession
 from engine.registry import RULE_SET_NAMES, find_rule_set
 from engine.view import Slot
 from tests.server.test_bus import two_workers

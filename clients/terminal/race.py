@@ -26,8 +26,8 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Button, DataTable, Footer, Input, OptionList
 
 from clients.sdk import CONNECTION_ERRORS, RequestRefused
-from clients.terminal_board import board_text, progress_bar, widest
-from clients.terminal_screens import (
+from clients.terminal.board import board_text, progress_bar, widest
+from clients.terminal.screens import (
     LeaderboardScreen,
     Plain,
     RacerScreen,
@@ -36,7 +36,7 @@ from clients.terminal_screens import (
     racer_name,
     room_summary,
 )
-from clients.terminal_session import RaceSession
+from clients.terminal.session import RaceSession
 from engine.registry import find_rule_set
 from wire.commitment import commitment
 from wire.protocol import SeatInfo

@@ -32,7 +32,7 @@ from textual.widgets import (
 )
 
 from clients.sdk import CONNECTION_ERRORS, RequestRefused
-from clients.terminal_session import DEFAULT_SERVER, RaceSession, default_name
+from clients.terminal.session import DEFAULT_SERVER, RaceSession, default_name
 from engine.registry import all_rule_sets, find_rule_set
 from wire.protocol import LeaderboardEntry, RoomState
 

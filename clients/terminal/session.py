@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from clients.sdk import CONNECTION_ERRORS, RaceClient, RequestRefused
-from clients.terminal_state import RaceState
+from clients.terminal.state import RaceState
 from wire.protocol import (
     Leaderboard,
     MoveAccepted,
