@@ -7,10 +7,12 @@
     patience-race solve RULESET --seed N [--budget S] [--nodes N] [--json]   is the deal winnable?
     patience-race serve [--host H] [--port P] [--database-url URL]   run the race server
     patience-race db upgrade [--database-url URL]                    apply the migrations
+    patience-race ratings rebuild [--database-url URL]   rate every stored race again, in order
     patience-race bot CODE [--strategy greedy|random] [--pace SECONDS] [-v]  a practice opponent
     patience-race race [CODE] [--server URL] [--name NAME]  race in the terminal (a full-screen UI)
 
-The client commands need ``engine`` and ``wire`` only. The server's commands (``serve``, ``db``)
+The client commands need ``engine`` and ``wire`` only. The server's commands (``serve``, ``db``,
+``ratings``)
 import ``server`` inside their functions, so a client never loads it.
 """
 
@@ -33,7 +35,7 @@ from pydantic import ValidationError
 
 from clients.board import draw, draw_piles_whole
 from clients.bot import RECONNECT_FOR_S
-from clients.terminal_session import DEFAULT_SERVER
+from clients.terminal.session import DEFAULT_SERVER
 from engine.deal import deal_number, parse_seed
 from engine.errors import EngineError, IllegalMoveError, InvalidLogError
 from engine.game import Game
@@ -325,6 +327,25 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_ratings_rebuild(args: argparse.Namespace) -> int:
+    from server.db import make_engine, make_sessionmaker
+    from server.rating_store import rebuild
+
+    settings = server_settings(args)
+
+    async def run() -> int:
+        engine = make_engine(settings.database_url)
+        try:
+            return await rebuild(make_sessionmaker(engine))
+        finally:
+            await engine.dispose()
+
+    rated = asyncio.run(run())
+    print(f"ratings rebuilt from {rated} rated race{'s' if rated != 1 else ''} "
+          f"in {settings.safe_database_url}")
+    return 0
+
+
 def cmd_bot(args: argparse.Namespace) -> int:
     from websockets.exceptions import WebSocketException
 
@@ -361,8 +382,8 @@ def words(status: str) -> str:
 
 
 def cmd_race(args: argparse.Namespace) -> int:
-    from clients.terminal import run_racer
-    from clients.terminal_session import default_token_path
+    from clients.terminal.app import run_racer
+    from clients.terminal.session import default_token_path
 
     return run_racer(args.server, args.code, args.name, args.token_file or default_token_path())
 
@@ -445,6 +466,15 @@ def build_parser() -> argparse.ArgumentParser:
     upgrade = db_commands.add_parser("upgrade", help="apply the migrations")
     upgrade.add_argument("--database-url", help="SQLAlchemy URL (as for serve)")
     upgrade.set_defaults(run=cmd_db_upgrade)
+
+    ratings = commands.add_parser("ratings", help="the players' ratings")
+    ratings_commands = ratings.add_subparsers(dest="ratings_command", required=True,
+                                              metavar="RATINGS_COMMAND")
+    rebuild = ratings_commands.add_parser(
+        "rebuild", help="recompute every rating from the stored races, in the order they "
+        "finished")
+    rebuild.add_argument("--database-url", help="SQLAlchemy URL (as for serve)")
+    rebuild.set_defaults(run=cmd_ratings_rebuild)
     return parser
 
 

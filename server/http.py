@@ -4,6 +4,7 @@
     GET /api/games                       the rule sets, with their table layouts
     GET /api/leaderboards/<rule-set>     ?board=fastest|most_wins|deal|daily &period=today|week|all
                                          &deal=N &day=YYYY-MM-DD &player=ID &limit=N
+    GET /api/ratings/<rule-set>          ?limit=N &around=PLAYER_ID: the rated board
     GET /api/races/<race-id>             a finished race: players, results, seed, move logs
     GET /api/races/<race-id>/replay      ?player=ID: that racer's game, the view after each move
     GET /api/races/<race-id>/solver      the solver's winning line on the race's deal, likewise
@@ -41,6 +42,7 @@ from server.gateway import address_of
 from server.limits import AddressLimiter, LruCache, retry_after
 from server.pool import ready_counts
 from server.race import view_model
+from server.rating_store import rating_board
 from server.static import static_response
 from wire.protocol import GetLeaderboard
 
@@ -54,6 +56,7 @@ HTTP_METHODS = ("GET", "HEAD")
 WEBSOCKET_METHODS = ("GET",)
 """Any other method is a 405 with ``Allow``: nothing here changes anything over HTTP."""
 LEADERBOARD_PARAMETERS = frozenset({"board", "period", "deal", "day", "player", "limit"})
+RATINGS_PARAMETERS = frozenset({"limit", "around"})
 ID = store.ID
 POOL_COUNTS_S = 2.0
 """How old /healthz lets the winnable pool's counts get before they are read again."""
@@ -160,6 +163,8 @@ class HttpApi:
             return json_response(HTTPStatus.OK, [game_info(name) for name in RULE_SET_NAMES])
         if path.startswith("/api/leaderboards/"):
             return await self.leaderboard(path.removeprefix("/api/leaderboards/"), query)
+        if path.startswith("/api/ratings/"):
+            return await self.ratings(path.removeprefix("/api/ratings/"), query)
         if path.startswith("/api/races/") and path.endswith("/solver"):
             return await self.solver_line(path.removeprefix("/api/races/").removesuffix("/solver"))
         if path.startswith("/api/races/") and path.endswith("/replay"):
@@ -243,6 +248,25 @@ class HttpApi:
         board = await leaderboard(self.service.sessions, request, player,
                                         datetime.now(UTC))
         return json_response(HTTPStatus.OK, board.model_dump(mode="json", exclude={"id"}))
+
+    async def ratings(self, rule_set: str, query: dict[str, str]) -> Response:
+        """The rated board (``server.rating_store.rating_board``), as the leaderboards are
+        asked for: ``limit`` 1 to 100 (20), ``around`` a player id."""
+        unknown = sorted(query.keys() - RATINGS_PARAMETERS)
+        if unknown:
+            return error_response(HTTPStatus.BAD_REQUEST, f"unknown parameter {unknown[0]!r}: "
+                                  f"use {', '.join(sorted(RATINGS_PARAMETERS))}")
+        around = query.get("around")
+        if around is not None and not ID.fullmatch(around):
+            return error_response(HTTPStatus.BAD_REQUEST,
+                                  "around: a player id is 1 to 64 of A-Z a-z 0-9 _ -")
+        limit = query.get("limit", "20")
+        if not (limit.isascii() and limit.isdigit() and 1 <= int(limit) <= 100):
+            return error_response(HTTPStatus.BAD_REQUEST, "limit: a whole number, 1 to 100")
+        if rule_set not in RULE_SET_NAMES:
+            return error_response(HTTPStatus.NOT_FOUND, f"no rule set {rule_set!r}")
+        board = await rating_board(self.service.sessions, rule_set, int(limit), around)
+        return json_response(HTTPStatus.OK, board.model_dump(mode="json"))
 
     async def race(self, race_id: str) -> Response:
         data = self.finished.get(("record", race_id))

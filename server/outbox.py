@@ -24,8 +24,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-Addressed = tuple[Sequence[Any], str]
-"""A frame and the room members it goes to."""
+Addressed = tuple[Sequence[Any], str | Callable[[], str]]
+"""A frame and the room members it goes to. The frame may be made as it leaves: a race's
+result carries the rating changes that storing it made."""
 HandOver = Callable[[Sequence[Any], str], None]
 
 
@@ -70,6 +71,6 @@ class Outbox:
                                               and entry.after.result())
             if written:
                 for members, frame in entry.frames:
-                    self._hand_over(members, frame)
+                    self._hand_over(members, frame if isinstance(frame, str) else frame())
             if not entry.sent.done():  # (cancelled if whoever waited for it was)
                 entry.sent.set_result(written)

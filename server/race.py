@@ -19,6 +19,7 @@ finishes when every racer has. So no racer, connected or not, can keep a race op
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from enum import Enum
@@ -49,6 +50,7 @@ from wire.protocol import (
     ViewModel,
     YourView,
 )
+from wire.ratings import RatingChange
 
 COUNTDOWN_S = 3.0
 GRACE_S = 60.0
@@ -473,6 +475,20 @@ class Race:
             seed=str(self.seed) if self.reveals_seed else None,
             algorithm=self.algorithm, rules=self.rules, ranking=self.ranking())
         return [self._broadcast(self.result), self._room_changed()]
+
+    def rate(self, ratings: Mapping[str, RatingChange]) -> None:
+        """The rating changes storing the result made: from now on the result, and the room
+        event that announced it (``result_frame``), carry them."""
+        assert self.result is not None
+        self.result = self.result.model_copy(update={"ranking": [
+            entry.model_copy(update={"rating": ratings.get(entry.player_id)})
+            for entry in self.result.ranking]})
+        event = (self.result.seq, self.result_frame())
+        self.events = deque(event if kept[0] == event[0] else kept for kept in self.events)
+
+    def result_frame(self) -> str:
+        assert self.result is not None
+        return as_frame(self.result)
 
     @property
     def reveals_seed(self) -> bool:

@@ -33,7 +33,7 @@ from server.db import RaceRow
 from server.errors import Refusal
 from server.hints import SolverPool
 from server.limits import AddressLimiter
-from server.outbox import Outbox
+from server.outbox import Addressed, Outbox
 from server.pool import daily_draw, winnable_seed
 from server.race import Outgoing, Race, as_frame
 from server.settings import Settings
@@ -469,11 +469,14 @@ class RoomHost:
                 self._record_start(race, outgoing.message)
         rows = room.unsaved_moves()
         after = self.writer.store_moves(rows) if rows else None
-        frames: list[tuple[Sequence[Client | RemoteMember], str]] = []
+        frames: list[Addressed] = []
         for outgoing in out:
             if isinstance(outgoing.message, RaceFinished):
                 room.outbox.add(frames, after)
                 frames, after = [], self._store_result(room)
+                # Made as it leaves, with the rating changes that storing the result made.
+                frames.append((room.address(outgoing)[0], race.result_frame))
+                continue
             frames.append(room.address(outgoing))
         self._arm(room)
         return room.outbox.add(frames, after)
@@ -489,8 +492,11 @@ class RoomHost:
         assert race.ended_at is not None
         ended = datetime.fromtimestamp(race.ended_at, UTC)
         ranking = race.ranking()
-        stored = self.writer.run(lambda: store.record_results(self.sessions, race.race_id, ended,
-                                                              ranking))
+
+        async def store_and_rate() -> None:
+            race.rate(await store.record_results(self.sessions, race.race_id, ended, ranking))
+
+        stored = self.writer.run(store_and_rate)
         stored.add_done_callback(lambda _: self._close_later(room))
         stored.add_done_callback(lambda _: self.solver.after_race(race))
         return stored

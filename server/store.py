@@ -55,8 +55,10 @@ from server.db import (
     RaceRow,
 )
 from server.race import DealKind
+from server.rating_store import rate_race
 from wire.commitment import commitment
 from wire.protocol import RankEntry
+from wire.ratings import RatingChange
 
 Sessions = async_sessionmaker[AsyncSession]
 
@@ -227,9 +229,10 @@ class MoveRecorder:
 
 
 async def record_results(sessions: Sessions, race_id: str, ended_at: datetime,
-                         ranking: Sequence[RankEntry]) -> None:
-    """The race is over: set each racer's result from the race's ranking, and count each new
-    ranked win in ``player_wins``. Safe to retry.
+                         ranking: Sequence[RankEntry]) -> dict[str, RatingChange]:
+    """The race is over: set each racer's result from the race's ranking, count each new
+    ranked win in ``player_wins``, and rate the race (``rating_store.rate_race``): each racer's
+    rating change, none for a race that is not rated. Safe to retry.
 
     A win is counted when its entry becomes ``won`` here, having been something else. That is
     decided by the database, not by what was read: ``status`` is set to ``won`` where it was
@@ -264,6 +267,7 @@ async def record_results(sessions: Sessions, race_id: str, ended_at: datetime,
             entry.finished_at = finished_at[result.player_id]
             entry.ended_at = ended_at
         race.ended_at = ended_at
+        return await rate_race(session, race, ranking, ended_at)
 
 
 async def _count_new_wins(session: AsyncSession, race: RaceRow, winners: list[str],

@@ -24,6 +24,7 @@ from pydantic import (
 
 from engine.deal import SEED_MAX, deal_number
 from wire.names import NAME_RULE, PlayerName
+from wire.ratings import RatingChange
 
 PROTOCOL_VERSION = 1
 
@@ -470,6 +471,9 @@ class RankEntry(Message):
         "When that count was first reached, from the start; null if no move of the racer's "
         "ever showed a card home."))
     moves: int
+    rating: RatingChange | None = Field(default=None, description=(
+        "The racer's rating in this rule set before and after the race (wire/ratings.py); "
+        "null when the race is not rated: a chosen or daily deal, or fewer than two racers."))
 
 
 class RaceFinished(Message):

@@ -23,10 +23,10 @@ from textual.widgets import DataTable, Input, OptionList, Select, Static
 
 from clients.bot import come_back
 from clients.sdk import RaceClient
-from clients.terminal import RacerApp
-from clients.terminal_race import RaceScreen, ResultsScreen
-from clients.terminal_screens import LeaderboardScreen, RoomScreen, StartScreen, join_hint
-from clients.terminal_session import DEFAULT_SERVER, Identity, IdentityFile, RaceSession
+from clients.terminal.app import RacerApp
+from clients.terminal.race import RaceScreen, ResultsScreen
+from clients.terminal.screens import LeaderboardScreen, RoomScreen, StartScreen, join_hint
+from clients.terminal.session import DEFAULT_SERVER, Identity, IdentityFile, RaceSession
 from engine.registry import RULE_SET_NAMES, find_rule_set
 from engine.view import Slot
 from tests.server.test_bus import two_workers
@@ -193,6 +193,7 @@ async def test_a_race_from_the_form_to_the_results(server: Server, tmp_path: Pat
         ranking = shown(pilot, "#ranking").splitlines()
         assert ranking[0].startswith("1 | Ann (you) | resigned")
         assert ranking[1].startswith("2 | Bob | resigned")
+        assert ranking[0].endswith("| not rated"), "a chosen deal is not rated"
         assert "The deal was 7: ✔ it matches the commitment" in shown(pilot, "#seed")
         finished = await bob.next_event(RaceFinished)
         assert f"/api/races/{finished.race_id}" in shown(pilot, "#status")
@@ -215,6 +216,51 @@ async def test_a_race_from_the_form_to_the_results(server: Server, tmp_path: Pat
     assert stored == [{"server": server.url, "name": "Ann", "player_id": welcome.player_id,
                        "token": stored[0]["token"]}]
     assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+
+
+async def test_the_results_show_each_racers_new_rating_and_the_boards_the_rated_board(
+        server: Server, tmp_path: Path) -> None:
+    app = racer(server, tmp_path / "token.json", "Ann")
+    async with app.run_test(size=SIZE) as pilot:
+        await on_screen(pilot, StartScreen)
+        app.screen.query_one("#rule-set", Select).value = "all-fours"
+        app.screen.query_one("#deal", Select).value = "secret"
+        await pilot.pause()
+        await pilot.click("#create-room")
+        await on_screen(pilot, RoomScreen)
+        code = re.search(r"Room (\w+)", shown(pilot, "#room-title"))
+        assert code is not None
+        bob = await server.client("Bob")
+        await bob.join(code.group(1))
+        await race_against(pilot, bob)
+        await bob.next_event(YourView)
+        await bob.resign()
+        await until(pilot, lambda: "resigned" in row_of(pilot, "#racers", "Bob"))
+        await pilot.press("ctrl+r")
+        await pilot.press("y")
+        await on_screen(pilot, ResultsScreen)
+        finished = await bob.next_event(RaceFinished)
+        await until(pilot, lambda: "(+" in shown(pilot, "#ranking")
+                    or "(-" in shown(pilot, "#ranking"))
+        ratings = {entry.name: entry.rating for entry in finished.ranking}
+        for name in ("Ann", "Bob"):
+            change = ratings[name]
+            assert change is not None
+            assert row_of(pilot, "#ranking", name).endswith(f"| {change}")
+        # Both resigned at the deal, as even as can be: a tie, mu stays 25 and sigma shrinks
+        # (25/3 to 8.066), so each new rating of 0 rises to 0.8.
+        assert row_of(pilot, "#ranking", "Ann").endswith("| 0.8 (+0.8)")
+
+        await pilot.press("l")
+        await on_screen(pilot, LeaderboardScreen)
+        await until(pilot, lambda: "Bob" in shown(pilot, "#ratings"))
+        lines = shown(pilot, "#ratings").splitlines()
+        assert len(lines) == 2
+        assert all(line.startswith("1 | ") and line.endswith("| 1") for line in lines)
+        assert "1 | Ann (you) | 0.8 | 25.0 | 8.07 | 1" in lines
+        app.screen.query_one("#board-rule-set", Select).value = "octagon"
+        await until(pilot, lambda: "nobody rated yet" in shown(pilot, "#ratings"))
+        await bob.close()
 
 
 async def test_joining_by_code_as_the_same_player_and_riding_out_a_restart(

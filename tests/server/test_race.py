@@ -20,6 +20,7 @@ from wire.protocol import (
     RoomState,
     YourView,
 )
+from wire.ratings import Rating, RatingChange
 
 T0 = 1_000_000.0
 SEED = 20261122
@@ -442,3 +443,20 @@ def test_a_restored_racers_next_move_sends_only_the_piles_that_move_changed(
     expected = [pile_model(pile.seen()) for old, pile in zip(before, game.table(), strict=True)
                 if old != pile]
     assert ack.changed == expected and expected
+
+
+def test_the_ratings_storing_the_result_made_reach_the_result_and_its_kept_event() -> None:
+    race = new_race(countdown_s=0)
+    started(race, "p2")
+    race.resign("p1", T0 + 1)
+    out = race.resign("p2", T0 + 2)
+    (announced,) = messages(out, RaceFinished)
+    assert all(entry.rating is None for entry in announced.ranking)
+    change = RatingChange(before=Rating(mu=25, sigma=25 / 3, ordinal=0),
+                          after=Rating(mu=25, sigma=8, ordinal=1))
+    race.rate({"p1": change, "p2": change})
+    resumed = [*race.catch_up_state(), *(race.events_since(0) or [])]
+    for finished in (race.result, *[e for e in resumed if isinstance(e, RaceFinished)]):
+        assert finished is not None and finished.seq == announced.seq
+        assert [entry.rating for entry in finished.ranking] == [change, change]
+    assert race.result_frame() == race.events[-2][1]  # then the room in phase finished

@@ -1,6 +1,6 @@
 """What the terminal racer knows of its room and race, built from the server's messages alone.
 
-No I/O: the session (``clients/terminal_session.py``) feeds it the replies and room events as
+No I/O: the session (``clients/terminal/session.py``) feeds it the replies and room events as
 they come, and the screens draw from it. The phase it reports picks the screen: no room (the
 start form), ``lobby``/``countdown`` (the room), ``racing`` (your board), ``finished`` (results).
 """

@@ -1,23 +1,5 @@
-"""``patience-race race [CODE]``: race your friends in the terminal (a Textual app).
-
-    patience-race race                 a form: create a room (rule set, deal, seats, time limit),
-                                       play today's daily deal, or join a room by its code
-    patience-race race K7M2XQ4B        join that room at once
-        --server ws://HOST:PORT/ws     the race server (default ws://127.0.0.1:8765/ws)
-        --name NAME                    who you are: a new player the first time, then that
-                                       player again (their token is kept)
-        --token-file PATH              where tokens are kept (default: token.json in
-                                       $XDG_CONFIG_HOME/patience-race or ~/.config/patience-race)
-
-The screens follow the race: the start form, the room (seats, ready marks, the countdown), the
-race (your board, the legal moves, everyone's progress) and the results (ranking, the revealed
-seed, the leaderboards). The modules:
-
-- ``terminal_state``: what the player knows, built from the server's messages (no I/O);
-- ``terminal_session``: the connection over the SDK, the token file, reconnecting;
-- ``terminal_board``: the board and progress bars as styled text;
-- ``terminal_screens`` and ``terminal_race``: the screens.
-"""
+"""The terminal racer's app: the screen of the race's phase, kept drawn as the state changes
+(the package's docstring, ``clients/terminal/__init__.py``, says what each module does)."""
 
 from __future__ import annotations
 
@@ -25,9 +7,9 @@ from pathlib import Path
 
 from textual.app import App
 
-from clients.terminal_race import RaceScreen, ResultsScreen
-from clients.terminal_screens import RacerScreen, RoomScreen, StartScreen
-from clients.terminal_session import IdentityFile, IdentityFileError, RaceSession
+from clients.terminal.race import RaceScreen, ResultsScreen
+from clients.terminal.screens import RacerScreen, RoomScreen, StartScreen
+from clients.terminal.session import IdentityFile, IdentityFileError, RaceSession
 
 PHASE_SCREENS: dict[str | None, type[RacerScreen]] = {
     None: StartScreen, "lobby": RoomScreen, "countdown": RoomScreen, "racing": RaceScreen,

@@ -32,9 +32,10 @@ from textual.widgets import (
 )
 
 from clients.sdk import CONNECTION_ERRORS, RequestRefused
-from clients.terminal_session import DEFAULT_SERVER, RaceSession, default_name
+from clients.terminal.session import DEFAULT_SERVER, RaceSession, default_name
 from engine.registry import all_rule_sets, find_rule_set
 from wire.protocol import LeaderboardEntry, RoomState
+from wire.ratings import RatingBoard, RatingChange
 
 DEAL_CHOICES = [("a secret deal", "secret"), ("a chosen deal number", "number"),
                 ("today's daily deal (alone)", "daily")]
@@ -61,6 +62,15 @@ def clock(ms: int) -> str:
 
 def racer_name(name: str, mine: bool) -> Text:
     return Text(f"{name} (you)", style="bold") if mine else Text(name)
+
+
+def rating_text(change: RatingChange | None) -> Text:
+    """A racer's rating after a race and its change (``18.4 (+2.1)``), or that the race was
+    not rated (a chosen or daily deal, or a racer alone)."""
+    if change is None:
+        return Text("not rated", style="dim")
+    gained = change.after.ordinal - change.before.ordinal
+    return Text(str(change), style="green" if gained > 0 else "red" if gained < 0 else "")
 
 
 def plain(value: object) -> object:
@@ -346,7 +356,8 @@ class RoomScreen(RacerScreen):
 
 
 class LeaderboardScreen(RacerScreen):
-    """A rule set's boards: fastest wins, most wins, today's daily deal."""
+    """A rule set's boards: fastest wins, most wins, today's daily deal, and its rated board
+    (players by rating, around you)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.pop_screen", "Back")]
     DEFAULT_CSS = """
@@ -367,6 +378,8 @@ class LeaderboardScreen(RacerScreen):
             for board, title in BOARDS:
                 with TabPane(title, id=f"tab-{board}"):
                     yield DataTable(id=board, cursor_type="row")
+            with TabPane("Ratings", id="tab-ratings"):
+                yield DataTable(id="ratings", cursor_type="row")
         yield Plain(id="status")
         yield Footer()
 
@@ -388,6 +401,7 @@ class LeaderboardScreen(RacerScreen):
             for board, _ in BOARDS:
                 answer = await self.session.leaderboard(self.rule_set, board)
                 self.fill(self.query_one(f"#{board}", DataTable), board, answer.entries)
+            self.fill_ratings(await self.session.ratings(self.rule_set))
         except RequestRefused as refused:
             self.say(refused.message, error=True)
         except CONNECTION_ERRORS as error:
@@ -417,3 +431,17 @@ class LeaderboardScreen(RacerScreen):
         table.add_rows([tuple(map(plain, row)) for row in rows])
         if not rows:
             table.add_row("", Text("nobody yet", style="dim"))
+
+    def fill_ratings(self, board: RatingBoard) -> None:
+        """The rated board: each player's rating (the ordinal, mu − 3·sigma), its two terms, and
+        how many rated races made it."""
+        table = self.query_one("#ratings", DataTable)
+        me = self.session.state.player_id
+        table.clear(columns=True)
+        table.add_columns("Rank", "Player", "Rating", "μ", "σ", "Races")
+        table.add_rows([(line.rank, racer_name(line.name, line.player_id == me),
+                         f"{line.ordinal:.1f}", f"{line.mu:.1f}", f"{line.sigma:.2f}",
+                         line.races) for line in board.lines])
+        if not board.lines:
+            table.add_row("", Text("nobody rated yet: races on a secret deal rate their racers",
+                                   style="dim"))

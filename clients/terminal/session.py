@@ -9,6 +9,9 @@ growing pause until the server is back.
 Tokens are kept in a small JSON file only the user may read (``IdentityFile``): one per server
 and name, so ``--name Bob`` on the same machine is another player, and coming back without a
 name is the player who played last.
+
+The rated board is read over HTTP (``/api/ratings``, on the server's one port): it is not a
+WebSocket request.
 """
 
 from __future__ import annotations
@@ -18,12 +21,14 @@ import getpass
 import json
 import os
 import unicodedata
+import urllib.request
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from urllib.parse import quote, urlencode
 
 from clients.sdk import CONNECTION_ERRORS, RaceClient, RequestRefused
-from clients.terminal_state import RaceState
+from clients.terminal.state import RaceState
 from wire.protocol import (
     Leaderboard,
     MoveAccepted,
@@ -31,6 +36,7 @@ from wire.protocol import (
     ShuttingDown,
     Welcome,
 )
+from wire.ratings import RatingBoard
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765/ws"
 """Where ``patience-race serve`` listens unless told otherwise."""
@@ -222,6 +228,25 @@ class RaceSession:
 
     async def leaderboard(self, rule_set: str, board: str) -> Leaderboard:
         return await self._connected().leaderboard(rule_set, board=board)
+
+    @property
+    def api(self) -> str:
+        """The server's HTTP address: its WebSocket's, without ``/ws``."""
+        return self.server.replace("ws", "http", 1).removesuffix("/ws")
+
+    async def ratings(self, rule_set: str, limit: int = 20) -> RatingBoard:
+        """The rule set's rated board, around this player once they are known."""
+        query = {"limit": str(limit)}
+        if self.state.player_id is not None:
+            query["around"] = self.state.player_id
+        url = f"{self.api}/api/ratings/{quote(rule_set)}?{urlencode(query)}"
+
+        def fetch() -> bytes:
+            with urllib.request.urlopen(url, timeout=10) as response:
+                body: bytes = response.read()
+                return body
+
+        return RatingBoard.model_validate_json(await asyncio.to_thread(fetch))
 
     # -- the connection -------------------------------------------------------------------------
 

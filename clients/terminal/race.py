@@ -26,17 +26,18 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Button, DataTable, Footer, Input, OptionList
 
 from clients.sdk import CONNECTION_ERRORS, RequestRefused
-from clients.terminal_board import board_text, progress_bar, widest
-from clients.terminal_screens import (
+from clients.terminal.board import board_text, progress_bar, widest
+from clients.terminal.screens import (
     LeaderboardScreen,
     Plain,
     RacerScreen,
     clock,
     duration,
     racer_name,
+    rating_text,
     room_summary,
 )
-from clients.terminal_session import RaceSession
+from clients.terminal.session import RaceSession
 from engine.registry import find_rule_set
 from wire.commitment import commitment
 from wire.protocol import SeatInfo
@@ -318,7 +319,7 @@ class ResultsScreen(RacerScreen):
 
     def on_mount(self) -> None:
         self.query_one("#ranking", DataTable).add_columns(
-            "Rank", "Racer", "Result", "Time", "Home", "Reached at", "Moves")
+            "Rank", "Racer", "Result", "Time", "Home", "Reached at", "Moves", "Rating")
         super().on_mount()
 
     def show(self) -> None:
@@ -337,12 +338,12 @@ class ResultsScreen(RacerScreen):
         for entry in finished.ranking:
             table.add_row(entry.rank, racer_name(entry.name, entry.player_id == state.player_id),
                           status_text(entry.status), duration(entry.time_ms),
-                          entry.on_foundations, duration(entry.reached_at_ms), entry.moves)
+                          entry.on_foundations, duration(entry.reached_at_ms), entry.moves,
+                          rating_text(entry.rating))
         self.query_one("#seed", Plain).update(self.fairness(finished.seed))
         if finished.seed is not None:
-            api = self.session.server.replace("ws", "http", 1).removesuffix("/ws")
-            self.say(f"Check it yourself: curl {api}/api/races/{finished.race_id} > race.json "
-                     "&& patience-race verify race.json")
+            self.say(f"Check it yourself: curl {self.session.api}/api/races/{finished.race_id}"
+                     " > race.json && patience-race verify race.json")
 
     def fairness(self, seed: str | None) -> Text:
         """The revealed seed, checked here against the commitment published at the start."""

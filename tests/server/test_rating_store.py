@@ -1,0 +1,246 @@
+"""Ratings in the database, on SQLite and PostgreSQL (conftest.py): rated with each stored
+result, the rated board, ``patience-race ratings rebuild``, and ratings in ``race_finished``
+from a real server."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import date, timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.exc import DBAPIError
+
+from clients.cli import main as cli_main
+from clients.sdk import RaceClient
+from server.db import RatingChangeRow, RatingRow
+from server.race import DealKind
+from server.rating_store import rating_board, rebuild
+from server.ratings import Rating
+from server.store import record_results, record_start
+from tests.server.test_ratings import RACE_1, RACE_2, close, race_1_by_hand, two_racers_by_hand
+from tests.server.test_server import Server
+from tests.server.test_store import NOW, Sessions, new_players, new_race
+from wire.protocol import RaceFinished, RankEntry, YourView
+
+RULES = "octagon"
+
+
+async def store_race(sessions: Sessions, ranking: list[RankEntry], players: dict[str, str],
+                     *, at: int, deal_kind: DealKind = "secret", rule_set: str = RULES,
+                     daily_day: date | None = None) -> tuple[str, dict[str, Any]]:
+    """A race stored as the server stores one, ``at`` minutes after NOW, with the ranking's
+    racers (named as in tests/server/test_ratings.py) mapped to player ids."""
+    ranking = [entry.model_copy(update={"player_id": players[entry.player_id], "rank": rank})
+               for rank, entry in enumerate(ranking, start=1)]
+    race_id = await new_race(sessions, ranking[0].player_id, rule_set=rule_set,
+                             deal_kind=deal_kind, daily_day=daily_day)
+    started = NOW + timedelta(minutes=at)
+    await record_start(sessions, race_id, started, [entry.player_id for entry in ranking])
+    changes = await record_results(sessions, race_id, started + timedelta(minutes=10), ranking)
+    return race_id, changes
+
+
+async def table(sessions: Sessions) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """Every rating and every change, exactly as stored (floats compared exactly)."""
+    async with sessions.begin() as session:
+        ratings = [(r.rule_set, r.player_id, r.mu, r.sigma, r.ordinal, r.races, r.updated_at)
+                   for r in await session.scalars(
+                       select(RatingRow).order_by(RatingRow.rule_set, RatingRow.player_id))]
+        changes = [(c.race_id, c.player_id, c.mu_before, c.sigma_before, c.mu_after,
+                    c.sigma_after) for c in await session.scalars(
+                        select(RatingChangeRow).order_by(RatingChangeRow.race_id,
+                                                         RatingChangeRow.player_id))]
+    return ratings, changes
+
+
+async def rating_of(sessions: Sessions, player_id: str, rule_set: str = RULES) -> Rating | None:
+    async with sessions.begin() as session:
+        row = await session.get(RatingRow, (rule_set, player_id))
+    return None if row is None else Rating(row.mu, row.sigma)
+
+
+async def test_stored_ratings_are_the_hand_computed_ones(sessions: Sessions) -> None:
+    ann, bob, cy = await new_players(sessions, "Ann", "Bob", "Cy")
+    players = {"ann": ann, "bob": bob, "cy": cy}
+    _, first = await store_race(sessions, RACE_1, players, at=0)
+    ann_1, bob_1 = race_1_by_hand()
+    assert first[ann].before.mu == 25 and close(Rating(first[ann].after.mu,
+                                                       first[ann].after.sigma), ann_1)
+    await store_race(sessions, RACE_2, players, at=20)
+    bob_2, ann_2 = two_racers_by_hand(bob_1, ann_1)
+    for player, expected in ((ann, ann_2), (bob, bob_2), (cy, bob_1)):
+        stored = await rating_of(sessions, player)
+        assert stored is not None and close(stored, expected)
+    async with sessions.begin() as session:
+        row = await session.get_one(RatingRow, (RULES, ann))
+    assert row.races == 2 and row.ordinal == row.mu - 3 * row.sigma
+    assert row.updated_at == NOW + timedelta(minutes=30)
+
+
+async def test_chosen_daily_and_lone_races_leave_ratings_alone(sessions: Sessions) -> None:
+    ann, bob, cy = await new_players(sessions, "Ann", "Bob", "Cy")
+    players = {"ann": ann, "bob": bob, "cy": cy}
+    await store_race(sessions, RACE_1, players, at=0)
+    before = await table(sessions)
+    _, chosen = await store_race(sessions, RACE_2, players, at=20, deal_kind="number")
+    _, alone = await store_race(sessions, RACE_2[:1], players, at=40)
+    _, daily = await store_race(sessions, RACE_2[:1], players, at=60, deal_kind="daily",
+                                daily_day=NOW.date())
+    assert chosen == alone == daily == {}
+    assert await table(sessions) == before
+
+
+async def test_a_retried_result_rates_once_and_gives_the_same_changes(
+        sessions: Sessions) -> None:
+    ann, bob, cy = await new_players(sessions, "Ann", "Bob", "Cy")
+    players = {"ann": ann, "bob": bob, "cy": cy}
+    race_id, changes = await store_race(sessions, RACE_1, players, at=0)
+    stored = await table(sessions)
+    ranking = [entry.model_copy(update={"player_id": players[entry.player_id], "rank": rank})
+               for rank, entry in enumerate(RACE_1, start=1)]
+    again = await record_results(sessions, race_id, NOW + timedelta(minutes=10), ranking)
+    assert again == changes and await table(sessions) == stored
+
+
+async def test_two_races_finishing_at_once_for_one_player_are_rated_one_after_the_other(
+        sessions: Sessions) -> None:
+    ann, bob, cy = await new_players(sessions, "Ann", "Bob", "Cy")
+    stored: list[list[RankEntry]] = []
+    races = []
+    for other in (bob, cy):  # Ann loses to each
+        ranking = [entry.model_copy(update={"player_id": player, "rank": rank})
+                   for rank, (entry, player) in enumerate(zip(RACE_2, (other, ann), strict=True),
+                                                          start=1)]
+        race_id = await new_race(sessions, ann, rule_set=RULES)
+        await record_start(sessions, race_id, NOW, [ann, other])
+        races.append(race_id)
+        stored.append(ranking)
+
+    async def finish(number: int) -> None:
+        while True:  # as the server's writer does: a write that failed is tried again
+            try:
+                await record_results(sessions, races[number], NOW + timedelta(minutes=number),
+                                     stored[number])
+                return
+            except DBAPIError:  # SQLite: the other holds the write lock
+                await asyncio.sleep(0.05)
+
+    await asyncio.gather(finish(0), finish(1))
+    async with sessions.begin() as session:
+        row = await session.get_one(RatingRow, (RULES, ann))
+        changes = list(await session.scalars(
+            select(RatingChangeRow).where(RatingChangeRow.player_id == ann)))
+    assert row.races == 2
+    # One of the two was rated from the other's result: their changes chain.
+    first, second = sorted(changes, key=lambda change: change.mu_before != 25.0)
+    assert (first.mu_before, first.sigma_before) == (25.0, 25 / 3)
+    assert (second.mu_before, second.sigma_before) == (first.mu_after, first.sigma_after)
+    assert (row.mu, row.sigma) == (second.mu_after, second.sigma_after)
+
+
+async def test_the_board_orders_by_ordinal_and_ties_share_a_rank(sessions: Sessions) -> None:
+    ann, bob, cy, di = await new_players(sessions, "Ann", "Bob", "Cy", "Di")
+    await store_race(sessions, RACE_1, {"ann": ann, "bob": bob, "cy": cy}, at=0)
+    await store_race(sessions, RACE_2, {"ann": di, "bob": ann}, at=20)
+    await store_race(sessions, RACE_2, {"ann": bob, "bob": di}, at=40, rule_set="all-fours")
+    board = await rating_board(sessions, RULES, 10)
+    lines = [(line.rank, line.name, line.races) for line in board.lines]
+    # Ann won race 1 and beat Di; Bob and Cy tied in race 1 (the same rating); Di lost.
+    assert lines[0] == (1, "Ann", 2)
+    assert sorted(lines[1:3]) == [(2, "Bob", 1), (2, "Cy", 1)]
+    assert lines[3] == (4, "Di", 1)
+    ordinals = [line.ordinal for line in board.lines]
+    assert ordinals == sorted(ordinals, reverse=True)
+    assert all(line.ordinal == line.mu - 3 * line.sigma for line in board.lines)
+    assert board.me is None and board.rule_set == RULES
+
+    around = await rating_board(sessions, RULES, 3, around=di)  # one line above, Di last
+    assert [(line.rank, line.name) for line in around.lines][1] == (4, "Di")
+    assert around.lines[0].rank == 2 and around.me == around.lines[1]
+    top = await rating_board(sessions, RULES, 1, around=cy)
+    assert top.me is not None and top.me.name == "Cy" and top.me.rank == 2
+    assert (await rating_board(sessions, RULES, 5, around="nobody")).me is None
+    assert (await rating_board(sessions, "hidden-cards", 5)).lines == []
+
+
+async def test_rebuild_gives_exactly_the_table_the_live_updates_made(
+        sessions: Sessions, database_url: str) -> None:
+    ann, bob, cy, di = await new_players(sessions, "Ann", "Bob", "Cy", "Di")
+    players = {"ann": ann, "bob": bob, "cy": cy}
+    await store_race(sessions, RACE_1, players, at=0)
+    await store_race(sessions, RACE_2, players, at=15)
+    await store_race(sessions, RACE_1, {"ann": di, "bob": ann, "cy": bob}, at=30)
+    await store_race(sessions, RACE_2, {"ann": cy, "bob": di}, at=45, deal_kind="number")
+    await store_race(sessions, RACE_2, {"ann": cy, "bob": di}, at=50, rule_set="all-fours")
+    await store_race(sessions, RACE_1, {"ann": cy, "bob": di, "cy": ann}, at=60)
+    live = await table(sessions)
+    assert len(live[1]) == 13
+    assert await rebuild(sessions) == 5
+    assert await table(sessions) == live
+    async with sessions.begin() as session:
+        await session.execute(RatingRow.__table__.delete())  # type: ignore[attr-defined]
+    command = ["ratings", "rebuild", "--database-url", database_url]
+    assert await asyncio.to_thread(cli_main, command) == 0
+    assert await table(sessions) == live
+
+
+async def secret_race(server: Server, names: list[str],
+                      tokens: dict[str, str | None]) -> list[RaceFinished]:
+    """A race on a secret deal in which every racer resigns at once (all tied: nobody got a
+    card home); the racers come back as themselves by their ``tokens``."""
+    clients = []
+    for name in names:
+        client = await RaceClient.connect(server.url)
+        await client.hello(name=name, token=tokens.get(name))
+        tokens[name] = client.token
+        clients.append(client)
+    room = await clients[0].create_room("all-fours", seats=len(names))
+    for client in clients[1:]:
+        await client.join(room.code)
+    for client in clients:
+        await client.ready()
+    for client in clients:
+        await client.next_event(YourView)
+    for client in clients:
+        await client.resign()
+    finished = [await client.next_event(RaceFinished, timeout=20) for client in clients]
+    for client in clients:
+        await client.close()
+    return finished
+
+
+@pytest.mark.asyncio
+async def test_race_finished_carries_ratings_the_board_shows_and_a_rebuild_keeps(
+        server: Server, sessions: Sessions) -> None:
+    tokens: dict[str, str | None] = {}
+    first = await secret_race(server, ["Ann", "Bob"], tokens)
+    assert first[0] == first[1]
+    for entry in first[0].ranking:
+        assert entry.rating is not None
+        assert (entry.rating.before.mu, entry.rating.before.sigma) == (25.0, 25 / 3)
+        stored = await rating_of(sessions, entry.player_id, "all-fours")
+        assert stored is not None
+        assert (entry.rating.after.mu, entry.rating.after.sigma) == (stored.mu, stored.sigma)
+        assert entry.rating.after.ordinal == stored.ordinal
+    second = (await secret_race(server, ["Ann", "Bob"], tokens))[0]
+    for entry in second.ranking:
+        before = next(e for e in first[0].ranking if e.player_id == entry.player_id)
+        assert entry.rating is not None and before.rating is not None
+        assert entry.rating.before == before.rating.after
+
+    status, board = await server.http_get("/api/ratings/all-fours?limit=5")
+    assert status == 200 and {line["name"] for line in board["lines"]} == {"Ann", "Bob"}
+    assert {line["races"] for line in board["lines"]} == {2} and board["me"] is None
+    me = second.ranking[0].player_id
+    status, board = await server.http_get(f"/api/ratings/all-fours?around={me}")
+    assert status == 200 and board["me"]["player_id"] == me
+    for query, code in (("?limit=0", 400), ("?limit=101", 400), ("?around=a%20b", 400),
+                        ("?board=x", 400)):
+        assert (await server.http_get(f"/api/ratings/all-fours{query}"))[0] == code
+    assert (await server.http_get("/api/ratings/snap"))[0] == 404
+
+    live = await table(sessions)
+    assert await rebuild(sessions) == 2
+    assert await table(sessions) == live
