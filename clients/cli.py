@@ -11,9 +11,8 @@
     patience-race bot CODE [--strategy greedy|random] [--pace SECONDS] [-v]  a practice opponent
     patience-race race [CODE] [--server URL] [--name NAME]  race in the terminal (a full-screen UI)
 
-The client commands need ``engine`` and ``wire`` only. The server's commands (``serve``, ``db``,
-``ratings``)
-import ``server`` inside their functions, so a client never loads it.
+The client commands need ``engine`` and ``wire`` only. The server's commands (``serve``,
+``db``, ``ratings``) import ``server`` inside their functions, so a client never loads it.
 """
 
 from __future__ import annotations
