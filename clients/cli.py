@@ -318,6 +318,32 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_leaderboards_rebuild(args: argparse.Namespace) -> int:
+    from server.db import make_engine, make_sessionmaker
+    from server.rank_cache import RedisRanks
+
+    settings = server_settings(args)
+    if settings.redis_url is None:
+        print("patience-race leaderboards rebuild: no rank cache to rebuild without --redis-url "
+              "(or PATIENCE_RACE_REDIS_URL); the database alone answers every board",
+              file=sys.stderr)
+        return 2
+    redis_url = settings.redis_url
+
+    async def rebuild() -> int:
+        engine = make_engine(settings.database_url)
+        cache = RedisRanks(redis_url, settings.redis_prefix)
+        try:
+            return await cache.rebuild(make_sessionmaker(engine))
+        finally:
+            await cache.close()
+            await engine.dispose()
+
+    lines = asyncio.run(rebuild())
+    print(f"rank cache rebuilt from {settings.safe_database_url}: {lines:,} lines")
+    return 0
+
+
 def cmd_bot(args: argparse.Namespace) -> int:
     from websockets.exceptions import WebSocketException
 
@@ -438,6 +464,15 @@ def build_parser() -> argparse.ArgumentParser:
     upgrade = db_commands.add_parser("upgrade", help="apply the migrations")
     upgrade.add_argument("--database-url", help="SQLAlchemy URL (as for serve)")
     upgrade.set_defaults(run=cmd_db_upgrade)
+
+    boards = commands.add_parser("leaderboards", help="leaderboard maintenance")
+    board_commands = boards.add_subparsers(dest="leaderboards_command", required=True,
+                                           metavar="LEADERBOARDS_COMMAND")
+    rebuild = board_commands.add_parser("rebuild", help="rebuild the Redis rank cache from the "
+                                        "database (the server also does at start)")
+    rebuild.add_argument("--database-url", help="SQLAlchemy URL (as for serve)")
+    rebuild.add_argument("--redis-url", help="Redis URL (as for serve)")
+    rebuild.set_defaults(run=cmd_leaderboards_rebuild)
     return parser
 
 

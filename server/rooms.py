@@ -56,6 +56,7 @@ from server.protocol import (
     StartRace,
 )
 from server.race import Outgoing, Race, as_frame
+from server.rank_cache import RedisRanks
 from server.settings import Settings
 from server.store import AcceptedMove, Sessions
 from server.writer import WriteGivenUp, Writer
@@ -200,6 +201,8 @@ class RoomHost:
     def __init__(self, settings: Settings, sessions: Sessions, writer: Writer,
                  clock: Callable[[], float]) -> None:
         self.settings, self.sessions, self.writer, self.clock = settings, sessions, writer, clock
+        self.rank_cache: RedisRanks | None = None
+        """Set by the service when Redis is configured: given each stored result's lines."""
         self.rooms: dict[str, Room] = {}
         self.directory: Directory = OneProcess()
         self.carrier: Carrier = OneProcess()
@@ -489,8 +492,13 @@ class RoomHost:
         assert race.ended_at is not None
         ended = datetime.fromtimestamp(race.ended_at, UTC)
         ranking = race.ranking()
-        stored = self.writer.run(lambda: store.record_results(self.sessions, race.race_id, ended,
-                                                              ranking))
+
+        async def store_result() -> None:
+            scored = await store.record_results(self.sessions, race.race_id, ended, ranking)
+            if self.rank_cache is not None:  # after the commit; it never fails the write
+                await self.rank_cache.set_lines(scored)
+
+        stored = self.writer.run(store_result)
         stored.add_done_callback(lambda _: self._close_later(room))
         stored.add_done_callback(lambda _: self.solver.after_race(race))
         return stored
