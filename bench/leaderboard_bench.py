@@ -355,6 +355,15 @@ async def load_postgresql_series(database: Database, shape: Shape) -> None:
     kinds = weighted("u_kind", [f"'{kind}'" for kind in DEAL_KINDS], DEAL_KIND_SHARE)
     seats = weighted("u_seats", SEATS, SEATS_SHARE)
     try:
+        # Indexes are made after the rows, each in one sort: kept up row by row, the load ran
+        # at 4,000 rows a second.
+        indexes = await connection.fetch(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND "
+            "tablename IN ('entries', 'races', 'players') AND indexname NOT LIKE 'pk_%'")
+        for index in indexes:
+            await connection.execute(f'DROP INDEX "{index["indexname"]}"')
+        await connection.execute("SET synchronous_commit = off")
+        await connection.execute("SET maintenance_work_mem = '512MB'")
         await connection.execute(f"SELECT setseed({1 / (shape.seed + 1)!r})")
         await connection.execute(f"""
             INSERT INTO players (id, name, token_hash, created_at)
@@ -429,6 +438,9 @@ async def load_postgresql_series(database: Database, shape: Shape) -> None:
                 database.counts["races"] += races
             first += races
             progress(database, database.counts["entries"] - races, shape.results, started)
+        for index in indexes:
+            log(f"{database.kind}: {index['indexname']}")
+            await connection.execute(index["indexdef"])
         await recount_wins(database)
         log(f"{database.kind}: VACUUM ANALYZE")
         await connection.execute("VACUUM ANALYZE")

@@ -176,9 +176,10 @@ class EntryRow(Base):
               "race_id", "player_id"),
         Index("ix_entries_wins", "rule_set", "status", "ranked", "player_id", "time_ms",
               "finished_at", "race_id"),
-        Index("ix_entries_deal", "rule_set", "seed", "player_id", "status", "time_ms",
-              "on_foundations", "reached_at_ms", "finished_at", "race_id", "rank"),
-        Index("ix_entries_daily", "rule_set", "daily_day", "player_id"),
+        Index("ix_entries_deal", "rule_set", "seed", "player_id", "standing", "finished_at",
+              "race_id"),
+        Index("ix_entries_daily", "rule_set", "daily_day", "player_id", "ranked", "standing",
+              "finished_at", "race_id"),
         # In board order, for pages by key and the counts within a bucket (migration 0007).
         Index("ix_entries_today", "rule_set", "status", "ranked", "finish_day", "time_ms",
               "finished_at", "race_id", "player_id"),

@@ -18,6 +18,9 @@ board read the rule set's wins in time order until it found today's.
   those boards in order.
 - ``entries.finish_day``: the UTC day of ``finished_at``; ``ix_entries_today`` holds each day's
   ranked wins in time order.
+- ``ix_entries_deal`` and ``ix_entries_daily`` give a player's lines on a board in its order:
+  SQLite otherwise finds a player's best line by reading the board's own index from the top
+  until it meets the player (an ``ORDER BY ... LIMIT 1`` it can answer without a sort).
 """
 
 from __future__ import annotations
@@ -78,6 +81,24 @@ INDEXES = {
 }
 
 
+PLAYER_INDEXES_BEFORE = {
+    "ix_entries_deal": ["rule_set", "seed", "player_id", "status", "time_ms", "on_foundations",
+                        "reached_at_ms", "finished_at", "race_id", "rank"],
+    "ix_entries_daily": ["rule_set", "daily_day", "player_id"],
+}
+PLAYER_INDEXES_AFTER = {
+    "ix_entries_deal": ["rule_set", "seed", "player_id", "standing", "finished_at", "race_id"],
+    "ix_entries_daily": ["rule_set", "daily_day", "player_id", "ranked", "standing",
+                         "finished_at", "race_id"],
+}
+
+
+def _replace(indexes: dict[str, list[str]]) -> None:
+    for name, columns in indexes.items():
+        op.drop_index(name, table_name="entries")
+        op.create_index(name, "entries", columns)
+
+
 def upgrade() -> None:
     op.add_column("entries", sa.Column("standing", sa.BigInteger(), nullable=True))
     op.add_column("entries", sa.Column("finish_day", sa.Date(), nullable=True))
@@ -85,6 +106,7 @@ def upgrade() -> None:
     op.execute(FINISH_DAY[op.get_bind().dialect.name])
     for name, columns in INDEXES.items():
         op.create_index(name, "entries", columns)
+    _replace(PLAYER_INDEXES_AFTER)
     op.create_table(
         "board_counts",
         sa.Column("board", sa.String(length=80), nullable=False),
@@ -97,6 +119,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("board_counts")
+    _replace(PLAYER_INDEXES_BEFORE)
     for name in INDEXES:
         op.drop_index(name, table_name="entries")
     with op.batch_alter_table("entries") as batch:
