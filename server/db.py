@@ -260,6 +260,11 @@ class BoardCountRow(Base):
     results."""
 
     __tablename__ = "board_counts"
+    __table_args__ = (
+        # The sum over the buckets below one reads this index alone: through the primary key
+        # it read a table page per bucket (the rows of one board lie scattered).
+        Index("ix_board_counts_sum", "board", "bucket", "lines"),
+    )
 
     board: Mapped[str] = mapped_column(String(80), primary_key=True)
     bucket: Mapped[int] = mapped_column(BigInteger(), primary_key=True, autoincrement=False)

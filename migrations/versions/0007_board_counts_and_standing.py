@@ -11,7 +11,8 @@ board read the rule set's wins in time order until it found today's.
 - ``board_counts``: per board and bucket of its rank term, how many lines; a rank is a sum over
   the buckets below plus a count inside one bucket (``server.ranks`` has the boards and
   buckets). Filled here from the results already stored, with the statement of
-  ``server.ranks.recount`` written out.
+  ``server.ranks.recount`` written out; ``ix_board_counts_sum`` holds the counts too, so the
+  sum over the buckets below one reads that index alone.
 - ``entries.standing``: a result's place in a race's order as one number (a win by its time,
   then cards home, then when they got there), so the deal and daily boards order, page and
   bucket by one indexed column; ``ix_entries_deal_board`` and ``ix_entries_daily_board`` hold
@@ -115,9 +116,11 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("board", "bucket", name=op.f("pk_board_counts")),
     )
     op.execute(COUNT_BOARDS)
+    op.create_index("ix_board_counts_sum", "board_counts", ["board", "bucket", "lines"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_board_counts_sum", table_name="board_counts")
     op.drop_table("board_counts")
     _replace(PLAYER_INDEXES_BEFORE)
     for name in INDEXES:
