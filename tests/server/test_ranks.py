@@ -3,15 +3,21 @@ ranks counted from the raw results, for a few thousand players on random boards.
 
 from __future__ import annotations
 
+import asyncio
+import os
 import random
 import secrets
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
+import redis.asyncio as redis
 from sqlalchemy import select
 
 from server import ranks
@@ -235,3 +241,37 @@ async def test_ranks_from_redis_equal_the_ranks_counted_and_keep_in_step(
     await assert_ranks_counted(sessions, history, random.Random(3), redis_ranks, 1000, hot)
     top = await most_wins(sessions, RULES, 1, around=player, cache=redis_ranks)
     assert top.me is not None and top.me.rank == 1
+
+
+async def exists(url: str, key: str) -> bool:
+    connection = redis.from_url(url)
+    try:
+        return bool(await connection.exists(key))
+    finally:
+        await connection.aclose()
+
+
+def test_the_rebuild_command_fills_the_cache_and_needs_redis(redis_url: str,
+                                                             tmp_path: Path) -> None:
+    """`patience-race leaderboards rebuild` as a person runs it, on a migrated database."""
+    path = tmp_path / "ranks.sqlite3"
+    prefix = f"test-ranks-{secrets.token_hex(4)}:"
+    environment = {**os.environ, "PATIENCE_RACE_REDIS_PREFIX": prefix}
+    environment.pop("PATIENCE_RACE_REDIS_URL", None)
+    command = [sys.executable, "-m", "clients.cli", "leaderboards", "rebuild",
+               "--database-url", f"sqlite:///{path}"]
+    try:
+        upgrade = subprocess.run([sys.executable, "-m", "clients.cli", "db", "upgrade",
+                                  "--database-url", f"sqlite:///{path}"],
+                                 capture_output=True, text=True, timeout=120, env=environment)
+        assert upgrade.returncode == 0, upgrade.stderr
+        alone = subprocess.run(command, capture_output=True, text=True, timeout=120,
+                               env=environment)
+        assert alone.returncode == 2 and "--redis-url" in alone.stderr
+        rebuilt = subprocess.run([*command, "--redis-url", redis_url], capture_output=True,
+                                 text=True, timeout=120, env=environment)
+        assert rebuilt.returncode == 0, rebuilt.stderr
+        assert "0 lines" in rebuilt.stdout
+        assert asyncio.run(exists(redis_url, f"{prefix}ranks-ready"))
+    finally:
+        asyncio.run(drop_redis_keys(redis_url, prefix))
