@@ -8,11 +8,13 @@
     patience-race serve [--host H] [--port P] [--database-url URL]   run the race server
     patience-race db upgrade [--database-url URL]                    apply the migrations
     patience-race ratings rebuild [--database-url URL]   rate every stored race again, in order
+    patience-race leaderboards rebuild [--database-url URL] [--redis-url URL]  refill the rank cache
     patience-race bot CODE [--strategy greedy|random] [--pace SECONDS] [-v]  a practice opponent
     patience-race race [CODE] [--server URL] [--name NAME]  race in the terminal (a full-screen UI)
 
 The client commands need ``engine`` and ``wire`` only. The server's commands (``serve``,
-``db``, ``ratings``) import ``server`` inside their functions, so a client never loads it.
+``db``, ``ratings``, ``leaderboards``) import ``server`` inside their functions, so a client
+never loads it.
 """
 
 from __future__ import annotations
@@ -345,6 +347,32 @@ def cmd_ratings_rebuild(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_leaderboards_rebuild(args: argparse.Namespace) -> int:
+    from server.db import make_engine, make_sessionmaker
+    from server.rank_cache import RedisRanks
+
+    settings = server_settings(args)
+    if settings.redis_url is None:
+        print("patience-race leaderboards rebuild: no rank cache to rebuild without --redis-url "
+              "(or PATIENCE_RACE_REDIS_URL); the database alone answers every board",
+              file=sys.stderr)
+        return 2
+    redis_url = settings.redis_url
+
+    async def rebuild() -> int:
+        engine = make_engine(settings.database_url)
+        cache = RedisRanks(redis_url, settings.redis_prefix)
+        try:
+            return await cache.rebuild(make_sessionmaker(engine))
+        finally:
+            await cache.close()
+            await engine.dispose()
+
+    lines = asyncio.run(rebuild())
+    print(f"rank cache rebuilt from {settings.safe_database_url}: {lines:,} lines")
+    return 0
+
+
 def cmd_bot(args: argparse.Namespace) -> int:
     from websockets.exceptions import WebSocketException
 
@@ -474,6 +502,15 @@ def build_parser() -> argparse.ArgumentParser:
         "finished")
     rebuild.add_argument("--database-url", help="SQLAlchemy URL (as for serve)")
     rebuild.set_defaults(run=cmd_ratings_rebuild)
+
+    boards = commands.add_parser("leaderboards", help="leaderboard maintenance")
+    board_commands = boards.add_subparsers(dest="leaderboards_command", required=True,
+                                           metavar="LEADERBOARDS_COMMAND")
+    rebuild = board_commands.add_parser("rebuild", help="rebuild the Redis rank cache from the "
+                                        "database (the server also does at start)")
+    rebuild.add_argument("--database-url", help="SQLAlchemy URL (as for serve)")
+    rebuild.add_argument("--redis-url", help="Redis URL (as for serve)")
+    rebuild.set_defaults(run=cmd_leaderboards_rebuild)
     return parser
 
 

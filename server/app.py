@@ -28,6 +28,7 @@ from server.bus import Bus, LocalBus
 from server.connections import Client, Gateway
 from server.db import make_sessionmaker
 from server.pool import PoolFiller
+from server.rank_cache import RedisRanks
 from server.redis_bus import RedisBus
 from server.rooms import Room, RoomHost
 from server.settings import Settings
@@ -57,6 +58,11 @@ class Service:
         self.gateway = Gateway(settings, self.sessions, self.writer, self.bus, clock)
         if self.redis_bus is not None:
             self.redis_bus.connections = self.gateway.clients
+        self.rank_cache = (None if settings.redis_url is None
+                           else RedisRanks(settings.redis_url, settings.redis_prefix))
+        self.host.rank_cache = self.gateway.rank_cache = self.rank_cache
+        self._rebuilds_ranks = fills_pool
+        self._ranking: asyncio.Task[None] | None = None
         self.closing = False
         self.closed_by: float | None = None
         """When shutting down: the loop time by which everything must be closed."""
@@ -98,8 +104,19 @@ class Service:
             for row in await store.unfinished_races(self.sessions):
                 self.host.adopt(row)
         self._sweeper = asyncio.create_task(self._sweep_forever())
+        if self.rank_cache is not None and self._rebuilds_ranks:
+            self._ranking = asyncio.create_task(self._rebuild_ranks(self.rank_cache))
         if self.filler is not None:
             self._filling = asyncio.create_task(self.filler.run())
+
+    async def _rebuild_ranks(self, cache: RedisRanks) -> None:
+        """Fill the rank cache from the database (one process does, as for the pool); until it
+        is done, ranks come from the database."""
+        try:
+            lines = await cache.rebuild(self.sessions)
+            log.info("rank cache rebuilt from the database: %d lines", lines)
+        except Exception:  # the database still answers every board
+            log.exception("rank cache rebuild failed")
 
     async def _sweep_forever(self) -> None:
         """Close idle connections and stale lobbies (``server.sweeper``) until shutdown."""
@@ -134,6 +151,10 @@ class Service:
         await self.writer.stopped()
         await self.move_recorder.close()
         self.host.solver.close()
+        if self._ranking is not None:
+            self._ranking.cancel()
+        if self.rank_cache is not None:
+            await self.rank_cache.close()
         if self.redis_bus is not None:
             await self.redis_bus.stop()
 

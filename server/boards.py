@@ -14,6 +14,7 @@ from server.leaderboards import (
     fastest_wins,
     most_wins,
 )
+from server.ranks import RankCache
 from wire.protocol import GetLeaderboard, Leaderboard, LeaderboardEntry
 
 _RANKED = ("Wins on secret deals, and on daily deals by identities made before that day. "
@@ -38,21 +39,25 @@ def _entry(line: ResultLine | WinsLine) -> LeaderboardEntry:
 
 
 async def leaderboard(sessions: store.Sessions, request: GetLeaderboard, player_id: str | None,
-                      now: datetime) -> Leaderboard:
-    """The board the request asks for; ``player_id`` (with ``around_me``) centres it on them."""
+                      now: datetime, cache: RankCache | None = None) -> Leaderboard:
+    """The board the request asks for; ``player_id`` (with ``around_me``) centres it on them.
+    ``cache`` (``server.rank_cache``) gives the ranks of the boards it holds."""
     around = player_id if request.around_me else None
     day: date | None = None
     rule_set, limit = request.rule_set, request.limit
     board: Board[ResultLine] | Board[WinsLine]
     if request.board == "fastest":
-        board = await fastest_wins(sessions, rule_set, request.period, limit, now, around=around)
+        board = await fastest_wins(sessions, rule_set, request.period, limit, now, around=around,
+                                   cache=cache)
     elif request.board == "most_wins":
-        board = await most_wins(sessions, rule_set, limit, around=around)
+        board = await most_wins(sessions, rule_set, limit, around=around, cache=cache)
     elif request.board == "deal":
-        board = await deal_board(sessions, rule_set, int(request.deal or 0), limit, around=around)
+        board = await deal_board(sessions, rule_set, int(request.deal or 0), limit, around=around,
+                                  cache=cache)
     else:
         day = date.fromisoformat(request.day) if request.day else store.utc_day(now)
-        board = await daily_board(sessions, rule_set, day, limit, now, around=around)
+        board = await daily_board(sessions, rule_set, day, limit, now, around=around,
+                                   cache=cache)
     return Leaderboard(
         id=request.id, rule_set=request.rule_set, board=request.board,
         counts=COUNTS[request.board], period=request.period,

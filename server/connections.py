@@ -41,6 +41,7 @@ from server.gateway import (
     request_id,
 )
 from server.race import as_frame
+from server.rank_cache import RedisRanks
 from server.rooms import ROOM_REQUESTS, Room, write_for_client
 from server.settings import Settings
 from server.speedups import json_loads
@@ -106,6 +107,8 @@ class Gateway:
     def __init__(self, settings: Settings, sessions: Sessions, writer: Writer, bus: Bus,
                  clock: Callable[[], float]) -> None:
         self.settings, self.sessions, self.writer = settings, sessions, writer
+        self.rank_cache: RedisRanks | None = None
+        """Set by the service when Redis is configured (``server.rank_cache``)."""
         self.bus, self.clock = bus, clock
         self.clients: dict[str, Client] = {}
         """Open connections, by ``connection_id``."""
@@ -236,7 +239,8 @@ class Gateway:
                               f"choose one of {', '.join(RULE_SET_NAMES)}")
             me = None if client.anonymous else client.player_id
             board = await leaderboard(self.sessions, message, me,
-                                      datetime.fromtimestamp(self.clock(), UTC))
+                                      datetime.fromtimestamp(self.clock(), UTC),
+                                      self.rank_cache)
             self.send(client, board)
         elif isinstance(message, GetRace):
             record = await store.race_record(self.sessions, message.race_id,

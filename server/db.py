@@ -26,6 +26,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     Computed,
     Date,
@@ -177,9 +178,17 @@ class EntryRow(Base):
               "race_id", "player_id"),
         Index("ix_entries_wins", "rule_set", "status", "ranked", "player_id", "time_ms",
               "finished_at", "race_id"),
-        Index("ix_entries_deal", "rule_set", "seed", "player_id", "status", "time_ms",
-              "on_foundations", "reached_at_ms", "finished_at", "race_id", "rank"),
-        Index("ix_entries_daily", "rule_set", "daily_day", "player_id"),
+        Index("ix_entries_deal", "rule_set", "seed", "player_id", "standing", "finished_at",
+              "race_id"),
+        Index("ix_entries_daily", "rule_set", "daily_day", "player_id", "ranked", "standing",
+              "finished_at", "race_id"),
+        # In board order, for pages by key and the counts within a bucket (migration 0007).
+        Index("ix_entries_today", "rule_set", "status", "ranked", "finish_day", "time_ms",
+              "finished_at", "race_id", "player_id"),
+        Index("ix_entries_deal_board", "rule_set", "seed", "standing", "finished_at",
+              "race_id", "player_id"),
+        Index("ix_entries_daily_board", "rule_set", "daily_day", "ranked", "standing",
+              "finished_at", "race_id", "player_id"),
     )
 
     race_id: Mapped[str] = mapped_column(ForeignKey("races.id"), primary_key=True)
@@ -196,6 +205,11 @@ class EntryRow(Base):
     seed: Mapped[int] = mapped_column(Seed())
     daily_day: Mapped[date | None] = mapped_column(Date())
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    standing: Mapped[int | None] = mapped_column(BigInteger())
+    """Where the result stands on its deal's board, as one number (lower is better): set with
+    the result (``server.ranks.standing``), null while racing."""
+    finish_day: Mapped[date | None] = mapped_column(Date())
+    """The UTC day of ``finished_at``: the day of the "today" board."""
     ranked: Mapped[bool] = mapped_column(server_default=false())
     """Whether the result counts on the fastest, most wins and daily boards: whether its deal
     was hidden from the racer until the race, as far as the server can tell. A secret deal's
@@ -238,6 +252,25 @@ class PlayerWinsRow(Base):
     minus_wins: Mapped[int] = mapped_column(Computed("-wins", persisted=True))
     """``-wins``: the board's first sort key, ascending. Stored: PostgreSQL cannot index a
     virtual generated column."""
+
+
+class BoardCountRow(Base):
+    """How many lines of a board have their rank term in one bucket (``server.ranks``): a
+    line's rank is one more than the lines in the buckets before its own plus those before it
+    in its own bucket, a sum over a few rows and a count over a short index range instead of
+    a count of everything above. Kept by ``record_results`` in the transaction that stores the
+    results."""
+
+    __tablename__ = "board_counts"
+    __table_args__ = (
+        # The sum over the buckets below one reads this index alone: through the primary key
+        # it read a table page per bucket (the rows of one board lie scattered).
+        Index("ix_board_counts_sum", "board", "bucket", "lines"),
+    )
+
+    board: Mapped[str] = mapped_column(String(80), primary_key=True)
+    bucket: Mapped[int] = mapped_column(BigInteger(), primary_key=True, autoincrement=False)
+    lines: Mapped[int]
 
 
 class MoveRow(Base):

@@ -262,8 +262,8 @@ class HttpApi:
                 f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in invalid.errors()))
         if rule_set not in RULE_SET_NAMES:
             return error_response(HTTPStatus.NOT_FOUND, f"no rule set {rule_set!r}")
-        board = await leaderboard(self.service.sessions, request, player,
-                                        datetime.now(UTC))
+        board = await leaderboard(self.service.sessions, request, player, datetime.now(UTC),
+                                  self.service.rank_cache)
         return json_response(HTTPStatus.OK, board.model_dump(mode="json", exclude={"id"}))
 
     async def ratings(self, rule_set: str, query: dict[str, str]) -> Response:

@@ -7,12 +7,18 @@ that tie share a rank (1, 2, 2, 4) and are listed in a fixed order: who got ther
 ids. Every board takes ``around``, a player id: then the lines are the ``limit`` lines around
 that player's best line, which is also returned as ``me``.
 
+Every page is one range of an index in the board's own order, and no rank counts the lines
+above it: ranks come from the counts kept per bucket (``server.ranks``), or from a rank cache
+(``server.rank_cache``, Redis sorted sets) for the boards it holds. Either way a board costs the
+same wherever the player is on it and however many results are stored.
+
 Which results a board counts: the fastest, most wins and daily boards count only ``ranked``
 results (``ranked``: secret deals, and daily deals played by identities made before the day);
 a deal's board counts every result on that deal, chosen deals included.
 
 Times: ``now`` and every timestamp are timezone-aware; "today" and a daily deal's day are UTC
-days, and the "week" board counts from Monday 00:00 UTC.
+days, and the "week" board counts from Monday 00:00 UTC up to the end of today (a result
+stored with a later finish, which only a clock set back could give, waits for its day).
 """
 
 from __future__ import annotations
@@ -27,7 +33,6 @@ from sqlalchemy import (
     Label,
     Row,
     Select,
-    case,
     func,
     literal,
     null,
@@ -37,6 +42,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from server import ranks
 from server.db import (
     EntryRow,
     PlayerRow,
@@ -87,48 +93,64 @@ class Board(Generic[L]):
 
 
 async def fastest_wins(sessions: Sessions, rule_set: str, period: Period, limit: int,
-                       now: datetime, *, around: str | None = None) -> Board[ResultLine]:
+                       now: datetime, *, around: str | None = None,
+        cache: ranks.RankCache | None = None) -> Board[ResultLine]:
     """Every ranked win of the rule set, fastest first (a player may hold several lines)."""
-    conditions = [EntryRow.rule_set == rule_set, EntryRow.status == "won",
-                  EntryRow.ranked == true()]
+    e, today = _ENTRIES, utc_day(now)
+    conditions = [e.rule_set == rule_set, e.status == "won", e.ranked == true()]
     since = period_start(period, now)
-    if since is not None:
-        conditions.append(EntryRow.finished_at >= since)
-    e = _ENTRIES
+    days: list[date | None] = [None]
+    if period == "today":
+        conditions.append(e.finish_day == today)  # along ix_entries_today, in time order
+        days = [today]
+    elif since is not None:
+        tomorrow = datetime.combine(today + timedelta(days=1), time(tzinfo=UTC))
+        conditions += [e.finished_at >= since, e.finished_at < tomorrow]
+        days = [since.date() + timedelta(days=n) for n in range((today - since.date()).days + 1)]
     order = (e.time_ms, e.finished_at, e.race_id, e.player_id)
-    return await _board(sessions, _Query(_result_lines(*conditions), e.player_id, order, ties=1),
-                        limit, around, _result_line(utc_day(now)))
+    counted = ranks.Counted(tuple(ranks.fastest_board(rule_set, day) for day in days),
+                            ranks.WIN_WIDTH)
+    return await _board(sessions, _Query(_result_lines(*conditions), e.player_id, order, counted),
+                        limit, around, _result_line(today), cache)
 
 
 async def most_wins(sessions: Sessions, rule_set: str, limit: int, *,
-                    around: str | None = None) -> Board[WinsLine]:
+                    around: str | None = None,
+        cache: ranks.RankCache | None = None) -> Board[WinsLine]:
     """Players by their number of ranked wins; of two with as many, the one who got there first
     (whose last win is the earlier). Read from ``player_wins``, along ``ix_player_wins_board``,
     which holds this order."""
     w = _PLAYER_WINS
     lines = select(w.player_id, w.wins, w.last_win_at).where(w.rule_set == rule_set)
     order = (w.minus_wins, w.last_win_at, w.player_id)
-    return await _board(sessions, _Query(lines, w.player_id, order, ties=1), limit, around,
-                        _wins_line)
+    counted = ranks.Counted((ranks.wins_board(rule_set),), 1)
+    return await _board(sessions, _Query(lines, w.player_id, order, counted), limit, around,
+                        _wins_line, cache)
 
 
 async def deal_board(sessions: Sessions, rule_set: str, seed: int, limit: int, *,
-                     around: str | None = None) -> Board[ResultLine]:
+                     around: str | None = None,
+        cache: ranks.RankCache | None = None) -> Board[ResultLine]:
     """Everyone who finished a race on this deal, ranked as a race ranks its racers: every
     result on the deal, chosen, secret or daily, ranked or not (this board is about the deal)."""
     lines = _result_lines(EntryRow.rule_set == rule_set, EntryRow.seed == seed,
-                          EntryRow.rank.is_not(None), daily_day=False)
-    return await _board(sessions, _race_order(lines), limit, around, _result_line(None))
+                          EntryRow.standing.is_not(None), daily_day=False)
+    counted = ranks.Counted((ranks.deal_board(rule_set, seed),), ranks.STANDING_WIDTH)
+    return await _board(sessions, _race_order(lines, counted), limit, around, _result_line(None),
+                        cache)
 
 
 async def daily_board(sessions: Sessions, rule_set: str, day: date, limit: int, now: datetime,
-                      *, around: str | None = None) -> Board[ResultLine]:
+                      *, around: str | None = None,
+        cache: ranks.RankCache | None = None) -> Board[ResultLine]:
     """Everyone ranked who finished that day's daily deal (identities made before the day
     began), ranked as a race ranks its racers. The seed is in the lines only once the day is
     over."""
     lines = _result_lines(EntryRow.rule_set == rule_set, EntryRow.daily_day == day,
-                          EntryRow.rank.is_not(None), EntryRow.ranked == true())
-    return await _board(sessions, _race_order(lines), limit, around, _result_line(utc_day(now)))
+                          EntryRow.ranked == true(), EntryRow.standing.is_not(None))
+    counted = ranks.Counted((ranks.daily_board(rule_set, day),), ranks.STANDING_WIDTH)
+    return await _board(sessions, _race_order(lines, counted), limit, around,
+                        _result_line(utc_day(now)), cache)
 
 
 def period_start(period: Period, now: datetime) -> datetime | None:
@@ -144,14 +166,15 @@ def period_start(period: Period, now: datetime) -> datetime | None:
 @dataclass(frozen=True, slots=True)
 class _Query:
     """A board as a query: ``lines`` selects one row per line, ``player`` is its player id
-    column; ``order`` is ascending, best first, and total; its first ``ties`` terms decide the
-    rank. Every board selects from its table itself, not from a subquery, so that a page is
-    one plain indexed query (and cheap to build)."""
+    column; ``order`` is ascending, best first, and total; its first term, an integer column,
+    decides the rank (lines equal on it tie), and ``counted`` says where its lines are counted
+    by buckets of that term. Every board selects from its table itself, not from a subquery,
+    so that a page is one plain indexed query (and cheap to build)."""
 
     lines: Select[*tuple[Any, ...]]
     player: ColumnElement[str]
     order: tuple[ColumnElement[Any], ...]
-    ties: int
+    counted: ranks.Counted
 
 
 def _result_lines(*conditions: ColumnElement[bool],
@@ -164,27 +187,27 @@ def _result_lines(*conditions: ColumnElement[bool],
                   e.finished_at).where(*conditions)
 
 
-def _race_order(lines: Select[*tuple[Any, ...]]) -> _Query:
-    """The order of ``Race.ranking``: winners by time; then by cards home (most first), then by
-    when that count was reached; ties broken by who finished first."""
+def _race_order(lines: Select[*tuple[Any, ...]], counted: ranks.Counted) -> _Query:
+    """The order of ``Race.ranking`` (``standing``: winners by time; then by cards home, most
+    first, then by when that count was reached); ties broken by who finished first."""
     e = _ENTRIES
-    won = e.status == "won"
-    order = (case((won, 0), else_=1), case((won, e.time_ms), else_=0), -e.on_foundations,
-             func.coalesce(e.reached_at_ms, 0), e.finished_at, e.race_id, e.player_id)
-    return _Query(lines, e.player_id, order, ties=4)
+    return _Query(lines, e.player_id, (e.standing, e.finished_at, e.race_id, e.player_id),
+                  counted)
 
 
 async def _board(sessions: Sessions, query: _Query, limit: int, around: str | None,
-                 make_line: Callable[[Row[Any], str, int], L]) -> Board[L]:
+                 make_line: Callable[[Row[Any], str, int], L],
+                 cache: ranks.RankCache | None) -> Board[L]:
     """The top ``limit`` lines, or with ``around`` the ``limit`` lines centred on that player's
     best line.
 
     Pages are read by key, never by OFFSET: the lines before a key are the first ones below it
     in descending order, so a page costs the lines it returns (plus a sort where no index gives
     the order), wherever it is on the board; names are then read for those lines alone. A
-    line's rank is one more than the number of lines strictly better: for a window that does
-    not start at the top, one count finds the first line's position and rank, and the window's
-    position gives the rest. Every term of the order is non-null on a board's lines."""
+    line's rank is one more than the number of lines strictly better (``_better``): for a
+    window that does not start at the top, that is found for its first line and for the first
+    line that does not tie with it; from there on, a line that ties with none before it is
+    ranked by its place. Every term of the order is non-null on a board's lines."""
     if limit < 1:
         raise ValueError(f"a board shows at least one line, not {limit}")
     keys = [term.label(f"key{number}") for number, term in enumerate(query.order)]
@@ -203,24 +226,17 @@ async def _board(sessions: Sessions, query: _Query, limit: int, around: str | No
         above = len(rows)
         rows += await _page(session, query, keys, mine, limit - above, before=False)
         full_keys = [tuple(row)[-len(keys):] for row in rows]
-        tie_keys = [key[:query.ties] for key in full_keys]
-        start, first_rank = 0, 1
+        terms = [key[0] for key in full_keys]
+        known = {0: 1}
         if mine is not None and above == above_limit and rows:
-            start, better = await _count_before(session, query, full_keys[0])
-            first_rank += better
+            second = next((n for n, term in enumerate(terms) if term != terms[0]), None)
+            for number in (0,) if second is None else (0, second):
+                known[number] = 1 + await _better(session, query, terms[number], cache)
         names: dict[str, str] = {player_id: name for player_id, name in (await session.execute(
             select(PlayerRow.id, PlayerRow.name)
             .where(PlayerRow.id.in_({row.player_id for row in rows})))).all()} if rows else {}
-    ranks: list[int] = []
-    for number, key in enumerate(tie_keys):
-        if number == 0:
-            ranks.append(first_rank)
-        elif key == tie_keys[number - 1]:
-            ranks.append(ranks[-1])
-        else:
-            ranks.append(start + number + 1)
     made = [make_line(row, names[row.player_id], rank)
-            for row, rank in zip(rows, ranks, strict=True)]
+            for row, rank in zip(rows, _ranks(terms, known), strict=True)]
     me = next((line for line, key in zip(made, full_keys, strict=True) if key == mine), None)
     return Board(made, me)
 
@@ -244,16 +260,42 @@ async def _page(session: AsyncSession, query: _Query, keys: list[Label[Any]],
     return rows[::-1] if before else rows
 
 
-async def _count_before(session: AsyncSession, query: _Query,
-                        key: tuple[Any, ...]) -> tuple[int, int]:
-    """How many lines sort strictly before ``key``, and how many of those are strictly better
-    on the ranking terms (the first ``ties``), in one pass: those are a part of the first."""
-    order, ties = query.order, query.order[:query.ties]
-    better = func.count().filter(tuple_(*ties) < _bound(ties, key[:query.ties]))
-    before, better_count = (await session.execute(
-        query.lines.with_only_columns(func.count(), better, maintain_column_froms=True)
-        .where(tuple_(*order) < _bound(order, key)))).one()
-    return before or 0, better_count or 0
+async def _better(session: AsyncSession, query: _Query, term: int,
+                  cache: ranks.RankCache | None) -> int:
+    """How many lines of the board rank strictly better than ``term``: from the cache if it
+    holds the board, else the counts of the buckets below ``term``'s plus the lines of its own
+    bucket below it (one short range of the board's index)."""
+    counted = query.counted
+    if cache is not None:
+        cached = await cache.lines_below(counted.boards, term)
+        if cached is not None:
+            return cached
+    bucket = counted.bucket(term)
+    below = await ranks.lines_below(session, counted, bucket)
+    if counted.width == 1:
+        return below
+    rank_term = query.order[0]
+    inside = await session.scalar(query.lines.with_only_columns(
+        func.count(), maintain_column_froms=True).where(
+        rank_term >= bucket * counted.width, rank_term < term))
+    return below + int(inside or 0)
+
+
+def _ranks(terms: Sequence[Any], known: dict[int, int]) -> list[int]:
+    """The ranks of consecutive lines, given their rank terms and the ranks ``known`` of some
+    (the first among them): a line that ties with the one before shares its rank; any other
+    is ranked by its place, counted from the last line whose rank is known."""
+    made: list[int] = []
+    last = 0
+    for number, term in enumerate(terms):
+        if number in known:
+            last = number
+            made.append(known[number])
+        elif term == terms[number - 1]:
+            made.append(made[-1])
+        else:
+            made.append(known[last] + number - last)
+    return made
 
 
 def _result_line(today: date | None) -> Callable[[Row[Any], str, int], ResultLine]:

@@ -36,6 +36,7 @@ from server.limits import AddressLimiter
 from server.outbox import Addressed, Outbox
 from server.pool import daily_draw, winnable_seed
 from server.race import Outgoing, Race, as_frame
+from server.rank_cache import RedisRanks
 from server.rematch import may_rematch, rematch
 from server.remote import Carrier, Directory, OneProcess, RemoteMember
 from server.settings import Settings
@@ -152,6 +153,8 @@ class RoomHost:
     def __init__(self, settings: Settings, sessions: Sessions, writer: Writer,
                  clock: Callable[[], float]) -> None:
         self.settings, self.sessions, self.writer, self.clock = settings, sessions, writer, clock
+        self.rank_cache: RedisRanks | None = None
+        """Set by the service when Redis is configured: given each stored result's lines."""
         self.rooms: dict[str, Room] = {}
         self.directory: Directory = OneProcess()
         self.carrier: Carrier = OneProcess()
@@ -490,10 +493,13 @@ class RoomHost:
         ended = datetime.fromtimestamp(race.ended_at, UTC)
         ranking = race.ranking()
 
-        async def store_and_rate() -> None:
-            race.rate(await store.record_results(self.sessions, race.race_id, ended, ranking))
+        async def store_result() -> None:
+            recorded = await store.record_results(self.sessions, race.race_id, ended, ranking)
+            race.rate(recorded.ratings)
+            if self.rank_cache is not None:  # after the commit; it never fails the write
+                await self.rank_cache.set_lines(recorded.scored)
 
-        stored = self.writer.run(store_and_rate)
+        stored = self.writer.run(store_result)
         stored.add_done_callback(lambda _: self._close_later(room, race))
         stored.add_done_callback(lambda _: self.solver.after_race(race))
         return stored

@@ -20,6 +20,7 @@ import hashlib
 import re
 import secrets
 from collections.abc import Awaitable, Callable, Collection, Sequence
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any, TypedDict, cast
@@ -27,11 +28,14 @@ from typing import Any, TypedDict, cast
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import (
+    BigInteger,
+    Date,
     Insert,
     Table,
     case,
     func,
     inspect,
+    literal,
     select,
     true,
     update,
@@ -43,6 +47,7 @@ from sqlalchemy.orm import selectinload
 from engine.moves import Move
 from engine.replay import MoveLog, replay_trusted
 from engine.solver import FULL_KNOWLEDGE
+from server import ranks
 from server.db import (
     Base,
     DailyDealRow,
@@ -228,11 +233,22 @@ class MoveRecorder:
                 await connection.close()
 
 
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """What storing a race's result decided, for the room to use once it is committed."""
+
+    ratings: dict[str, RatingChange]
+    """Each rated racer's rating change (none for a race that is not rated)."""
+    scored: list[ranks.Scored]
+    """The race's lines on the hot boards as they now stand (every ranked win, and each ranked
+    winner's count), for a rank cache: setting them twice changes nothing."""
+
+
 async def record_results(sessions: Sessions, race_id: str, ended_at: datetime,
-                         ranking: Sequence[RankEntry]) -> dict[str, RatingChange]:
+                         ranking: Sequence[RankEntry]) -> Recorded:
     """The race is over: set each racer's result from the race's ranking, count each new
-    ranked win in ``player_wins``, and rate the race (``rating_store.rate_race``): each racer's
-    rating change, none for a race that is not rated. Safe to retry.
+    ranked win in ``player_wins`` and each new line in ``board_counts`` (``server.ranks``), and
+    rate the race (``rating_store.rate_race``). Safe to retry.
 
     A win is counted when its entry becomes ``won`` here, having been something else. That is
     decided by the database, not by what was read: ``status`` is set to ``won`` where it was
@@ -256,9 +272,10 @@ async def record_results(sessions: Sessions, race_id: str, ended_at: datetime,
             finished_at[result.player_id] = (
                 None if result.time_ms is None
                 else started_at + timedelta(milliseconds=result.time_ms))
-        # First, while the session has changed nothing: the update must meet the stored rows.
-        await _count_new_wins(session, race, [result.player_id for result in ranking
-                                              if result.status == "won"], finished_at)
+        # First, while the session has changed nothing: the updates must meet the stored rows.
+        winners = [result.player_id for result in ranking if result.status == "won"]
+        won_ranked = await _count_new_wins(session, race, winners, finished_at)
+        await _count_new_lines(session, race, ranking, finished_at)
         for result in ranking:
             entry = entries[result.player_id]
             entry.status, entry.rank, entry.moves = result.status, result.rank, result.moves
@@ -267,15 +284,60 @@ async def record_results(sessions: Sessions, race_id: str, ended_at: datetime,
             entry.finished_at = finished_at[result.player_id]
             entry.ended_at = ended_at
         race.ended_at = ended_at
-        return await rate_race(session, race, ranking, ended_at)
+        return Recorded(await rate_race(session, race, ranking, ended_at),
+                        await _scored(session, race, ranking, won_ranked))
+
+
+async def _count_new_lines(session: AsyncSession, race: RaceRow, ranking: Sequence[RankEntry],
+                           finished_at: dict[str, datetime | None]) -> None:
+    """Set each result's ``standing`` and ``finish_day`` where it had none, and count the lines
+    the results that statement changed add to the boards; as for the wins, the database says
+    which results are new."""
+    e = _ENTRIES
+    placed = {result.player_id: (
+        ranks.standing(result.status, result.time_ms, result.on_foundations,
+                       result.reached_at_ms),
+        None if (at := finished_at[result.player_id]) is None else utc_day(at))
+        for result in ranking}
+    connection = await session.connection()
+    new = (await connection.execute(
+        update(cast(Table, EntryRow.__table__))
+        .where(e.race_id == race.id, e.player_id.in_(placed), e.standing.is_(None))
+        .values(standing=case({player: literal(value[0], BigInteger())
+                               for player, value in placed.items()}, value=e.player_id),
+                finish_day=case({player: literal(value[1], Date())
+                                 for player, value in placed.items()}, value=e.player_id))
+        .returning(e.player_id, e.ranked))).all()
+    status = {result.player_id: result for result in ranking}
+    await ranks.add_counts(connection, [change for player_id, counted in new
+                                        for change in ranks.result_changes(ranks.StoredResult(
+        race.rule_set, race.seed, race.daily_day, counted, status[player_id].status,
+        status[player_id].time_ms, *placed[player_id]))])
+
+
+async def _scored(session: AsyncSession, race: RaceRow, ranking: Sequence[RankEntry],
+                  won_ranked: list[str]) -> list[ranks.Scored]:
+    """The race's ranked wins, and the wins its ranked winners now have."""
+    if not won_ranked:
+        return []
+    w = PlayerWinsRow
+    counts = (await session.execute(select(w.player_id, w.wins).where(
+        w.rule_set == race.rule_set, w.player_id.in_(won_ranked)))).all()
+    times = {result.player_id: result.time_ms for result in ranking}
+    return [*((ranks.fastest_board(race.rule_set), f"{race.id}:{player_id}",
+               times[player_id] or 0) for player_id in won_ranked),
+            *((ranks.wins_board(race.rule_set), player_id, -wins) for player_id, wins in counts)]
 
 
 async def _count_new_wins(session: AsyncSession, race: RaceRow, winners: list[str],
-                          finished_at: dict[str, datetime | None]) -> None:
+                          finished_at: dict[str, datetime | None]) -> list[str]:
     """Mark the winners' entries ``won`` where they were not yet, and count those wins that
-    are ranked."""
+    are ranked (in ``player_wins``, and its buckets in ``board_counts``). Returns the winners
+    whose wins are ranked, new or not."""
+    won_ranked = [player_id for player_id in winners if any(
+        entry.player_id == player_id and entry.ranked for entry in race.entries)]
     if not winners:
-        return
+        return won_ranked
     e = _ENTRIES
     connection = await session.connection()
     new = (await connection.execute(
@@ -293,6 +355,14 @@ async def _count_new_wins(session: AsyncSession, race: RaceRow, winners: list[st
                      "last_win_at": last_win_at})
     if wins:
         await _count_wins(connection, wins)
+        w = PlayerWinsRow
+        now_has = (await connection.execute(select(w.wins).where(
+            w.rule_set == race.rule_set, w.player_id.in_([win["player_id"] for win in wins]))
+        )).scalars().all()
+        await ranks.add_counts(connection, [change for count in now_has
+                                            for change in ranks.wins_changes(race.rule_set,
+                                                                             count)])
+    return won_ranked
 
 
 async def _count_wins(connection: AsyncConnection, wins: list[dict[str, Any]]) -> None:
@@ -330,6 +400,7 @@ async def recount_wins(sessions: Sessions) -> None:
             ["rule_set", "player_id", "wins", "last_win_at"],
             select(e.rule_set, e.player_id, func.count(), func.max(e.finished_at))
             .where(e.status == "won", e.ranked == true()).group_by(e.rule_set, e.player_id)))
+        await ranks.recount(await session.connection())
 
 
 async def _insert_new(session: AsyncSession, model: type[Base],

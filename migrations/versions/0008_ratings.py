@@ -1,7 +1,7 @@
 """Ratings per player and rule set, and what each rated race changed (issue 13).
 
 Revision ID: 0008
-Revises: 0006
+Revises: 0007
 Create Date: 2026-11-24
 
 ``ratings`` holds each player's openskill rating in a rule set (mu, sigma, and the ordinal
@@ -22,7 +22,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0008"
-down_revision: str | Sequence[str] | None = "0006"
+down_revision: str | Sequence[str] | None = "0007"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

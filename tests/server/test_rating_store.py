@@ -38,8 +38,8 @@ async def store_race(sessions: Sessions, ranking: list[RankEntry], players: dict
                              deal_kind=deal_kind, daily_day=daily_day)
     started = NOW + timedelta(minutes=at)
     await record_start(sessions, race_id, started, [entry.player_id for entry in ranking])
-    changes = await record_results(sessions, race_id, started + timedelta(minutes=10), ranking)
-    return race_id, changes
+    recorded = await record_results(sessions, race_id, started + timedelta(minutes=10), ranking)
+    return race_id, recorded.ratings
 
 
 async def table(sessions: Sessions) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
@@ -101,7 +101,7 @@ async def test_a_retried_result_rates_once_and_gives_the_same_changes(
     ranking = [entry.model_copy(update={"player_id": players[entry.player_id], "rank": rank})
                for rank, entry in enumerate(RACE_1, start=1)]
     again = await record_results(sessions, race_id, NOW + timedelta(minutes=10), ranking)
-    assert again == changes and await table(sessions) == stored
+    assert again.ratings == changes and await table(sessions) == stored
 
 
 async def test_two_races_finishing_at_once_for_one_player_are_rated_one_after_the_other(
