@@ -55,6 +55,7 @@ from wire.protocol import (
     PlayDaily,
     RaceRecord,
     Ready,
+    Rematch,
     Resign,
     Resume,
     Resynced,
@@ -215,23 +216,26 @@ class RaceClient:
 
     async def hello(self, name: str | None = None, token: str | None = None,
                     own_progress: bool = False) -> Welcome:
-        """Say who you are. The SDK reads your own figures and the room's ``seq`` from each
+        """Say who you are; with neither name nor token (and none kept from before), watch
+        without a name: ``welcome.anonymous``, and only ``spectate``, boards and race records
+        are allowed. The SDK reads your own figures and the room's ``seq`` from each
         ``move_ok``, so unless told otherwise it asks not to get the progress events of your
         own moves (``Hello.own_progress``)."""
         self.own_progress = own_progress
         welcome = await self._expect(Hello(type="hello", name=name, token=token or self.token,
                                            own_progress=own_progress), Welcome)
-        self.player_id = welcome.player_id
+        self.player_id = None if welcome.anonymous else welcome.player_id
         self.token = welcome.token or token or self.token
         return welcome
 
     async def create_room(self, rule_set: str, *, seats: int = 2, deal: str = "secret",
-                          number: int | None = None, time_limit_s: int | None = None
-                          ) -> RoomState:
+                          number: int | None = None, time_limit_s: int | None = None,
+                          public: bool = False) -> RoomState:
+        """Open a room (``public``: listed at ``GET /api/rooms`` while racers may join)."""
         room = await self._expect(CreateRoom(
             type="create_room", rule_set=rule_set, seats=seats, time_limit_s=time_limit_s,
-            deal=DealChoice(kind=deal, number=None if number is None else str(number))),
-            RoomState)
+            deal=DealChoice(kind=deal, number=None if number is None else str(number)),
+            public=public), RoomState)
         return await self._entered(room)
 
     async def join(self, code: str) -> RoomState:
@@ -264,6 +268,12 @@ class RaceClient:
 
     async def start(self) -> Ok:
         return await self._expect(StartRace(type="start"), Ok)
+
+    async def rematch(self) -> Ok:
+        """Race again in this room, once its race is over: a new race on a new deal (the same
+        number for a chosen deal), every racer not ready. Its ``room`` event (phase ``lobby``,
+        the new race's) is in the event stream before this returns."""
+        return await self._expect(Rematch(type="rematch"), Ok)
 
     async def move(self, move: str | dict[str, Any]) -> MoveAccepted:
         return self._acknowledged(await self._expect(

@@ -147,6 +147,8 @@ class RaceRow(Base):
     winnable: Mapped[bool | None] = mapped_column(Boolean())
     """Asked for a deal proved winnable (issue 12): true, one was taken from the pool; false,
     none was ready and the deal is an unproved secret one; null, not asked."""
+    public: Mapped[bool] = mapped_column(server_default=false())
+    """Listed at ``GET /api/rooms`` while its lobby has a free seat (issue 13)."""
     seats_max: Mapped[int]
     time_limit_s: Mapped[int | None]
     host_id: Mapped[str] = mapped_column(ForeignKey("players.id"))

@@ -6,8 +6,8 @@ room (a move's progress event: everyone, ``but`` the mover where their connectio
 figures from ``move_ok`` instead: ``Hello.own_progress``). ``next_deadline()`` says when the
 shell must call ``tick`` (countdown end, time limit or longest race, a racer's idle while,
 reconnect grace). Room events get consecutive ``seq``
-numbers and the latest are kept (a ``room`` snapshot replaces the earlier ones), so a player who
-reconnects gets what they missed, or the room afresh. The shell (server/app.py) owns sockets,
+numbers and the latest are kept (``server.room_events``), so a player who reconnects gets what
+they missed, or the room afresh. The shell (server/app.py) owns sockets,
 timers and the database; it turns ``RaceError`` into an error message.
 
 Phases: LOBBY -> COUNTDOWN -> RACING -> FINISHED. A racer finishes when they win, resign, have
@@ -18,7 +18,6 @@ finishes when every racer has. So no racer, connected or not, can keep a race op
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 from datetime import date
 from enum import Enum
@@ -30,9 +29,9 @@ from engine.moves import RESIGN, Move
 from engine.registry import find_rule_set
 from engine.view import PileView, Status, View
 from server.errors import RaceError
+from server.room_events import EVENTS_KEPT, RoomEvents
 from wire.commitment import commitment
 from wire.protocol import (
-    SERVER_MESSAGE,
     Countdown,
     ErrorCode,
     ErrorMessage,
@@ -58,9 +57,6 @@ as ``timed_out``, as a time limit does (a longer time limit ends here too)."""
 IDLE_S = 600.0
 """How long a racer may go without a move (from the start, or from their last move) before the
 race finishes them as ``abandoned`` and resigns their game, connected or not."""
-EVENTS_KEPT = 200
-"""Room events kept for reconnecting players; one who missed more gets the room afresh.
-A ``room`` snapshot makes the earlier ones moot, so only the latest is kept."""
 
 
 class Phase(Enum):
@@ -148,7 +144,10 @@ class Race:
                  countdown_s: float = COUNTDOWN_S,
                  grace_s: float = GRACE_S, max_race_s: float = MAX_RACE_S,
                  idle_s: float = IDLE_S, daily_day: date | None = None,
-                 winnable: bool | None = None, events_kept: int = EVENTS_KEPT) -> None:
+                 winnable: bool | None = None, public: bool = False,
+                 events_kept: int = EVENTS_KEPT, events: RoomEvents | None = None) -> None:
+        """``events``: the room's event log, for a race that follows another in the same room
+        (a rematch); a new one otherwise."""
         self.game_type = find_rule_set(rule_set)
         self.race_id, self.code, self.rule_set = race_id, code, rule_set
         self.seed, self.algorithm, self.deal_kind = seed, algorithm, deal_kind
@@ -161,21 +160,15 @@ class Race:
         self.daily_day = daily_day
         self.winnable = winnable
         """Whether the deal was proved winnable before the race (``RoomState.winnable``)."""
+        self.public = public
+        """Whether the room is listed while its lobby has a free seat (``GET /api/rooms``)."""
         self.phase = Phase.LOBBY
         self.racers: dict[str, Racer] = {host_id: Racer(host_id, host_name)}
         self.spectators: set[str] = set()
         self.starts_at: float | None = None
         self.started_at: float | None = None
         self.ended_at: float | None = None
-        self.events_kept = events_kept
-        self.events: deque[tuple[int, str]] = deque()
-        """The latest room events as sent, with their ``seq`` (a long race has thousands: only
-        the last are kept, and as JSON text, a tenth of the memory of the message objects)."""
-        self._room_event: tuple[int, str] | None = None
-        self._dropped_through = 0
-        """The ``seq`` of the newest event dropped for room (not superseded by a snapshot)."""
-        self.seq = 0
-        """The ``seq`` of the latest room event."""
+        self.events = RoomEvents(events_kept) if events is None else events
         self.result: RaceFinished | None = None
         self.commitment = commitment(seed)
 
@@ -186,11 +179,11 @@ class Race:
         """A race rebuilt after a restart from what was stored: each racer's moves replayed
         with their times. Everyone counts as away since ``now`` (the grace period applies); a
         race that never started reopens its lobby with the host alone. Call ``catch_up`` next."""
-        race = cls(**settings)
         # Its room events are numbered on from the time of the rebuilding, in ms: above any
         # number the race's earlier life gave (it made fewer than one event a millisecond), so a
         # client resuming with a last_seq of that life gets a full resync, never wrong events.
-        race.seq = race._dropped_through = round(now * 1000)
+        race = cls(**settings, events=RoomEvents(settings.get("events_kept", EVENTS_KEPT),
+                                                 first_seq=round(now * 1000)))
         for racer in race.racers.values():
             racer.connected, racer.away_since = False, now
         if started_at is None:
@@ -226,6 +219,11 @@ class Race:
     # -- room events --------------------------------------------------------------------------
 
     @property
+    def seq(self) -> int:
+        """The ``seq`` of the room's latest event."""
+        return self.events.seq
+
+    @property
     def _next_seq(self) -> int:
         return self.seq + 1
 
@@ -236,18 +234,7 @@ class Race:
 
     def _record(self, message: Message) -> str:
         frame = as_frame(message)
-        self.seq += 1
-        event = (self.seq, frame)
-        if isinstance(message, RoomState):
-            if self._room_event is not None:
-                self.events.remove(self._room_event)
-            self._room_event = event
-        if len(self.events) >= self.events_kept:
-            dropped = self.events.popleft()
-            self._dropped_through = dropped[0]
-            if dropped is self._room_event:
-                self._room_event = None
-        self.events.append(event)
+        self.events.record(message, frame)
         return frame
 
     def room_state(self, request_id: str | None = None) -> RoomState:
@@ -259,7 +246,7 @@ class Race:
         return RoomState(
             id=request_id, seq=seq, code=self.code,
             rule_set=self.rule_set, deal_kind=self.deal_kind, winnable=self.winnable,
-            phase=self.phase.value,
+            phase=self.phase.value, public=self.public, deal_number=self.deal_number,
             host=self.host_id, seats_max=self.seats_max, time_limit_s=self.time_limit_s,
             seats=[racer.seat_info() for racer in self.racers.values()],
             spectators=len(self.spectators),
@@ -267,8 +254,20 @@ class Race:
             starts_at_ms=None if self.starts_at is None else ms(self.starts_at),
             started_at_ms=None if self.started_at is None else ms(self.started_at))
 
+    @property
+    def deal_number(self) -> str | None:
+        """The deal's number as far as everyone may know it (``RoomState.deal_number``)."""
+        if self.deal_kind == "number" or (self.phase is Phase.FINISHED and self.reveals_seed):
+            return str(self.seed)
+        return None
+
     def _room_changed(self) -> Outgoing:
         return self._broadcast(self._room_snapshot(None, self._next_seq))
+
+    def announce(self) -> list[Outgoing]:
+        """The room as it is now, as a room event: for a race that follows another in the
+        room (``server.rematch``)."""
+        return [self._room_changed()]
 
     def _racer(self, player_id: str) -> Racer:
         racer = self.racers.get(player_id)
@@ -574,11 +573,8 @@ class Race:
 
     def events_since(self, seq: int) -> list[Message] | None:
         """The room events after ``seq``, or ``None`` when they are no longer all kept (or
-        ``seq`` is not one of this race's): the caller then sends ``catch_up_state``."""
-        if seq < self._dropped_through or seq > self.seq:
-            return None
-        return [SERVER_MESSAGE.validate_json(frame) for number, frame in self.events
-                if number > seq]
+        ``seq`` is not one of this room's): the caller then sends ``catch_up_state``."""
+        return self.events.since(seq)
 
     def catch_up_state(self) -> list[Message]:
         """Everything a player who missed too much needs: the room as it is now, and the

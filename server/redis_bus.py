@@ -10,6 +10,8 @@ by another worker. A room lives in exactly one worker. Redis (``settings.redis_u
 - ``{prefix}workers``: the workers that have run and not been reaped.
 - ``{prefix}room:{code}``: the worker that holds the room (the directory), and
   ``{prefix}rooms:{id}``: the rooms a worker holds, for whoever takes them over.
+- ``{prefix}public`` and ``{prefix}public:{code}``: the public rooms open for racers, each kept
+  by its room's worker (``server.listing``).
 - the channel ``{prefix}to:{id}``: what goes to a worker, in order from each sender: requests
   of other workers' connections for its rooms (``req``), the end of each such request
   (``done``), frames for its connections (``frames``), a connection closed (``gone``) and
@@ -37,7 +39,7 @@ import logging
 import os
 import secrets
 import socket
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import redis.asyncio as redis
@@ -46,7 +48,9 @@ from websockets.asyncio.server import broadcast
 from server import store
 from server.connections import Client, Elsewhere
 from server.errors import Refusal, Refused
-from server.rooms import ROOM_REQUESTS, RemoteMember, Room, RoomHost, RoomRequest
+from server.listing import REFRESH_S, RedisListing
+from server.remote import RemoteMember
+from server.rooms import ROOM_REQUESTS, Room, RoomHost, RoomRequest
 from server.speedups import JsonLibrary, json_dumps, json_loads
 from server.store import Sessions
 from wire.protocol import (
@@ -108,13 +112,16 @@ class RedisBus:
         self._hopping_to: dict[str, str] = {}
         """The worker each of those went to: if it dies, the request fails at once (a ``join``
         in flight included, whose connection is in no room yet), not at ``HOP_TIMEOUT_S``."""
-        self._outgoing: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self._outgoing: asyncio.Queue[tuple[str, str] | Callable[[Any], None]] = (
+            asyncio.Queue())
+        """Messages to publish (channel, payload), and other writes (given the pipeline)."""
         self._tasks: list[asyncio.Task[None]] = []
         self._serving: set[asyncio.Task[None]] = set()
         self._beaten = False
         self._adopting: dict[str, asyncio.Future[None]] = {}
         """Rooms claimed and being rebuilt: requests for them wait until they are."""
         self._take_over = self.redis.register_script(TAKE_OVER)
+        self.listing = RedisListing(self.redis, self._key, self._outgoing.put_nowait)
         host.directory = self
         host.carrier = self
 
@@ -168,6 +175,7 @@ class RedisBus:
                 continue
             room = self.host.rooms[code]
             log.warning("room %s was taken over while this worker stalled: letting it go", code)
+            self.listing.written.pop(code, None)  # (its entry is the new holder's to write)
             for member in list(room.members):
                 if isinstance(member, Client):
                     self._moved(member)
@@ -182,7 +190,15 @@ class RedisBus:
         return bool(claimed)
 
     def release(self, code: str) -> None:
-        self._command("release", code)
+        self.listing.forget(code)
+        self._outgoing.put_nowait(lambda pipe: self._release(pipe, code))
+
+    def _release(self, pipe: Any, code: str) -> None:
+        pipe.delete(self._key("room", code))
+        pipe.srem(self._key("rooms", self.id), code)
+
+    def listed(self, room: Room) -> None:
+        self.listing.changed(room)
 
     async def holder(self, code: str) -> str | None:
         """The live worker that holds the room, taking it over (or rebuilding it from the
@@ -377,9 +393,6 @@ class RedisBus:
     def _publish(self, worker: str, data: dict[str, Any]) -> None:
         self._outgoing.put_nowait((self._key("to", worker), self._dumps(data)))
 
-    def _command(self, name: str, argument: str) -> None:
-        self._outgoing.put_nowait(("", f"{name} {argument}"))
-
     async def _send_forever(self) -> None:
         """Everything published or released, in the order it was queued, in pipelines of as
         many as are waiting."""
@@ -399,23 +412,23 @@ class RedisBus:
         if batch:
             await self._write(batch)
 
-    async def _write(self, batch: list[tuple[str, str]]) -> None:
+    async def _write(self, batch: list[tuple[str, str] | Callable[[Any], None]]) -> None:
         """One pipeline, and one ``PUBLISH`` per channel of the messages queued for it, as a
         JSON list in the order they were queued: under load a move's frames and the end of its
-        request go together (each command costs redis-py more than its bytes do)."""
+        request go together (each command costs redis-py more than its bytes do). Then the
+        other writes (releases, the public list), in the order they were queued."""
         by_channel: dict[str, list[str]] = {}
-        released = []
-        for channel, payload in batch:
-            if channel:
-                by_channel.setdefault(channel, []).append(payload)
+        writes = []
+        for queued in batch:
+            if isinstance(queued, tuple):
+                by_channel.setdefault(queued[0], []).append(queued[1])
             else:
-                released.append(payload.split(" ", 1)[1])
+                writes.append(queued)
         async with self.redis.pipeline(transaction=False) as pipe:
             for channel, payloads in by_channel.items():
                 pipe.publish(channel, f"[{','.join(payloads)}]")
-            for code in released:
-                pipe.delete(self._key("room", code))
-                pipe.srem(self._key("rooms", self.id), code)
+            for write in writes:
+                write(pipe)
             await pipe.execute()
 
     # -- watching the other workers ---------------------------------------------------------------
@@ -423,11 +436,15 @@ class RedisBus:
     async def _watch_forever(self) -> None:
         loop = asyncio.get_running_loop()
         next_orphan_sweep = loop.time() + ORPHAN_SWEEP_S
+        next_refresh = loop.time() + REFRESH_S
         while True:
             await asyncio.sleep(HEARTBEAT_S)
             try:
                 await self._beat()
                 await self._watch()
+                if loop.time() >= next_refresh:
+                    next_refresh = loop.time() + REFRESH_S
+                    self.listing.refresh()
                 if loop.time() >= next_orphan_sweep:
                     next_orphan_sweep = loop.time() + ORPHAN_SWEEP_S
                     await self._sweep_orphans()

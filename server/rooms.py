@@ -1,15 +1,15 @@
 """Where a room lives: its race, the connections in it, its outbox, its timer, its storage.
 
 A ``RoomHost`` keeps the rooms of one process. It takes the room requests (create, join,
-spectate, leave, ready, start, move, resign, resume, daily) of its members, feeds them to the
-race (``server.race``, a pure state machine), queues what the race accepted for storage
+spectate, leave, ready, start, move, resign, resume, daily, rematch) of its members, feeds
+them to the race (``server.race``, a pure state machine), queues what the race accepted for storage
 (``server.writer``) and sends what the race said through the room's outbox
 (``server.outbox``: in order, each message once what it depends on is stored).
 
 A member is a connection in the room, wherever it is: a ``Client`` of this process
 (``server.connections``), whose frames are written to its socket, or a ``RemoteMember``, a
-connection held by another worker, whose frames the bus (``server.bus``) carries there. The
-host does not tell them apart but to hand frames over.
+connection held by another worker, whose frames the bus (``server.bus``) carries there
+(``server.remote``). The host does not tell them apart but to hand frames over.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import secrets
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from websockets.asyncio.server import ServerConnection, broadcast
 
@@ -36,6 +36,8 @@ from server.limits import AddressLimiter
 from server.outbox import Outbox
 from server.pool import daily_draw, winnable_seed
 from server.race import Outgoing, Race, as_frame
+from server.rematch import may_rematch, rematch
+from server.remote import Carrier, Directory, OneProcess, RemoteMember
 from server.settings import Settings
 from server.store import AcceptedMove, Sessions
 from server.writer import WriteGivenUp, Writer
@@ -53,6 +55,7 @@ from wire.protocol import (
     RaceFinished,
     RaceStarted,
     Ready,
+    Rematch,
     Resign,
     Resume,
     Resynced,
@@ -70,64 +73,10 @@ CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 CODE_LENGTH = 8
 
 RoomRequest = (CreateRoom | JoinRoom | Spectate | LeaveRoom | Ready | StartRace | MakeMove
-               | Resign | Resume | PlayDaily | AskHint)
+               | Resign | Resume | PlayDaily | AskHint | Rematch)
 ROOM_REQUESTS = (CreateRoom, JoinRoom, Spectate, LeaveRoom, Ready, StartRace, MakeMove, Resign,
-                 Resume, PlayDaily, AskHint)
+                 Resume, PlayDaily, AskHint, Rematch)
 """The requests a room answers; the connection's gateway answers the rest itself."""
-
-
-@dataclass(eq=False, slots=True)
-class RemoteMember:
-    """A connection held by another worker, in a room of this one: frames for it go by the bus
-    to ``worker``, which writes them to its connection ``connection_id``."""
-
-    worker: str
-    connection_id: str
-    player_id: str | None
-    name: str | None
-    own_progress: bool = True
-    room: Room | None = None
-    ws: None = None
-
-
-class Carrier(Protocol):
-    """What takes frames to members held by other workers (``server.redis_bus``)."""
-
-    def send_frames(self, members: Sequence[RemoteMember], frame: str) -> None:
-        ...
-
-    def out_of_room(self, members: Sequence[RemoteMember]) -> None:
-        """Their room has closed."""
-        ...
-
-
-class Directory(Protocol):
-    """Which worker holds which room (``server.redis_bus``), as far as a host needs to know."""
-
-    async def claim(self, code: str) -> bool:
-        """Take a new room code for this worker: False if another has it."""
-        ...
-
-    def release(self, code: str) -> None:
-        """This worker holds the room no more."""
-        ...
-
-
-class OneProcess:
-    """Directory and carrier when one process holds every room and every connection: the
-    host's own dictionary is the directory, and no member is held elsewhere."""
-
-    async def claim(self, code: str) -> bool:
-        return True
-
-    def release(self, code: str) -> None:
-        pass
-
-    def send_frames(self, members: Sequence[RemoteMember], frame: str) -> None:
-        raise AssertionError("a room of a single process has no member held elsewhere")
-
-    def out_of_room(self, members: Sequence[RemoteMember]) -> None:
-        raise AssertionError("a room of a single process has no member held elsewhere")
 
 
 @dataclass(eq=False, slots=True)
@@ -142,9 +91,12 @@ class Room:
     saved: dict[str, int] = field(default_factory=dict)
     """How many of each racer's moves are queued for storage."""
     opened: float = 0.0
-    """When the room was opened (or restored), by the service's clock."""
+    """When the room's lobby was opened (or restored, or reopened by a rematch), by the
+    service's clock: the lobby's age (``server.sweeper``) and its place in the public list."""
     empty_since: float | None = None
     """Since when nobody has been in the room, as last looked at (``server.sweeper``)."""
+    rematching: asyncio.Future[None] | None = None
+    """A rematch under way (its deal drawn, its race stored): another racer's waits for it."""
 
     def address(self, outgoing: Outgoing) -> tuple[list[Client | RemoteMember], str]:
         """What the race said, to the members in the room now that it is meant for."""
@@ -191,7 +143,7 @@ def restore_race(row: RaceRow, settings: Settings, now: float) -> Race:
         host_name=row.host.name, seats_max=row.seats_max, time_limit_s=row.time_limit_s,
         countdown_s=settings.countdown_s, grace_s=settings.reconnect_grace_s,
         max_race_s=settings.max_race_s, idle_s=settings.idle_s, daily_day=row.daily_day,
-        winnable=row.winnable)
+        winnable=row.winnable, public=row.public)
 
 
 class RoomHost:
@@ -279,6 +231,8 @@ class RoomHost:
                 room = self._current(client)
                 given = await self.solver.hint(room.race, client.player_id, message.id, now)
                 await room.reply(client, given)
+            case Rematch():
+                await self._rematch(client, message)
 
     def disconnect(self, client: Client | RemoteMember) -> None:
         """The member's connection is gone."""
@@ -326,16 +280,22 @@ class RoomHost:
         self._may_open(client, message.rule_set)
         self._take_room(client)
         deal = message.deal  # (a chosen number is checked by the model, and "daily" refused)
-        seed = int(deal.number or 0) if deal.kind == "number" else secrets.randbits(64)
-        winnable = None
-        if deal.winnable:  # a pooled seed, or after a wait an unproved one (server.pool)
-            pooled = await winnable_seed(self.settings, self.sessions, message.rule_set,
-                                         self._write)
-            seed, winnable = (seed, False) if pooled is None else (pooled, True)
+        seed, winnable = await self._draw(message.rule_set, int(deal.number or 0)
+                                          if deal.kind == "number" else None, deal.winnable)
         await self._open(client, message.id, rule_set=message.rule_set, seed=seed,
                          deal_kind=deal.kind, winnable=winnable, seats_max=message.seats,
-                         time_limit_s=message.time_limit_s,
+                         time_limit_s=message.time_limit_s, public=message.public,
                          countdown_s=self.settings.countdown_s)
+
+    async def _draw(self, rule_set: str, number: int | None,
+                    winnable: bool) -> tuple[int, bool | None]:
+        """A room's deal: the chosen ``number``, or a new secret seed; asked to be winnable, a
+        pooled seed, or after a wait an unproved one (``server.pool``), and which it is."""
+        seed = secrets.randbits(64) if number is None else number
+        if not winnable:
+            return seed, None
+        pooled = await winnable_seed(self.settings, self.sessions, rule_set, self._write)
+        return (seed, False) if pooled is None else (pooled, True)
 
     async def _daily(self, client: Client | RemoteMember, message: PlayDaily, now: float) -> None:
         assert client.player_id is not None
@@ -368,12 +328,7 @@ class RoomHost:
                     grace_s=self.settings.reconnect_grace_s, max_race_s=self.settings.max_race_s,
                     idle_s=self.settings.idle_s, **race_settings)
         try:
-            stored = await self._write(lambda: store.create_race(
-                self.sessions, race_id=race.race_id, code=race.code, rule_set=race.rule_set,
-                deal_kind=race.deal_kind, seed=race.seed, algorithm=race.algorithm,
-                rules=race.rules, host_id=race.host_id, seats_max=race.seats_max,
-                time_limit_s=race.time_limit_s, daily_day=race.daily_day,
-                winnable=race.winnable))
+            stored = await self._store(race)
         except Refusal:
             self.directory.release(code)
             raise
@@ -383,8 +338,45 @@ class RoomHost:
                           f"you have played today's {race.rule_set} deal")
         room = self.rooms[race.code] = Room(race, self._outbox(), opened=self.clock())
         self._enter(client, room)
+        self.directory.listed(room)
         await self._reply_room(client, room, request_id)
         return room
+
+    def _store(self, race: Race) -> Awaitable[RaceRow | None]:
+        """Store a new race, in its lobby (a client waits for it)."""
+        return self._write(lambda: store.create_race(
+            self.sessions, race_id=race.race_id, code=race.code, rule_set=race.rule_set,
+            deal_kind=race.deal_kind, seed=race.seed, algorithm=race.algorithm,
+            rules=race.rules, host_id=race.host_id, seats_max=race.seats_max,
+            time_limit_s=race.time_limit_s, daily_day=race.daily_day,
+            winnable=race.winnable, public=race.public))
+
+    async def _rematch(self, client: Client | RemoteMember, message: Rematch) -> None:
+        """The room's next race (``server.rematch``), stored before anyone hears of it. The
+        room keeps its outbox, members and code; the finished race is in the database."""
+        assert client.player_id is not None
+        room = self._current(client)
+        finished = room.race
+        may_rematch(finished, client.player_id)  # before drawing from the pool
+        if room.rematching is not None:  # another racer asked first: theirs is ours
+            await room.rematching
+            await room.reply(client, Ok(id=message.id))
+            return
+        room.rematching = asyncio.get_running_loop().create_future()
+        try:
+            seed, winnable = await self._draw(finished.rule_set, finished.seed if (
+                finished.deal_kind == "number") else None, finished.winnable is not None)
+            if self.rooms.get(finished.code) is not room:
+                raise Refusal(ErrorCode.ROOM_CLOSED, f"room {finished.code} has closed")
+            following, out = rematch(finished, client.player_id, race_id=secrets.token_hex(8),
+                                     seed=seed, algorithm=DEAL_ALGORITHM, winnable=winnable)
+            await self._store(following)
+            room.race, room.saved, room.opened = following, {}, self.clock()
+            self.deliver(room, out)
+        finally:
+            room.rematching.set_result(None)
+            room.rematching = None
+        await room.reply(client, Ok(id=message.id))
 
     async def _write(self, action: Callable[[], Awaitable[T]]) -> T:
         return await write_for_client(self.writer, action, self.settings.write_wait_s)
@@ -476,6 +468,8 @@ class RoomHost:
                 frames, after = [], self._store_result(room)
             frames.append(room.address(outgoing))
         self._arm(room)
+        if race.public:
+            self.directory.listed(room)
         return room.outbox.add(frames, after)
 
     def _record_start(self, race: Race, started: RaceStarted) -> None:
@@ -491,14 +485,17 @@ class RoomHost:
         ranking = race.ranking()
         stored = self.writer.run(lambda: store.record_results(self.sessions, race.race_id, ended,
                                                               ranking))
-        stored.add_done_callback(lambda _: self._close_later(room))
+        stored.add_done_callback(lambda _: self._close_later(room, race))
         stored.add_done_callback(lambda _: self.solver.after_race(race))
         return stored
 
-    def _close_later(self, room: Room) -> None:
+    def _close_later(self, room: Room, race: Race) -> None:
+        """Close the room a while after its race's result is stored, unless a rematch has
+        put a new race in it meanwhile."""
         if not self.closing:
-            asyncio.get_running_loop().call_later(self.settings.finished_room_s,
-                                                  self.forget_room, room)
+            asyncio.get_running_loop().call_later(
+                self.settings.finished_room_s,
+                lambda: self.forget_room(room) if room.race is race else None)
 
     def forget_room(self, room: Room, release: bool = True) -> None:
         """Close a room: its code is free (unless ``release`` is False: another worker holds

@@ -114,7 +114,7 @@ async def create_race(sessions: Sessions, *, race_id: str, code: str, rule_set: 
                       deal_kind: DealKind, seed: int, algorithm: int, rules: int, host_id: str,
                       seats_max: int, time_limit_s: int | None,
                       daily_day: date | None = None,
-                      winnable: bool | None = None) -> RaceRow | None:
+                      winnable: bool | None = None, public: bool = False) -> RaceRow | None:
     """A race in its lobby. The commitment is computed here from the seed, as the race does.
 
     A daily deal's race is its host's one play of that day's deal: the play is claimed in the
@@ -126,7 +126,7 @@ async def create_race(sessions: Sessions, *, race_id: str, code: str, rule_set: 
         raise ValueError("a daily deal, and only a daily deal, has a daily day")
     race = RaceRow(id=race_id, code=code, rule_set=rule_set, deal_kind=deal_kind, seed=seed,
                    algorithm=algorithm, rules=rules, commitment=commitment(seed),
-                   daily_day=daily_day, winnable=winnable,
+                   daily_day=daily_day, winnable=winnable, public=public,
                    seats_max=seats_max, time_limit_s=time_limit_s, host_id=host_id,
                    created_at=datetime.now(UTC))
     async with sessions.begin() as session:

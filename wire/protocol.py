@@ -10,7 +10,6 @@ explains every message with an example session.
 from __future__ import annotations
 
 from datetime import date
-from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -23,6 +22,7 @@ from pydantic import (
 )
 
 from engine.deal import SEED_MAX, deal_number
+from wire.codes import ErrorCode as ErrorCode
 from wire.names import NAME_RULE, PlayerName
 
 PROTOCOL_VERSION = 1
@@ -59,7 +59,9 @@ class Message(BaseModel):
 
 
 class Hello(Message):
-    """First message: a new player gives a name and gets a token; a returning one gives it."""
+    """First message: a new player gives a name and gets a token; a returning one gives it.
+    With neither, the connection is anonymous: it may watch (spectate, boards, race records)
+    but not play."""
 
     type: Literal["hello"]
     id: RequestId = None
@@ -103,6 +105,8 @@ class CreateRoom(Message):
     time_limit_s: Annotated[int | None, Field(ge=30, le=24 * 3600, description=(
         "Seconds from the start; none: no time limit. Either way a race ends at the server's "
         "longest race (2 hours by default: docs/protocol.md, 'How long a race lasts')."))] = None
+    public: bool = Field(default=False, description=(
+        "List the room, while it waits in its lobby with a free seat, at GET /api/rooms."))
 
 
 class JoinRoom(Message):
@@ -237,9 +241,17 @@ class GetRace(Message):
     race_id: Annotated[str, Field(max_length=64)]
 
 
+class Rematch(Message):
+    """A racer seated in a finished race's room: race again, same room, seats and options, on
+    a new deal (a new secret one, or the same chosen number). Not for a daily deal."""
+
+    type: Literal["rematch"]
+    id: RequestId = None
+
+
 ClientMessage = Annotated[
     Hello | CreateRoom | JoinRoom | Spectate | LeaveRoom | Ready | StartRace | MakeMove | Resign
-    | Resume | AskHint | PlayDaily | GetLeaderboard | GetRace,
+    | Resume | AskHint | PlayDaily | GetLeaderboard | GetRace | Rematch,
     Field(discriminator="type"),
 ]
 CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
@@ -256,6 +268,9 @@ class Welcome(Message):
     name: str
     token: str | None = Field(
         default=None, description="Only for a new player: keep it to come back as yourself.")
+    anonymous: bool = Field(default=False, description=(
+        "A hello with neither name nor token: no identity (player_id and name are empty); the "
+        "connection may spectate and read boards and races, nothing else."))
 
 
 class Ok(Message):
@@ -264,45 +279,6 @@ class Ok(Message):
 
     type: Literal["ok"] = "ok"
     id: RequestId = None
-
-
-class ErrorCode(StrEnum):
-    """Every code an ``error`` message can carry: stable and machine-readable. docs/protocol.md
-    says what each means (a test checks it names every one)."""
-
-    # Frames refused before they are read as a request.
-    BAD_JSON = "bad_json"
-    UNKNOWN_TYPE = "unknown_type"
-    INVALID_MESSAGE = "invalid_message"
-    TOO_LARGE = "too_large"
-    RATE_LIMITED = "rate_limited"
-    # Identity.
-    NOT_IDENTIFIED = "not_identified"
-    BAD_TOKEN = "bad_token"
-    # What a request names.
-    UNKNOWN_RULE_SET = "unknown_rule_set"
-    UNKNOWN_ROOM = "unknown_room"
-    NOT_FOUND = "not_found"
-    # Rooms and seats.
-    IN_ANOTHER_ROOM = "in_another_room"
-    ROOM_FULL = "room_full"
-    ALREADY_STARTED = "already_started"
-    NOT_IN_ROOM = "not_in_room"
-    NOT_HOST = "not_host"
-    # Racing.
-    NOT_RACING = "not_racing"
-    FINISHED = "finished"
-    INVALID_MOVE = "invalid_move"
-    ILLEGAL_MOVE = "illegal_move"
-    ALREADY_PLAYED = "already_played"
-    NO_HINTS = "no_hints"
-    # What one connection, address or player may hold (docs/protocol.md, Limits).
-    TOO_MANY_CONNECTIONS = "too_many_connections"
-    TOO_MANY_PLAYERS = "too_many_players"
-    TOO_MANY_ROOMS = "too_many_rooms"
-    ROOM_CLOSED = "room_closed"
-    # The server.
-    UNAVAILABLE = "unavailable"
 
 
 class ErrorMessage(Message):
@@ -352,6 +328,7 @@ class RoomState(Message):
         "them); false, none was ready in time and the deal is an unproved secret one. Null: "
         "not asked."))
     phase: Literal["lobby", "countdown", "racing", "finished"]
+    public: bool = Field(default=False, description="Listed at GET /api/rooms while open.")
     host: str
     seats_max: int
     time_limit_s: int | None
@@ -359,6 +336,9 @@ class RoomState(Message):
     spectators: int
     commitment: str | None = Field(
         default=None, description="SHA-256 (hex) of the seed's decimal text, from the start on.")
+    deal_number: str | None = Field(default=None, description=(
+        "The deal's number when everyone may know it: a chosen deal's from the lobby on, a "
+        "secret deal's once the race is over (the revealed seed); a daily deal's never here."))
     starts_at_ms: int | None = Field(default=None, description="Countdown end, Unix ms.")
     started_at_ms: int | None = None
     reconnect_to: str | None = Field(default=None, description=(
