@@ -114,39 +114,47 @@ export class Board {
     this.element.style.setProperty("--scale", scale);
   }
 
-  // Where each card is drawn now (screen pixels), by card and its copy number (two packs).
+  // Where each card lies now on the table (its own, unscaled pixels), by card and its copy
+  // number (two packs).
   cardPlaces() {
     const places = new Map();
+    const origin = this.table.getBoundingClientRect();
+    const at = (element) => {
+      const rect = element.getBoundingClientRect();
+      return [(rect.left - origin.left) / this.scale, (rect.top - origin.top) / this.scale];
+    };
     for (const card of this.table.querySelectorAll(".card.face")) {
-      const key = placeKey(places, card.dataset.card);
-      places.set(key, card.getBoundingClientRect());
+      places.set(placeKey(places, card.dataset.card), at(card));
     }
     const stock = this.table.querySelector('.pile[data-pile="stock"]');
-    places.set("stock", stock?.getBoundingClientRect() ?? null);
+    places.set("stock", stock ? at(stock) : null);
     return places;
   }
 
   // Each card now elsewhere travels there from where it was: the card you moved first, then
-  // the ones the engine moved, one after another; a card newly shown comes from the stock.
+  // the ones the engine moved, one after another, quickly; a card newly shown comes from the
+  // stock.
   travel(before, move) {
     const moved = move ? parseMove(move.move).card : null;
+    const after = this.cardPlaces();
     const seen = new Map();
     const goes = [];
     for (const card of this.table.querySelectorAll(".card.face")) {
       const key = placeKey(seen, card.dataset.card);
       seen.set(key, true);
-      const was = before.get(key) ?? (before.has(key) ? null : before.get("stock"));
-      if (!was) continue;
-      const now = card.getBoundingClientRect();
-      const [dx, dy] = [(was.left - now.left) / this.scale, (was.top - now.top) / this.scale];
-      if (Math.abs(dx) < 1 && Math.abs(dy) < 1) continue;
+      const was = before.get(key) ?? before.get("stock");
+      const now = after.get(key);
+      if (!was || !now) continue;
+      const [dx, dy] = [was[0] - now[0], was[1] - now[1]];
+      if (Math.abs(dx) < 2 && Math.abs(dy) < 2) continue;
       goes.push({ card, dx, dy, first: card.dataset.card === moved });
     }
     goes.sort((a, b) => Number(b.first) - Number(a.first));
-    goes.slice(0, 40).forEach(({ card, dx, dy }, order) => {
+    const stagger = Math.min(STAGGER_MS, 600 / Math.max(1, goes.length));
+    goes.slice(0, 24).forEach(({ card, dx, dy }, order) => {
       card.style.zIndex = 500;
       const animation = card.animate?.([{ transform: `translate(${dx}px, ${dy}px)` },
-        { transform: "none" }], { duration: STEP_MS, delay: order * STAGGER_MS,
+        { transform: "none" }], { duration: STEP_MS, delay: order * stagger,
         easing: "ease-out", fill: "backwards" });
       animation?.finished.then(() => card.style.removeProperty("z-index")).catch(() => {});
     });

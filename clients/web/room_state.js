@@ -37,6 +37,13 @@ export function initialState({ code, watching = false, me = null, dealNumber = n
 const EVENTS = new Set(["countdown", "race_started", "progress", "race_finished"]);
 
 export function reduce(state, message, { now = 0 } = {}) {
+  // Another room's messages (the one being left, still talking) are not this page's; nor are
+  // events before this room's first snapshot.
+  if (message.type === "room" && message.code !== state.code) return state;
+  if ((EVENTS.has(message.type) || message.type === "view" || message.type === "move_ok")
+    && !state.room) {
+    return state;
+  }
   if (EVENTS.has(message.type) && message.seq !== undefined && message.seq <= state.lastSeq
     && state.lastSeq !== 0) {
     return state;

@@ -164,3 +164,14 @@ test("the room's deal number survives a reload (from the room alone)", () => {
     deal_number: "42", started_at_ms: 1 }));
   assert.equal(state.dealNumber, "42");
 });
+
+test("the messages of a room being left do not reach this room's state", () => {
+  let state = initialState({ code: "ABCD", me: "a" });
+  const early = reduce(state, { type: "progress", seq: 90, player_id: "a", on_foundations: 1,
+    total: 52, moves: 1, status: "racing" });
+  assert.equal(early, state);
+  state = reduce(state, room("lobby", [seat("a", "Ann")]));
+  const other = reduce(state, { ...room("racing", []), code: "ZZZZ", seq: 99 });
+  assert.equal(other, state);
+  assert.equal(state.lastSeq, 1);
+});
