@@ -102,7 +102,8 @@ export class Board {
     const height = this.table.offsetHeight;
     if (!width || !height) return;
     const parent = this.element.parentElement;
-    const room = parent ? parent.clientWidth : window.innerWidth;
+    const window_ = document.documentElement.clientWidth || window.innerWidth;
+    const room = Math.min(parent ? parent.clientWidth : window_, window_);
     const top = this.element.getBoundingClientRect().top + window.scrollY;
     const below = window.innerHeight - top - 8;
     const tall = Math.max(below, window.innerHeight * 0.5);
@@ -332,8 +333,10 @@ export class Board {
   click(at) {
     const selected = this.selected;
     const now = performance.now();
+    // A double tap: the second of two quick taps on a card the first one picked up (a tap
+    // that moved cards there does not count).
     const tap = this.lastTap;
-    this.lastTap = { pile: at.pile, index: at.index, time: now };
+    this.lastTap = null;
     const again = tap && tap.pile === at.pile && tap.index === at.index
       && now - tap.time < DOUBLE_TAP_MS && at.index !== null;
     if (again && this.sendHome(at)) return;
@@ -344,6 +347,7 @@ export class Board {
     } else if (this.canPick(at) && this.oneClick(at)) {
       // played at once: the only place a face-down card may go
     } else if (this.canPick(at)) {
+      this.lastTap = { pile: at.pile, index: at.index, time: now };
       this.selected = at;
       this.render();
     } else if (at.pile === "stock") {

@@ -56,9 +56,6 @@ def screenshot(name: str) -> Path:
 WON_BY_PLAYING_ON = 3
 """An All Fours deal that playing every move as it comes wins (in 52 moves)."""
 SHOWN_DEAL = 7
-EARLY_MOVES = {"cornerstones": 6, "cornerstones-arnold": 6, "puss-in-the-corner": 10}
-"""Moves made (from the list, each transfer in turn) before each board's screenshot (3 where not
-listed): early, but under way."""
 CARD_CORNER = {"x": 10, "y": 8}
 """Where to grab a card: its top-left corner shows even under the next card of a fan."""
 
@@ -127,14 +124,6 @@ async def legal_moves(page: Page) -> list[str]:
     moves: list[str] = await page.locator("[data-move]").evaluate_all(
         "buttons => buttons.map(button => button.dataset.move)")
     return sorted(moves, key=lambda move: " -> " not in move)
-
-
-async def play_listed(page: Page, text: str) -> None:
-    """Play a move from the page's list of moves (folded away by default: unfold it)."""
-    listed = page.locator("details.legal")
-    if await listed.get_attribute("open") is None:
-        await listed.locator("summary").click()
-    await page.click(f'[data-move="{text}"]')
 
 
 def card_at(page: Page, card: str, pile: str) -> Locator:
@@ -221,29 +210,6 @@ async def test_a_refused_move_shows_the_servers_reason(open_page: OpenPage) -> N
     assert await moves_made(page) == 0
     await click_move(page, "5D heap:1 -> heap:5 bottom")
     await expect(refusal).to_be_hidden()
-
-
-async def test_every_rule_sets_board_is_drawn_as_its_book_lays_it_out(
-        open_page: OpenPage) -> None:
-    page = await open_page()
-    await give_name(page, "Ann")
-    for rule_set in RULE_SET_NAMES:
-        await page.goto(page.url.split("#")[0] + "#/")
-        await open_room(page, rule_set, SHOWN_DEAL)
-        await page.click(".start-button")
-        await expect(page.locator(".board")).to_have_attribute("data-rule-set", rule_set)
-        for turn in range(EARLY_MOVES.get(rule_set, 3)):
-            before = await moves_made(page)
-            moves = await legal_moves(page)
-            moves = [move for move in moves if " -> " in move] or moves
-            await play_listed(page, moves[turn % len(moves)])
-            await expect(page.locator(".board")).to_have_attribute("data-moves", str(before + 1))
-        layout = find_rule_set(rule_set).layout
-        await expect(page.locator(".board .pile")).to_have_count(len(layout))
-        await page.mouse.move(0, 0)
-        await page.screenshot(path=screenshot(f"board-{rule_set}.png"), full_page=True)
-        await resign(page)
-        await expect(page.locator(".finish")).to_be_visible()
 
 
 async def test_a_dropped_connection_reconnects_and_resumes_the_race(
@@ -453,8 +419,8 @@ async def test_a_name_written_as_html_is_shown_as_text(server: Server,
 
 # -- every rule set, on three screens: the board fits, the race ends, Rematch -------------------
 
-SIZES = {"laptop": {"width": 1366, "height": 768}, "desktop": {"width": 1920, "height": 1080},
-         "phone": {"width": 390, "height": 844}}
+SIZES = {"phone": {"width": 390, "height": 844}, "laptop": {"width": 1366, "height": 768},
+         "desktop": {"width": 1920, "height": 1080}}
 
 
 async def assert_every_pile_in_view(page: Page, size: dict[str, int], rule_set: str) -> None:
@@ -624,3 +590,41 @@ async def test_a_spectator_watches_by_link_without_a_name(server: Server,
     await expect(page.locator(".finish .replay-link")).to_be_visible()
     await expect(page.locator(".finish button.rematch")).to_have_count(0)
     await expect(page.locator(".room-head .facts")).to_contain_text(f"deal {WON_BY_PLAYING_ON}")
+
+
+async def test_a_phone_plays_by_taps_a_double_tap_and_the_keyboard(browser: Browser,
+                                                                   server: Server) -> None:
+    """On a touch screen: tap a card, tap its place; a double tap sends a card where it goes;
+    Escape puts a picked card down; Space plays the only move."""
+    context = await browser.new_context(viewport=SIZES["phone"], has_touch=True, is_mobile=True)
+    page = await context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    await page.goto(server.http + "/")
+    await give_name(page, "Ann")
+    await open_room(page, "all-fours", SHOWN_DEAL)
+    await page.click(".start-button")
+    board = page.locator(".board")
+    await expect(board).to_have_attribute("data-status", "in_progress")
+    await expect(card_at(page, "5D", "heap:1")).to_have_class(re.compile("to-move"))
+    await card_at(page, "5D", "heap:1").tap(position=CARD_CORNER)
+    await expect(page.locator(".card.selected")).to_have_count(1)
+    await page.keyboard.press("Escape")
+    await expect(page.locator(".card.selected")).to_have_count(0)
+    await card_at(page, "5D", "heap:1").tap(position=CARD_CORNER)
+    await page.locator('.pile[data-pile="heap:5"]').tap()
+    await expect(board).to_have_attribute("data-moves", "1")
+    await expect(page.locator('.pile[data-pile="heap:5"] .card.placed')).to_have_count(1)
+    [move] = [m for m in await legal_moves(page) if m != "resign"]
+    parsed = Move.parse(move)
+    card = card_at(page, str(parsed.card), str(parsed.source))
+    box = await card.bounding_box()
+    assert box is not None
+    for _ in range(2):  # a double tap, on the spot
+        await page.touchscreen.tap(box["x"] + CARD_CORNER["x"], box["y"] + CARD_CORNER["y"])
+    await expect(board).to_have_attribute("data-moves", "2")
+    await page.locator("body").press("Space")
+    await expect(board).to_have_attribute("data-moves", "3")
+    await expect(page.locator(".log li").first).to_contain_text("→ under the")
+    await context.close()
+    assert not errors
