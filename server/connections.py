@@ -31,6 +31,7 @@ from server.boards import leaderboard
 from server.errors import RaceError, Refusal
 from server.gateway import (
     UNKNOWN_TYPE,
+    WATCHING,
     AddressBook,
     Budget,
     address_of,
@@ -87,7 +88,11 @@ class Client:
     """When it was opened; and ``active``, when it last sent a frame (the service's clock)."""
     active: float = 0.0
     player_id: str | None = None
+    """The player it said hello as; for an anonymous connection, an id of its own that names
+    no player (it is a spectator's in a room)."""
     name: str | None = None
+    anonymous: bool = False
+    """Said hello with neither name nor token: it may only watch (``server.gateway.WATCHING``)."""
     room: Room | Elsewhere | None = None
     own_progress: bool = True
     """Whether it gets the progress events of its own player's moves (``Hello.own_progress``)."""
@@ -220,13 +225,17 @@ class Gateway:
             return
         if client.player_id is None:
             raise Refusal(ErrorCode.NOT_IDENTIFIED, "say hello first, with a name or your token")
+        if client.anonymous and not isinstance(message, WATCHING):
+            raise Refusal(ErrorCode.ANONYMOUS, "you are watching without a name: say hello "
+                          "with a name (or your token) to race")
         if isinstance(message, ROOM_REQUESTS):
             await self.bus.request(client, message)
         elif isinstance(message, GetLeaderboard):
             if message.rule_set not in RULE_SET_NAMES:  # as HTTP's 404, not an empty board
                 raise Refusal(ErrorCode.UNKNOWN_RULE_SET,
                               f"choose one of {', '.join(RULE_SET_NAMES)}")
-            board = await leaderboard(self.sessions, message, client.player_id,
+            me = None if client.anonymous else client.player_id
+            board = await leaderboard(self.sessions, message, me,
                                       datetime.fromtimestamp(self.clock(), UTC))
             self.send(client, board)
         elif isinstance(message, GetRace):
@@ -251,11 +260,20 @@ class Gateway:
                 self.writer, lambda: store.create_player(self.sessions, name),
                 self.settings.write_wait_s)
         else:
-            raise Refusal(ErrorCode.INVALID_MESSAGE, "hello needs a name (new player) or a token")
-        client.player_id, client.name = player.id, player.name
+            self._anonymous(client, message)
+            return
+        client.player_id, client.name, client.anonymous = player.id, player.name, False
         client.own_progress = message.own_progress
         self.send(client, Welcome(id=message.id, player_id=player.id, name=player.name,
                                   token=token))
+
+    def _anonymous(self, client: Client, message: Hello) -> None:
+        """A hello with neither name nor token: no player is made or named. The connection
+        gets an id of its own (never a player's: those have no ``~``), as a spectator in a
+        room."""
+        client.player_id, client.name, client.anonymous = f"~{client.connection_id}", "", True
+        client.own_progress = message.own_progress
+        self.send(client, Welcome(id=message.id, player_id="", name="", anonymous=True))
 
     async def close(self, clients: list[Client], within: float) -> None:
         """Tell them the server is stopping and close their connections, all at once. Those not

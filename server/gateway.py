@@ -14,6 +14,8 @@ each is tested with plain numbers and each costs microseconds, whatever a client
 - ``invalid_text``: the error for a message pydantic refused, built from its error locations,
   without rebuilding any schema.
 - ``request_id``: the id a reply echoes, only if it can be sent back.
+- ``WATCHING``: what a connection without an identity (a ``hello`` with neither name nor
+  token) may ask.
 """
 
 from __future__ import annotations
@@ -24,13 +26,24 @@ from typing import Any
 from pydantic import ValidationError
 
 from server.limits import AddressLimiter, client_host, client_key
-from wire.protocol import CLIENT_MESSAGE, ErrorCode
+from wire.protocol import (
+    CLIENT_MESSAGE,
+    ErrorCode,
+    GetLeaderboard,
+    GetRace,
+    LeaveRoom,
+    Resume,
+    Spectate,
+)
 
 CLIENT_KINDS: tuple[str, ...] = tuple(
     CLIENT_MESSAGE.json_schema()["discriminator"]["mapping"])
 """The client message types, read once from the schema (reading it costs milliseconds)."""
 UNKNOWN_TYPE = f"type must be one of: {', '.join(CLIENT_KINDS)}"
 UTF8_MOST_BYTES = 4
+WATCHING = (Spectate, LeaveRoom, Resume, GetLeaderboard, GetRace)
+"""What an anonymous connection may ask: to watch a room (``resume`` is a racer's, and refused
+as for any spectator), the boards and race records; never to open, join or race."""
 
 
 def frame_problem(frame: str | bytes, max_bytes: int) -> tuple[ErrorCode, str] | None:

@@ -1,12 +1,14 @@
 """Plain HTTP on the WebSocket port: health, and JSON under /api.
 
     GET /healthz                         ok or degraded (database writes failing), and counts
-    GET /api/games                       the rule sets, with their table layouts
+    GET /api/games                       the rule sets, with their table layouts and rules pages
+    GET /api/rooms                       public rooms open for racers, newest first (at most 50)
     GET /api/leaderboards/<rule-set>     ?board=fastest|most_wins|deal|daily &period=today|week|all
                                          &deal=N &day=YYYY-MM-DD &player=ID &limit=N
     GET /api/races/<race-id>             a finished race: players, results, seed, move logs
     GET /api/races/<race-id>/replay      ?player=ID: that racer's game, the view after each move
     GET /api/races/<race-id>/solver      the solver's winning line on the race's deal, likewise
+    GET /rules/<rule-set>                the rule set's rules, as a page (server.rules_pages)
     GET /, GET /<file>                   the browser client (server.static)
 
 The query string is validated by the same model as the WebSocket request (``GetLeaderboard``).
@@ -39,8 +41,10 @@ from server import store
 from server.boards import leaderboard
 from server.gateway import address_of
 from server.limits import AddressLimiter, LruCache, retry_after
+from server.listing import local_list
 from server.pool import ready_counts
 from server.race import view_model
+from server.rules_pages import rules_response, rules_url
 from server.static import static_response
 from wire.protocol import GetLeaderboard
 
@@ -64,7 +68,7 @@ def game_info(name: str) -> dict[str, Any]:
     text describes), so a client can draw any rule set's board without knowing it."""
     game = find_rule_set(name)
     return {"name": name, "title": game.title, "source": game.source, "packs": game.packs,
-            "layout": [slot.to_json() for slot in game.layout]}
+            "layout": [slot.to_json() for slot in game.layout], "rules_url": rules_url(name)}
 
 
 def replay_steps(log: MoveLog) -> list[dict[str, Any]]:
@@ -158,6 +162,12 @@ class HttpApi:
             return self.health()
         if path == "/api/games":
             return json_response(HTTPStatus.OK, [game_info(name) for name in RULE_SET_NAMES])
+        if path == "/api/rooms":
+            return json_response(HTTPStatus.OK, {"rooms": await self.public_rooms()})
+        if path.startswith("/rules/"):
+            page = rules_response(path.removeprefix("/rules/"))
+            if page is not None:
+                return page
         if path.startswith("/api/leaderboards/"):
             return await self.leaderboard(path.removeprefix("/api/leaderboards/"), query)
         if path.startswith("/api/races/") and path.endswith("/solver"):
@@ -172,6 +182,13 @@ class HttpApi:
             if static is not None:
                 return static
         return error_response(HTTPStatus.NOT_FOUND, f"nothing at {path}")
+
+    async def public_rooms(self) -> list[dict[str, Any]]:
+        """The public rooms open for racers (``server.listing``): every worker's, through
+        Redis, when there are several."""
+        bus = self.service.redis_bus
+        return local_list(self.service.rooms.values()) if bus is None else (
+            await bus.listing.read())
 
     def too_many(self, wait_s: float) -> Response:
         settings = self.service.settings

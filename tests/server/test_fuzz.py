@@ -10,7 +10,7 @@ texts), deep nesting (thousands deep), random move texts and objects (card and p
 mutated legal moves), JSON that is no object, malformed JSON, frames over the limit in bytes,
 binary frames, text frames that are not UTF-8, frames over 1 MiB, and random orders of valid
 requests (hello, create_room, join, spectate, ready, start, move, resign, leave, resume, daily,
-leaderboard, race_record) with pauses, so that rooms start and moves get real answers. Some
+rematch, leaderboard, race_record) with pauses, so that rooms start and moves get real answers. Some
 sessions are floods.
 
 What is checked, for every frame:
@@ -98,7 +98,7 @@ REPLIES = {
     "hello": {"welcome"}, "create_room": {"room"}, "join": {"room"}, "spectate": {"room"},
     "daily": {"room"}, "ready": {"ok"}, "start": {"ok"}, "leave": {"ok"}, "move": {"move_ok"},
     "resign": {"move_ok"}, "resume": {"resumed"}, "leaderboard": {"leaderboard"},
-    "race_record": {"race_record"},
+    "race_record": {"race_record"}, "rematch": {"ok"},
 }
 REPLY_ONLY = {"welcome", "ok", "error", "move_ok", "resumed", "leaderboard", "race_record"}
 """Types that are only ever replies (an ``error`` with id null is a reply too, but for
@@ -319,9 +319,10 @@ FIELDS: dict[str, dict[str, st.SearchStrategy[Any]]] = {
     "create_room": {"rule_set": rule_sets, "deal": deals,
                     "seats": st.one_of(st.integers(0, 10), ints, anything),
                     "time_limit_s": st.one_of(st.sampled_from([29, 30, 86400, 86401]), ints,
-                                              anything)},
+                                              anything),
+                    "public": st.one_of(st.booleans(), anything)},
     "join": {"code": codes}, "spectate": {"code": codes}, "leave": {}, "start": {},
-    "ready": {"ready": st.one_of(st.booleans(), anything)}, "resign": {},
+    "ready": {"ready": st.one_of(st.booleans(), anything)}, "resign": {}, "rematch": {},
     "move": {"move": moves},
     "resume": {"code": codes, "last_seq": st.one_of(st.integers(0, 100), ints, anything)},
     "daily": {"rule_set": rule_sets},
@@ -340,9 +341,9 @@ FIELDS: dict[str, dict[str, st.SearchStrategy[Any]]] = {
 VALID: dict[str, dict[str, st.SearchStrategy[Any]]] = {
     "hello": {"name": st.sampled_from(["Fuzz", "Zoë", "中文", "e\u0301"])},
     "create_room": {"rule_set": st.sampled_from(["octagon", "all-fours", "hidden-cards"]),
-                    "seats": st.integers(2, 3)},
+                    "seats": st.integers(2, 3), "public": st.booleans()},
     "join": {"code": codes}, "spectate": {"code": codes}, "leave": {}, "start": {},
-    "ready": {"ready": st.booleans()}, "resign": {},
+    "ready": {"ready": st.booleans()}, "resign": {}, "rematch": {},
     "move": {"move": st.one_of(legal_moves, legal_moves, legal_moves, shaped_move_texts)},
     "resume": {"code": codes, "last_seq": st.integers(0, 30)},
     "daily": {"rule_set": st.sampled_from(RULE_SET_NAMES)},

@@ -15,6 +15,7 @@ from engine.moves import RESIGN
 from server.db import RaceRow
 from server.race import Phase, Race, RaceError
 from server.rematch import rematch
+from tests.server.test_bus import hopping, two_workers
 from tests.server.test_race import T0, messages, new_race, started
 from tests.server.test_server import DEAL, Server, Sessions, play_to_end, race_of
 from wire.protocol import RaceFinished, RaceStarted, RoomState, YourView
@@ -194,3 +195,23 @@ async def test_the_daily_deal_has_no_rematch(server: Server) -> None:
     with pytest.raises(RequestRefused) as refused:
         await ann.rematch()
     assert refused.value.code == "no_rematch"
+
+
+async def test_a_rematch_asked_through_another_worker(database_url: str, redis_url: str) -> None:
+    async with two_workers(database_url, redis_url) as (first, second):
+        ann, bob = await first.client("Ann"), await hopping(second, "Bob")
+        room = await ann.create_room("all-fours", seats=2, public=True)
+        await bob.join(room.code)
+        watcher = await RaceClient.connect(second.url, follow_reconnect_to=False)
+        await watcher.hello()
+        await watcher.spectate(room.code)  # anonymous, through the hop
+        earlier = await race_to_the_end(ann, bob)
+        await bob.rematch()  # hops to the first worker, which holds the room
+        lobby = await watcher.next_event(RoomState)
+        while lobby.phase != "lobby":
+            lobby = await watcher.next_event(RoomState)
+        assert [s.name for s in lobby.seats] == ["Ann", "Bob"] and lobby.public
+        later = await race_to_the_end(ann, bob)
+        assert later.race_id != earlier.race_id
+        assert (await watcher.next_event(RaceFinished)).race_id == earlier.race_id
+        assert (await watcher.next_event(RaceFinished)).race_id == later.race_id
