@@ -9,6 +9,7 @@
 import { cardElement, cardLabel, emptyPlace, parseCard } from "./cards.js";
 import { refinement } from "./layouts.js";
 import { moveText, moveWords, parseMove, transfersOf } from "./moves.js";
+import { pileName } from "./pile_names.js";
 
 const CARD_W = 64;
 const CARD_H = 90;
@@ -28,7 +29,7 @@ const STAGGER_MS = 45; // between the cards the engine moved after yours, in tur
 const RANKS = { A: 1, J: 11, Q: 12, K: 13 };
 
 export class Board {
-  constructor(game, { onMove = null, names = (pile) => pile } = {}) {
+  constructor(game, { onMove = null, names = (pile) => pileName(game.name, pile) } = {}) {
     this.game = game;
     this.refine = refinement(game.name);
     this.onMove = onMove;

@@ -15,7 +15,8 @@ import { identity } from "./net.js";
 import { moveWords, parseMove } from "./moves.js";
 import { pileName } from "./pile_names.js";
 import {
-  finishHeadline, initialState, lowTime, myGameOver, mySeat, raceTime, reduce, timeLeft,
+  finishHeadline, initialState, lowTime, myGameOver, mySeat, raceTime, ratingText, reduce,
+  timeLeft,
 } from "./room_state.js";
 import { animationOn, setAnimation } from "./settings.js";
 
@@ -530,13 +531,6 @@ class RoomPage {
       this.parts?.race.replaceChildren(this.racePanel(null));
     }
   }
-}
-
-function ratingText(rating) {
-  if (!rating) return "–";
-  const change = rating.after.ordinal - rating.before.ordinal;
-  const sign = change >= 0 ? "+" : "−";
-  return `${rating.after.ordinal.toFixed(1)} (${sign}${Math.abs(change).toFixed(1)})`;
 }
 
 async function checkCommitment(seed, commitment) {

@@ -248,3 +248,11 @@ function names(list) {
   if (list.length <= 1) return list.join("");
   return `${list.slice(0, -1).join(", ")} and ${list[list.length - 1]}`;
 }
+
+// A racer's rating after the race and its change: "18.4 (+2.1)"; "–" for an unrated race.
+export function ratingText(rating) {
+  if (!rating) return "–";
+  const change = rating.after.ordinal - rating.before.ordinal;
+  const sign = change >= 0 ? "+" : "−";
+  return `${rating.after.ordinal.toFixed(1)} (${sign}${Math.abs(change).toFixed(1)})`;
+}

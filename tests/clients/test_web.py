@@ -232,6 +232,7 @@ async def test_a_dropped_connection_reconnects_and_resumes_the_race(
     in_page, to_server = sockets[-1]
     await to_server.close()
     await in_page.close()
+    await expect(page.locator(".notice.connection")).to_contain_text("your seat is kept for")
     view = (await bob.next_event(YourView)).view
     ack = await bob.move(view.legal_moves[0])
     await bob.move(ack.legal_moves[0])
@@ -590,6 +591,9 @@ async def test_a_spectator_watches_by_link_without_a_name(server: Server,
     await expect(page.locator(".finish .replay-link")).to_be_visible()
     await expect(page.locator(".finish button.rematch")).to_have_count(0)
     await expect(page.locator(".room-head .facts")).to_contain_text(f"deal {WON_BY_PLAYING_ON}")
+    await page.reload()  # the header keeps the deal number
+    await expect(page.locator(".room-head .facts")).to_contain_text(f"deal {WON_BY_PLAYING_ON}")
+    await expect(page.locator(".finish-headline")).to_contain_text("Ann won")
 
 
 async def test_a_phone_plays_by_taps_a_double_tap_and_the_keyboard(browser: Browser,
@@ -628,3 +632,26 @@ async def test_a_phone_plays_by_taps_a_double_tap_and_the_keyboard(browser: Brow
     await expect(page.locator(".log li").first).to_contain_text("→ under the")
     await context.close()
     assert not errors
+
+
+async def test_the_lobby_lists_public_rooms_and_links_the_rules(server: Server,
+                                                                open_page: OpenPage) -> None:
+    ann = await open_page()
+    await give_name(ann, "Ann")
+    await ann.select_option("select[name=rule_set]", "octagon")
+    await ann.check("input[name=public]")
+    await ann.click(".create button[type=submit]")
+    code = await ann.locator(".room-head .code").inner_text()
+    await expect(ann.locator(".room-head .facts")).to_contain_text("public")
+    bob = await open_page()
+    await give_name(bob, "Bob")
+    listed = bob.locator(f'.open-rooms tr[data-code="{code}"]')
+    await expect(listed).to_contain_text("The Octagon")
+    await expect(listed).to_contain_text("Ann")
+    await bob.screenshot(path=screenshot("lobby.png"), full_page=True)
+    await listed.locator("a", has_text="Join").click()
+    await expect(bob.locator(".seat")).to_have_count(2)
+    rules = bob.locator("a.rules-link")
+    await expect(rules).to_have_attribute("href", "/rules/octagon")
+    await bob.goto(server.http + "/rules/octagon")
+    await expect(bob.locator("h1").first).to_contain_text("Octagon")

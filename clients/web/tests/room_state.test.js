@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
-  finishHeadline, initialState, lowTime, myGameOver, mySeat, ordinal, raceTime, reduce, timeLeft,
+  finishHeadline, initialState, lowTime, myGameOver, mySeat, ordinal, raceTime, ratingText, reduce,
+  timeLeft,
 } from "../room_state.js";
 
 const clock = (ms) => `${(ms / 1000).toFixed(1)}s`;
@@ -174,4 +175,12 @@ test("the messages of a room being left do not reach this room's state", () => {
   const other = reduce(state, { ...room("racing", []), code: "ZZZZ", seq: 99 });
   assert.equal(other, state);
   assert.equal(state.lastSeq, 1);
+});
+
+test("a rating after the race and its change", () => {
+  const rating = (before, after) => ({ before: { mu: 25, sigma: 8, ordinal: before },
+    after: { mu: 26, sigma: 7, ordinal: after } });
+  assert.equal(ratingText(rating(16.3, 18.4)), "18.4 (+2.1)");
+  assert.equal(ratingText(rating(1.5, -0.25)), "-0.3 (−1.8)");
+  assert.equal(ratingText(null), "–");
 });
