@@ -346,7 +346,8 @@ class RoomPage {
     const view = state.view;
     const hint = state.hint?.after_moves === view.moves || state.hint?.after_moves === undefined
       ? state.hint : null;
-    if (view !== this.drawnView) {
+    if (view !== this.drawnView || hint !== this.drawnHint) {
+      this.drawnHint = hint;
       const hinted = hint?.move ? parseMove(hint.move) : null;
       const animate = before?.view && before.view !== view && animationOn()
         ? { from: before.view, move: state.lastMove } : null;
