@@ -201,7 +201,7 @@ class Generator:
         rows: list[dict[str, Any]] = [{
             "id": race_id, "code": self.new_id()[:8].upper(), "deal_kind": kind,
             "algorithm": DEAL_ALGORITHM, "rules": RULES_VERSION, "commitment": commitment(seed),
-            "seats_max": seats,
+            "seats_max": seats, "public": False,
             "time_limit_s": None, "host_id": players[0],
             "created_at": started - timedelta(seconds=rng.uniform(5, 120)),
             "started_at": started, "ended_at": ended, **common}]

@@ -246,12 +246,17 @@ class Gateway:
             self.send(client, RaceRecord(id=message.id, record=record))
 
     async def _hello(self, client: Client, message: Hello) -> None:
+        """Who the connection is from now on. Not someone else while in a room: the room knows
+        its members by who they were when they came in (an anonymous spectator who gives a
+        name, say, leaves the room first)."""
         if message.token is not None:
             known = await store.player_by_token(self.sessions, message.token)
             if known is None:
                 raise Refusal(ErrorCode.BAD_TOKEN, "that token belongs to no player")
+            self._same_in_room(client, known.id)
             player, token = known, None
         elif message.name is not None:
+            self._same_in_room(client, None)
             if not self.addresses.new_player(client.address, self.clock()):
                 raise Refusal(ErrorCode.TOO_MANY_PLAYERS, "too many new players from your address: "
                               "come back with your token, or later")
@@ -260,12 +265,20 @@ class Gateway:
                 self.writer, lambda: store.create_player(self.sessions, name),
                 self.settings.write_wait_s)
         else:
+            self._same_in_room(client, client.player_id if client.anonymous else None)
             self._anonymous(client, message)
             return
         client.player_id, client.name, client.anonymous = player.id, player.name, False
         client.own_progress = message.own_progress
         self.send(client, Welcome(id=message.id, player_id=player.id, name=player.name,
                                   token=token))
+
+    def _same_in_room(self, client: Client, player_id: str | None) -> None:
+        """Refuse a hello that would make a connection in a room someone else (``player_id``
+        None: a new player)."""
+        if client.room is not None and (player_id is None or player_id != client.player_id):
+            raise Refusal(ErrorCode.IN_ANOTHER_ROOM, "leave your room first: you came in as "
+                          "someone else")
 
     def _anonymous(self, client: Client, message: Hello) -> None:
         """A hello with neither name nor token: no player is made or named. The connection

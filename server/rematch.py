@@ -9,7 +9,8 @@ number), and its lobby: every racer not ready. Spectators stay.
 A racer of the finished race still in the room (connected) keeps their seat. One who left the
 room or whose connection dropped is not seated again: their seat is free, and they may join the
 new lobby like anyone (or spectate). The host stays host if still in the room; otherwise the
-racer who asked for the rematch is the host.
+racer who asked for the rematch is (or, should they be gone too by then, the first racer still
+there).
 
 The new race goes on numbering the room's events (``server.room_events``): its first is the
 ``room`` event in phase ``lobby``, one ``seq`` after the finished race's last.
@@ -40,8 +41,10 @@ def rematch(race: Race, player_id: str, *, race_id: str, seed: int, algorithm: i
     it found, as for a new room (``RoomState.winnable``)."""
     may_rematch(race, player_id)
     staying = [racer for racer in race.racers.values() if racer.connected]
-    host = race.racers[race.host_id] if race.racers[race.host_id].connected else (
-        race.racers[player_id])
+    if not staying:
+        raise RaceError(ErrorCode.NOT_IN_ROOM, "no racer is left in this room")
+    host = next(racer for racer in sorted(staying, key=lambda racer: (
+        racer.player_id != race.host_id, racer.player_id != player_id)))
     following = Race(
         race_id=race_id, code=race.code, rule_set=race.rule_set, seed=seed, algorithm=algorithm,
         deal_kind=race.deal_kind, host_id=host.player_id, host_name=host.name,

@@ -2,8 +2,8 @@
 
 A ``RoomHost`` keeps the rooms of one process. It takes the room requests (create, join,
 spectate, leave, ready, start, move, resign, resume, daily, rematch) of its members, feeds
-them to the race (``server.race``, a pure state machine), queues what the race accepted for storage
-(``server.writer``) and sends what the race said through the room's outbox
+them to the race (``server.race``, a pure state machine), queues what the race accepted for
+storage (``server.writer``) and sends what the race said through the room's outbox
 (``server.outbox``: in order, each message once what it depends on is stored).
 
 A member is a connection in the room, wherever it is: a ``Client`` of this process
@@ -360,6 +360,9 @@ class RoomHost:
         may_rematch(finished, client.player_id)  # before drawing from the pool
         if room.rematching is not None:  # another racer asked first: theirs is ours
             await room.rematching
+            if room.race is finished:  # (it failed: this one is tried afresh)
+                await self._rematch(client, message)
+                return
             await room.reply(client, Ok(id=message.id))
             return
         room.rematching = asyncio.get_running_loop().create_future()

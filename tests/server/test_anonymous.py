@@ -71,7 +71,14 @@ async def test_an_anonymous_spectator_in_a_room_is_refused_a_seat_and_a_rematch(
 
 async def test_a_name_after_an_anonymous_hello_makes_a_player_who_may_race(
         server: Server) -> None:
+    ann = await server.client("Ann")
+    watched = await ann.create_room("octagon", seats=2)
     client = await anonymous(server)
+    await client.spectate(watched.code)
+    with pytest.raises(RequestRefused) as in_room:  # not someone else inside the room
+        await client.hello(name="Cy")
+    assert in_room.value.code == "in_another_room"
+    await client.leave()
     welcome = await client.hello(name="Cy")
     assert not welcome.anonymous and welcome.token is not None
     room = await client.create_room("octagon", seats=2)

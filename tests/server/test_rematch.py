@@ -215,3 +215,15 @@ async def test_a_rematch_asked_through_another_worker(database_url: str, redis_u
         assert later.race_id != earlier.race_id
         assert (await watcher.next_event(RaceFinished)).race_id == earlier.race_id
         assert (await watcher.next_event(RaceFinished)).race_id == later.race_id
+
+
+def test_with_the_host_and_the_asker_gone_the_first_racer_left_is_host() -> None:
+    race = finished_race()
+    race.leave("p1", T0 + 20)
+    race.disconnect("p2", T0 + 20)  # the asker's connection dropped while the deal was drawn
+    following, _ = rematch(race, "p2", race_id="r2", seed=NEW_SEED, algorithm=1, winnable=None)
+    assert list(following.racers) == ["p3"] and following.host_id == "p3"
+    race.disconnect("p3", T0 + 20)
+    with pytest.raises(RaceError) as nobody:
+        rematch(race, "p2", race_id="r3", seed=NEW_SEED, algorithm=1, winnable=None)
+    assert nobody.value.code == "not_in_room"
