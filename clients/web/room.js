@@ -235,7 +235,12 @@ class RoomPage {
     this.parts.notice.replaceChildren(this.notice());
     this.parts.finish.replaceChildren(this.finishPanel() ?? "");
     this.parts.seats.replaceChildren(this.seats());
-    this.parts.race.replaceChildren(this.racePanel(before));
+    // Another racer's progress changes the seats only: the race panel (and a focused button
+    // in it, for a player at the keyboard) stays as it is.
+    const raceChanged = !before || !before.room || ["view", "hint", "refusal", "watching",
+      "finished", "me", "log"].some((key) => before[key] !== state[key])
+      || before.room.phase !== state.room.phase || before.room.rule_set !== state.room.rule_set;
+    if (raceChanged) this.parts.race.replaceChildren(this.racePanel(before));
     this.board?.fit();
     this.tick();
     if (state.finished && !before?.finished) this.checkSeed();
