@@ -4,6 +4,7 @@
 //   #/room/CODE            a room: seats, ready, countdown, the race, the results
 //   #/watch/CODE           the same room as a spectator
 //   #/boards/RULE-SET?...  leaderboards
+//   #/ratings/RULE-SET     the rated board
 //   #/replay/RACE-ID       step through a finished race
 //
 // Each page is a function (main, route, context) that fills `main` and may return a function
@@ -11,6 +12,7 @@
 
 import { boardsPage } from "./leaderboards.js";
 import { lobbyPage } from "./lobby.js";
+import { ratingsPage } from "./ratings.js";
 import { Connection, getJson, serverUrl } from "./net.js";
 import { replayPage } from "./replay.js";
 import { roomPage } from "./room.js";
@@ -20,6 +22,7 @@ const ROUTES = [
   [/^room\/([A-Za-z0-9]+)$/, roomPage],
   [/^watch\/([A-Za-z0-9]+)$/, roomPage],
   [/^boards\/([a-z0-9-]+)$/, boardsPage],
+  [/^ratings\/([a-z0-9-]+)$/, ratingsPage],
   [/^replay\/([A-Za-z0-9_-]+)$/, replayPage],
 ];
 

@@ -27,12 +27,14 @@ export function cardElement(text) {
   const card = parseCard(text);
   if (!card) {
     element.className = "card back";
+    element.setAttribute("role", "img");
     element.setAttribute("aria-label", "face-down card");
     return element;
   }
   const symbol = SUITS[card.suit];
   element.className = `card face ${RED.has(card.suit) ? "red" : "black"}`;
   element.dataset.card = `${card.rank}${card.suit}`;
+  element.setAttribute("role", "img");
   element.setAttribute("aria-label", cardLabel(text));
   for (const corner of ["top", "bottom"]) {
     const index = document.createElement("span");

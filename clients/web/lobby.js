@@ -1,7 +1,7 @@
 // The lobby: who you are, open a room (or today's daily deal), join or watch one by code.
 
-import { h } from "./dom.js";
-import { identity } from "./net.js";
+import { clock, h } from "./dom.js";
+import { getJson, identity } from "./net.js";
 
 const TIME_LIMITS = [
   ["", "no time limit"], ["60", "1 minute"], ["180", "3 minutes"], ["300", "5 minutes"],
@@ -80,10 +80,11 @@ export async function lobbyPage(main, route, context) {
     const dealChoice = (value, text, ...extra) => h("label", {},
       h("input", { type: "radio", name: "deal", value, checked: value === "secret" }), text,
       ...extra);
-    const seats = h("select", { name: "seats" },
+    const seats = h("select", { name: "seats", "aria-label": "seats" },
       [2, 3, 4, 5, 6, 7, 8].map((n) => h("option", { value: n }, `${n} seats`)));
-    const limit = h("select", { name: "time_limit" },
+    const limit = h("select", { name: "time_limit", "aria-label": "time limit" },
       TIME_LIMITS.map(([value, text]) => h("option", { value }, text)));
+    const listed = h("input", { type: "checkbox", name: "public" });
     const form = h("form", { class: "create", onsubmit: (event) => {
       event.preventDefault();
       const deal = form.elements.deal.value;
@@ -96,6 +97,7 @@ export async function lobbyPage(main, route, context) {
         deal: deal === "number" ? { kind: "number", number: number.value.trim() }
           : { kind: "secret", ...(deal === "winnable" ? { winnable: true } : {}) },
         ...(limit.value ? { time_limit_s: Number(limit.value) } : {}),
+        ...(listed.checked ? { public: true } : {}),
       });
     } },
     h("label", {}, "Game ", ruleSet),
@@ -105,6 +107,8 @@ export async function lobbyPage(main, route, context) {
       dealChoice("number", " deal number ", number),
       dealChoice("daily", " today's daily deal (alone, once a day)")),
     h("label", {}, seats), h("label", {}, limit),
+    h("label", { title: "listed in the lobby's open rooms, for anyone to join" }, listed,
+      " public: list it in the lobby"),
     h("button", { type: "submit", class: "primary" }, "Open a room"));
     number.addEventListener("focus", () => {
       form.elements.deal.value = "number";
@@ -114,6 +118,7 @@ export async function lobbyPage(main, route, context) {
 
   function joinForm() {
     const code = h("input", { name: "code", required: true, placeholder: "room code",
+      "aria-label": "room code",
       pattern: "[A-Za-z0-9]{4,16}", size: 10, autocapitalize: "characters" });
     const go = (kind) => (event) => {
       event.preventDefault();
@@ -124,6 +129,32 @@ export async function lobbyPage(main, route, context) {
       h("button", { type: "button", onclick: go("watch") }, "Watch"));
   }
 
+  // The public rooms still in their lobby with a free seat (GET /api/rooms).
+  function openRooms() {
+    const list = h("div", { class: "open-rooms" }, h("p", { class: "quiet" }, "Looking…"));
+    getJson("/api/rooms").then(({ rooms }) => {
+      if (!rooms.length) {
+        list.replaceChildren(h("p", { class: "quiet" }, "No public room is waiting: open one ",
+          "(tick “public”) and it shows here."));
+        return;
+      }
+      const titles = new Map(games.map((game) => [game.name, game.title]));
+      list.replaceChildren(h("table", { class: "rooms" },
+        h("thead", {}, h("tr", {}, ["game", "host", "seats", "deal", "time limit", ""]
+          .map((title) => h("th", {}, title)))),
+        h("tbody", {}, rooms.map((room) => h("tr", { "data-code": room.code },
+          h("td", {}, titles.get(room.rule_set) ?? room.rule_set), h("td", {}, room.host),
+          h("td", {}, `${room.racers} of ${room.seats}`),
+          h("td", {}, room.deal_kind === "number" ? "a chosen deal" : "a secret deal"),
+          h("td", {}, room.time_limit_s ? clock(room.time_limit_s * 1000) : "none"),
+          h("td", {}, h("a", { href: `#/room/${room.code}` }, "Join"), " · ",
+            h("a", { href: `#/watch/${room.code}` }, "Watch")))))));
+    }).catch(() => {
+      list.replaceChildren(h("p", { class: "quiet" }, "The list of open rooms is not available."));
+    });
+    return list;
+  }
+
   function sections() {
     return [
       h("section", {}, h("h2", {}, "Race your friends at patience"),
@@ -131,10 +162,13 @@ export async function lobbyPage(main, route, context) {
         who()),
       h("section", {}, h("h2", {}, "Open a room"), createForm()),
       h("section", {}, h("h2", {}, "Join a room"), joinForm()),
+      h("section", {}, h("h2", {}, "Open rooms"), openRooms()),
       problem,
       h("section", {}, h("h2", {}, "The games"), h("ul", { class: "games" },
-        games.map((game) => h("li", {}, h("strong", {}, game.title), ` — ${game.source} `,
-          h("a", { href: `#/boards/${game.name}` }, "leaderboards"))))),
+        games.map((game) => h("li", {}, h("strong", {}, game.title), ` — ${game.source} · `,
+          h("a", { href: game.rules_url ?? `/rules/${game.name}` }, "rules"), " · ",
+          h("a", { href: `#/boards/${game.name}` }, "leaderboards"), " · ",
+          h("a", { href: `#/ratings/${game.name}` }, "ratings"))))),
     ];
   }
 

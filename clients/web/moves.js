@@ -28,3 +28,28 @@ export function transfersOf(legal, from, card, count) {
   return legal.filter((move) => !move.action && move.from === from && move.count === count
     && (move.card === null || move.card === card));
 }
+
+const SUIT_SIGNS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+const ACTION_WORDS = { turn: "Turn a card", redeal: "Redeal", afresh: "Begin afresh",
+  resign: "Resign" };
+
+// "9S" -> "9♠"; "TH" -> "10♥".
+export function cardWords(card) {
+  if (!card) return "a face-down card";
+  const rank = card.slice(0, -1).toUpperCase();
+  return `${rank === "T" ? "10" : rank}${SUIT_SIGNS[card.slice(-1).toUpperCase()]}`;
+}
+
+// A move as a player says it: "9S left:3 -> right:2" with 10S on right:2 ->
+// "9♠ → 10♠ on right side 1". `name` names a pile (pile_names.js); `topOf` (optional) gives a
+// pile's top card, to say what the card goes onto.
+export function moveWords(text, name = (pile) => pile, topOf = () => undefined) {
+  const move = parseMove(text);
+  if (move.action) return ACTION_WORDS[move.action] ?? move.action;
+  const card = move.card ? cardWords(move.card) : `a card from ${name(move.from)}`;
+  const more = move.count > 1 ? ` and ${move.count - 1} more` : "";
+  if (move.bottom) return `${card}${more} → under ${name(move.to)}`;
+  const top = topOf(move.to);
+  const onto = top ? `${cardWords(top)} on ${name(move.to)}` : name(move.to);
+  return `${card}${more} → ${onto}`;
+}

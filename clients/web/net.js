@@ -58,8 +58,10 @@ export class Connection {
     return () => this.listeners.delete(listener);
   }
 
-  // Connected and identified: resolves with the player ({ name, token, player_id }).
-  ready() {
+  // Connected and identified: resolves with the player ({ name, token, player_id }), or, for
+  // a spectator without a name (`anonymous`), null: connected without an identity.
+  ready({ anonymous = false } = {}) {
+    if (anonymous && !identity.get()?.name) this.anonymous = true;
     if (!this.opening) {
       this.opening = this.connect().catch((error) => {
         this.opening = null;
@@ -83,6 +85,7 @@ export class Connection {
 
   // The player changed their name: say hello again as the new player, if connected.
   async identify() {
+    this.anonymous = false;
     if (this.socket?.readyState === WebSocket.OPEN) await this.hello();
   }
 
@@ -96,6 +99,10 @@ export class Connection {
         if (error.code !== "bad_token") throw error;
         identity.forget();
       }
+    }
+    if (!known?.name && this.anonymous) {
+      await this.request({ type: "hello", own_progress: false }, socket);
+      return null;
     }
     if (!known?.name) throw new Refused({ code: "no_name", message: "choose a name first" });
     const welcome = await this.request({ type: "hello", name: known.name, own_progress: false });

@@ -56,9 +56,6 @@ def screenshot(name: str) -> Path:
 WON_BY_PLAYING_ON = 3
 """An All Fours deal that playing every move as it comes wins (in 52 moves)."""
 SHOWN_DEAL = 7
-EARLY_MOVES = {"cornerstones": 6, "cornerstones-arnold": 6, "puss-in-the-corner": 10}
-"""Moves made (from the list, each transfer in turn) before each board's screenshot (3 where not
-listed): early, but under way."""
 CARD_CORNER = {"x": 10, "y": 8}
 """Where to grab a card: its top-left corner shows even under the next card of a fan."""
 
@@ -182,14 +179,20 @@ async def test_two_players_race_to_the_end_and_both_see_the_ranking(open_page: O
     await resign(bob)
 
     for page in (ann, bob):
-        results = page.locator(".results")
-        await expect(results.locator("tbody tr")).to_have_count(2)
-        ranking = await results.locator("tbody tr").evaluate_all(
+        finish = page.locator(".finish")
+        await expect(finish.locator("tbody tr")).to_have_count(2)
+        ranking = await finish.locator("tbody tr").evaluate_all(
             "rows => rows.map(row => [...row.cells].slice(0, 3).map(cell => cell.textContent))")
         assert ranking == [["1", "Ann", "won"], ["2", "Bob", "resigned"]]
-        await expect(results.locator(".seed code")).to_have_text(str(WON_BY_PLAYING_ON))
-        await expect(results.locator(".commitment-check")).to_contain_text("✓")
+        await expect(finish.locator(".seed code")).to_have_text(str(WON_BY_PLAYING_ON))
+        await expect(finish.locator(".commitment-check")).to_contain_text("✓")
+    await expect(ann.locator(".finish-headline")).to_contain_text("You won, 1st of 2, ")
+    await expect(bob.locator(".finish-headline")).to_contain_text("You resigned, 2nd of 2")
     await expect(ann.locator("tr.mine td").nth(1)).to_have_text("Ann")
+    clock = ann.locator(".race-status .clock")
+    stopped = await clock.inner_text()
+    await ann.wait_for_timeout(300)
+    assert await clock.inner_text() == stopped, "a finished racer's clock stands still"
 
 
 async def test_a_refused_move_shows_the_servers_reason(open_page: OpenPage) -> None:
@@ -201,34 +204,12 @@ async def test_a_refused_move_shows_the_servers_reason(open_page: OpenPage) -> N
     await expect(page.locator('.pile[data-pile="heap:5"]')).to_have_class(re.compile("target"))
     await page.locator('.pile[data-pile="heap:6"]').click()
     refusal = page.locator(".refusal")
+    await expect(refusal).to_contain_text("5♦ → under the 6 heap")
     await expect(refusal).to_contain_text("5D heap:1 -> heap:6 bottom")
     await expect(refusal).to_contain_text("5D goes under heap:5, the heap of its value")
     assert await moves_made(page) == 0
     await click_move(page, "5D heap:1 -> heap:5 bottom")
-    await expect(refusal).to_have_count(0)
-
-
-async def test_every_rule_sets_board_is_drawn_as_its_book_lays_it_out(
-        open_page: OpenPage) -> None:
-    page = await open_page()
-    await give_name(page, "Ann")
-    for rule_set in RULE_SET_NAMES:
-        await page.goto(page.url.split("#")[0] + "#/")
-        await open_room(page, rule_set, SHOWN_DEAL)
-        await page.click(".start-button")
-        await expect(page.locator(".board")).to_have_attribute("data-rule-set", rule_set)
-        for turn in range(EARLY_MOVES.get(rule_set, 3)):
-            before = await moves_made(page)
-            moves = await legal_moves(page)
-            moves = [move for move in moves if " -> " in move] or moves
-            await page.click(f'[data-move="{moves[turn % len(moves)]}"]')
-            await expect(page.locator(".board")).to_have_attribute("data-moves", str(before + 1))
-        layout = find_rule_set(rule_set).layout
-        await expect(page.locator(".board .pile")).to_have_count(len(layout))
-        await page.mouse.move(0, 0)
-        await page.screenshot(path=screenshot(f"board-{rule_set}.png"), full_page=True)
-        await resign(page)
-        await expect(page.locator(".results")).to_be_visible()
+    await expect(refusal).to_be_hidden()
 
 
 async def test_a_dropped_connection_reconnects_and_resumes_the_race(
@@ -251,6 +232,7 @@ async def test_a_dropped_connection_reconnects_and_resumes_the_race(
     in_page, to_server = sockets[-1]
     await to_server.close()
     await in_page.close()
+    await expect(page.locator(".notice.connection")).to_contain_text("your seat is kept for")
     view = (await bob.next_event(YourView)).view
     ack = await bob.move(view.legal_moves[0])
     await bob.move(ack.legal_moves[0])
@@ -422,7 +404,7 @@ async def test_a_name_written_as_html_is_shown_as_text(server: Server,
     await bob.resign()
     while await page.locator(".board").get_attribute("data-status") == "in_progress":
         await click_move(page, (await legal_moves(page))[0])
-    results = page.locator(".results tbody tr")
+    results = page.locator(".finish tbody tr")
     await expect(results).to_have_count(2)
     await expect(results.first.locator("td").nth(1)).to_have_text(HOSTILE_NAME)
     race_id = (await bob.next_event(RaceFinished)).race_id
@@ -434,3 +416,241 @@ async def test_a_name_written_as_html_is_shown_as_text(server: Server,
     await expect(page.locator(f"a.tab:text('{HOSTILE_NAME}')")).to_have_count(1)
     assert await page.locator("img").count() == 0
     assert dialogs == []
+
+
+# -- every rule set, on three screens: the board fits, the race ends, Rematch -------------------
+
+SIZES = {"phone": {"width": 390, "height": 844}, "laptop": {"width": 1366, "height": 768},
+         "desktop": {"width": 1920, "height": 1080}}
+
+
+async def assert_every_pile_in_view(page: Page, size: dict[str, int], rule_set: str) -> None:
+    """Every pile of the board lies inside the window, the page scrolled to its top."""
+    await page.evaluate("window.scrollTo(0, 0)")
+    piles = page.locator(".board .pile")
+    await expect(piles).to_have_count(len(find_rule_set(rule_set).layout))
+    boxes = await piles.evaluate_all(
+        "piles => piles.map(p => { const r = p.getBoundingClientRect();"
+        " return [p.dataset.pile, r.left, r.top, r.right, r.bottom]; })")
+    outside = [box for box in boxes if box[1] < -0.5 or box[2] < -0.5
+               or box[3] > size["width"] + 0.5 or box[4] > size["height"] + 0.5]
+    assert not outside, f"{rule_set} at {size}: piles outside the window: {outside}"
+
+
+async def settle(page: Page) -> None:
+    """Wait for the cards still travelling (the moves' animation) to land."""
+    await page.evaluate("Promise.all(document.getAnimations().map(a => a.finished))")
+
+
+async def race_in_room(ann: Page, bob: Page) -> None:
+    """Both get ready; the race starts on both boards."""
+    await ann.click(".ready-button")
+    await expect(bob.locator('.seat[data-player="Ann"] .ready')).to_have_text("✓ ready")
+    await bob.click(".ready-button")
+    for page in (ann, bob):
+        await expect(page.locator(".board")).to_have_attribute("data-status", "in_progress")
+
+
+async def play_a_few(page: Page, count: int) -> None:
+    """Moves from the keyboard: Space plays the only move, 1 the first one listed; or the
+    action (turn, redeal) by its button."""
+    for _ in range(count):
+        before = await moves_made(page)
+        moves = [move for move in await legal_moves(page) if move != "resign"]
+        if not moves:
+            return
+        transfers = [move for move in moves if " -> " in move]
+        if len(moves) == 1:
+            await page.locator("body").press("Space")
+        elif transfers:
+            await page.locator("body").press("1")
+        else:
+            await page.click(f'button.action[data-move="{moves[0]}"]')
+        await expect(page.locator(".board")).to_have_attribute("data-moves", str(before + 1))
+
+
+async def test_every_rule_set_races_to_the_finish_panel_and_a_rematch_on_three_screens(
+        browser: Browser, server: Server) -> None:
+    """At 1366x768, 1920x1080 and a 390x844 phone, for every rule set: two browsers race, every
+    pile shows without scrolling, the race ends with the finish panel at the top, and Rematch
+    starts a new race in the same room. The boards and finish panels are photographed."""
+    errors: list[str] = []
+    for size_name, size in SIZES.items():
+        phone = size_name == "phone"
+        pages = []
+        for name in ("Ann", "Bob"):
+            context = await browser.new_context(viewport=size, has_touch=phone, is_mobile=phone)
+            page = await context.new_page()
+            page.on("pageerror", lambda error, size_name=size_name: errors.append(
+                f"{size_name}: {error}\n{error.stack}"))
+            page.on("pageerror", lambda error: print("page error:", error, error.stack))
+            await page.goto(server.http + "/")
+            await give_name(page, name)
+            pages.append(page)
+        ann, bob = pages
+        for rule_set in RULE_SET_NAMES:
+            await ann.goto(f"{server.http}/#/")
+            code = await open_room(ann, rule_set, SHOWN_DEAL)
+            await bob.goto(f"{server.http}/#/room/{code}")
+            await expect(ann.locator(".seat")).to_have_count(2)
+            await race_in_room(ann, bob)
+            await play_a_few(ann, 3)
+            await assert_every_pile_in_view(ann, size, rule_set)
+            await assert_every_pile_in_view(bob, size, rule_set)
+            if phone:  # the racers' bars sit above the board
+                bars = await ann.locator(".seats").bounding_box()
+                board = await ann.locator(".board").bounding_box()
+                assert bars and board and bars["y"] + bars["height"] <= board["y"]
+            await ann.mouse.move(0, 0)
+            await settle(ann)
+            await ann.screenshot(path=screenshot(f"board-{rule_set}-{size_name}.png"))
+            await resign(bob)
+            await expect(bob.locator(".finish-headline")).to_contain_text("Waiting for Ann")
+            await resign(ann)
+            for page in (ann, bob):
+                panel = page.locator(".finish")
+                await expect(panel.locator(".finish-headline")).to_contain_text(" of 2")
+                await expect(panel.locator("tbody tr")).to_have_count(2)
+                await expect(panel.locator(".commitment-check")).to_contain_text("✓")
+                box = await panel.bounding_box()
+                assert box and box["y"] < size["height"] / 2, "the finish panel is at the top"
+            await expect(ann.locator(".finish .replay-link")).to_be_visible()
+            if rule_set == RULE_SET_NAMES[0]:
+                await ann.screenshot(path=screenshot(f"finish-{size_name}.png"))
+            await ann.click(".finish button.rematch")
+            for page in (ann, bob):
+                await expect(page.locator(".room-head .phase")).to_have_text("lobby")
+                await expect(page.locator(".finish")).to_have_count(0)
+            await race_in_room(ann, bob)
+            await expect(bob.locator(".room-head .code")).to_have_text(code)
+            assert await moves_made(bob) == 0
+        for page in pages:
+            await page.context.close()
+    assert not errors
+
+
+# -- accessibility, spectators ------------------------------------------------------------------
+
+
+async def serious_violations(page: Page) -> list[str]:
+    """axe-core's serious and critical findings on the page as it stands."""
+    from axe_playwright_python.async_playwright import Axe
+
+    results = await Axe().run(page)
+    return [f"{violation['id']}: {violation['help']} "
+            f"({[node['target'] for node in violation['nodes']][:3]})"
+            for violation in results.response["violations"]
+            if violation.get("impact") in ("serious", "critical")]
+
+
+async def test_no_serious_accessibility_violations(server: Server, open_page: OpenPage,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lobby, a board, the finish panel and the leaderboards, checked by axe-core."""
+    pytest.importorskip("axe_playwright_python")
+    page = await open_page()
+    await give_name(page, "Ann")
+    await expect(page.locator(".who strong")).to_have_text("Ann")
+    found = {"lobby": await serious_violations(page)}
+    await open_room(page, "hidden-cards", SHOWN_DEAL)
+    await page.click(".start-button")
+    await expect(page.locator(".board")).to_have_attribute("data-status", "in_progress")
+    found["board"] = await serious_violations(page)
+    await resign(page)
+    await expect(page.locator(".finish tbody tr")).to_have_count(1)
+    found["finish panel"] = await serious_violations(page)
+    ann, bob = await server.client("Ann2"), await server.client("Bob2")
+    await race_on(server, "all-fours", WON_BY_PLAYING_ON, [ann, bob], [0.0, 0.004], monkeypatch)
+    await page.goto(f"{server.http}/#/boards/all-fours")
+    await expect(page.locator(".board-table tbody tr").first).to_be_visible()
+    found["leaderboard"] = await serious_violations(page)
+    await page.goto(f"{server.http}/#/ratings/all-fours")
+    await expect(page.locator(".ratings h2")).to_be_visible()
+    await page.wait_for_load_state("networkidle")
+    found["ratings"] = await serious_violations(page)
+    assert not any(found.values()), found
+
+
+async def test_a_spectator_watches_by_link_without_a_name(server: Server,
+                                                          open_page: OpenPage) -> None:
+    """/#/watch/CODE: no name asked; the racers' progress, never a board, and why; the finish
+    panel and the replay link at the end."""
+    ann, bob = await server.client("Ann"), await server.client("Bob")
+    room = await ann.create_room("all-fours", deal="number", number=WON_BY_PLAYING_ON)
+    await bob.join(room.code)
+    page = await open_page(f"/#/watch/{room.code}")
+    await expect(page.locator(".seat")).to_have_count(2)
+    assert await page.locator("input[name=name]").count() == 0
+    await expect(page.locator(".race.watching")).to_contain_text("second tab")
+    await ann.ready()
+    await bob.ready()
+    await bob.next_event(YourView)
+    await bob.resign()
+    await play_to_end(ann)
+    await expect(page.locator(".finish-headline")).to_contain_text("Ann won")
+    await expect(page.locator(".board")).to_have_count(0)
+    await expect(page.locator(".finish .replay-link")).to_be_visible()
+    await expect(page.locator(".finish button.rematch")).to_have_count(0)
+    await expect(page.locator(".room-head .facts")).to_contain_text(f"deal {WON_BY_PLAYING_ON}")
+    await page.reload()  # the header keeps the deal number (spectate sends the room alone)
+    await expect(page.locator(".room-head .facts")).to_contain_text(f"deal {WON_BY_PLAYING_ON}")
+
+
+async def test_a_phone_plays_by_taps_a_double_tap_and_the_keyboard(browser: Browser,
+                                                                   server: Server) -> None:
+    """On a touch screen: tap a card, tap its place; a double tap sends a card where it goes;
+    Escape puts a picked card down; Space plays the only move."""
+    context = await browser.new_context(viewport=SIZES["phone"], has_touch=True, is_mobile=True)
+    page = await context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    await page.goto(server.http + "/")
+    await give_name(page, "Ann")
+    await open_room(page, "all-fours", SHOWN_DEAL)
+    await page.click(".start-button")
+    board = page.locator(".board")
+    await expect(board).to_have_attribute("data-status", "in_progress")
+    await expect(card_at(page, "5D", "heap:1")).to_have_class(re.compile("to-move"))
+    await card_at(page, "5D", "heap:1").tap(position=CARD_CORNER)
+    await expect(page.locator(".card.selected")).to_have_count(1)
+    await page.keyboard.press("Escape")
+    await expect(page.locator(".card.selected")).to_have_count(0)
+    await card_at(page, "5D", "heap:1").tap(position=CARD_CORNER)
+    await page.locator('.pile[data-pile="heap:5"]').tap()
+    await expect(board).to_have_attribute("data-moves", "1")
+    await expect(page.locator('.pile[data-pile="heap:5"] .card.placed')).to_have_count(1)
+    [move] = [m for m in await legal_moves(page) if m != "resign"]
+    parsed = Move.parse(move)
+    card = card_at(page, str(parsed.card), str(parsed.source))
+    box = await card.bounding_box()
+    assert box is not None
+    for _ in range(2):  # a double tap, on the spot
+        await page.touchscreen.tap(box["x"] + CARD_CORNER["x"], box["y"] + CARD_CORNER["y"])
+    await expect(board).to_have_attribute("data-moves", "2")
+    await page.locator("body").press("Space")
+    await expect(board).to_have_attribute("data-moves", "3")
+    await expect(page.locator(".log li").first).to_contain_text("→ under the")
+    await context.close()
+    assert not errors
+
+
+async def test_the_lobby_lists_public_rooms_and_links_the_rules(server: Server,
+                                                                open_page: OpenPage) -> None:
+    ann = await open_page()
+    await give_name(ann, "Ann")
+    await ann.select_option("select[name=rule_set]", "octagon")
+    await ann.check("input[name=public]")
+    await ann.click(".create button[type=submit]")
+    code = await ann.locator(".room-head .code").inner_text()
+    await expect(ann.locator(".room-head .facts")).to_contain_text("public")
+    bob = await open_page()
+    await give_name(bob, "Bob")
+    listed = bob.locator(f'.open-rooms tr[data-code="{code}"]')
+    await expect(listed).to_contain_text("The Octagon")
+    await expect(listed).to_contain_text("Ann")
+    await bob.screenshot(path=screenshot("lobby.png"), full_page=True)
+    await listed.locator("a", has_text="Join").click()
+    await expect(bob.locator(".seat")).to_have_count(2)
+    rules = bob.locator("a.rules-link")
+    await expect(rules).to_have_attribute("href", "/rules/octagon")
+    await bob.goto(server.http + "/rules/octagon")
+    await expect(bob.locator("h1").first).to_contain_text("Octagon")
