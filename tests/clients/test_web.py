@@ -151,6 +151,33 @@ async def resign(page: Page) -> None:
 # -- the tests ----------------------------------------------------------------------------------
 
 
+async def test_a_secret_race_shows_each_racers_new_rating_and_the_rated_board(
+        open_page: OpenPage) -> None:
+    """A secret deal raced by two is rated: the finish panel gives each racer's rating after
+    the race and its change, and the rule set's rated board lists both."""
+    ann = await open_page()
+    await give_name(ann, "Ann")
+    await ann.select_option("select[name=rule_set]", "octagon")
+    await ann.check("input[name=deal][value=secret]")
+    await ann.click(".create button[type=submit]")
+    await expect(ann.locator(".room-head .code")).to_be_visible()
+    code = await ann.locator(".room-head .code").inner_text()
+    bob = await open_page(f"/#/room/{code}")
+    await give_name(bob, "Bob")
+    await expect(ann.locator(".seat")).to_have_count(2)
+    await race_in_room(ann, bob)
+    await resign(bob)
+    await resign(ann)
+    for page in (ann, bob):
+        ratings = page.locator(".finish td.rating")
+        await expect(ratings).to_have_count(2)
+        for text in await ratings.all_inner_texts():
+            assert re.fullmatch(r"-?\d+\.\d \([+-]\d+\.\d\)", text), text
+    await ann.click(".finish a[href='#/ratings/octagon']")
+    await expect(ann.locator(".ratings-table tbody tr")).to_have_count(2)
+    await expect(ann.locator(".ratings-table")).to_contain_text("Bob")
+
+
 async def test_two_players_race_to_the_end_and_both_see_the_ranking(open_page: OpenPage) -> None:
     ann = await open_page()
     await give_name(ann, "Ann")
@@ -512,6 +539,7 @@ async def test_every_rule_set_races_to_the_finish_panel_and_a_rematch_on_three_s
                 await expect(panel.locator(".finish-headline")).to_contain_text(" of 2")
                 await expect(panel.locator("tbody tr")).to_have_count(2)
                 await expect(panel.locator(".commitment-check")).to_contain_text("✓")
+                await expect(panel.locator("td.rating")).to_have_count(0)  # a chosen deal
                 box = await panel.bounding_box()
                 assert box and box["y"] < size["height"] / 2, "the finish panel is at the top"
             await expect(ann.locator(".finish .replay-link")).to_be_visible()
