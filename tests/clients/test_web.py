@@ -542,6 +542,8 @@ async def test_every_rule_set_races_to_the_finish_panel_and_a_rematch_on_three_s
                 await expect(panel.locator("td.rating")).to_have_count(0)  # a chosen deal
                 box = await panel.bounding_box()
                 assert box and box["y"] < size["height"] / 2, "the finish panel is at the top"
+                table = await panel.locator("table.ranking").bounding_box()
+                assert table and table["x"] + table["width"] <= size["width"], "ranking cut off"
             await expect(ann.locator(".finish .replay-link")).to_be_visible()
             if rule_set == RULE_SET_NAMES[0]:
                 await ann.screenshot(path=screenshot(f"finish-{size_name}.png"))
