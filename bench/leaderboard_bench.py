@@ -297,6 +297,17 @@ def asyncpg_dsn(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
+async def settle_postgres(database: Database, connection: Any) -> None:
+    """After a PostgreSQL load: the win counts made from the entries, ``VACUUM ANALYZE`` (as
+    autovacuum would after such a load), and the server's version and the database's size."""
+    await recount_wins(database)
+    log(f"{database.kind}: VACUUM ANALYZE")
+    await connection.execute("VACUUM ANALYZE")
+    database.version = str(await connection.fetchval("SHOW server_version"))
+    database.size_bytes = int(await connection.fetchval(
+        "SELECT pg_database_size(current_database())"))
+
+
 async def load_postgresql(database: Database, generator: Generator) -> None:
     dialect = make_engine(database.url).dialect
     connection = await asyncpg.connect(asyncpg_dsn(database.url))
@@ -311,12 +322,7 @@ async def load_postgresql(database: Database, generator: Generator) -> None:
                                                                columns=columns(table))
                     database.counts[name] = database.counts.get(name, 0) + len(rows)
             done = progress(database, done, generator.shape.results, started)
-        await recount_wins(database)
-        log(f"{database.kind}: VACUUM ANALYZE")
-        await connection.execute("VACUUM ANALYZE")
-        database.version = str(await connection.fetchval("SHOW server_version"))
-        database.size_bytes = int(await connection.fetchval(
-            "SELECT pg_database_size(current_database())"))
+        await settle_postgres(database, connection)
     finally:
         await connection.close()
     database.load_s = time.perf_counter() - started
@@ -441,12 +447,7 @@ async def load_postgresql_series(database: Database, shape: Shape) -> None:
         for index in indexes:
             log(f"{database.kind}: {index['indexname']}")
             await connection.execute(index["indexdef"])
-        await recount_wins(database)
-        log(f"{database.kind}: VACUUM ANALYZE")
-        await connection.execute("VACUUM ANALYZE")
-        database.version = str(await connection.fetchval("SHOW server_version"))
-        database.size_bytes = int(await connection.fetchval(
-            "SELECT pg_database_size(current_database())"))
+        await settle_postgres(database, connection)
     finally:
         await connection.close()
     database.load_s = time.perf_counter() - started
