@@ -306,46 +306,54 @@ class HttpApi:
     async def replay(self, race_id: str, player_id: str) -> Response:
         """One racer's game of a finished race, position by position, for a replay viewer
         (a browser cannot run the engine). Only once ``race_record`` reveals the move logs."""
-        key = ("replay", race_id, player_id)
-        data = self.finished.get(key)
-        if data is not None:
-            return encoded_response(HTTPStatus.OK, data)
-        record = await self._revealed(race_id)
-        if isinstance(record, Response):
-            return record
+        return await self._revealed_once(("replay", race_id, player_id), race_id,
+                                         lambda record: self._replay(record, race_id, player_id))
+
+    @staticmethod
+    def _replay(record: dict[str, Any], race_id: str, player_id: str) -> bytes | Response:
         log = record["logs"].get(player_id)
         if log is None:
             racers = ", ".join(player["player_id"] for player in record["players"])
             return error_response(HTTPStatus.NOT_FOUND,
                                   f"no racer {player_id!r} in that race: ?player= one of {racers}")
         name = next(p["name"] for p in record["players"] if p["player_id"] == player_id)
-        data = encode({"race_id": race_id, "rule_set": record["rule_set"],
+        return encode({"race_id": race_id, "rule_set": record["rule_set"],
                        "player_id": player_id, "name": name,
                        "steps": replay_steps(MoveLog.from_json(log))})
-        self.finished.put(key, data)
-        return encoded_response(HTTPStatus.OK, data)
 
     async def solver_line(self, race_id: str) -> Response:
         """The solver's winning line on a finished race's deal, position by position, as a
         racer's replay: beside the racers' own games in the replay viewer. Only once the race
         record reveals the deal, and only for a deal the solver won."""
-        key = ("solver", race_id)
-        data = self.finished.get(key)
-        if data is not None:
-            return encoded_response(HTTPStatus.OK, data)
-        record = await self._revealed(race_id)
-        if isinstance(record, Response):
-            return record
+        return await self._revealed_once(("solver", race_id), race_id,
+                                         lambda record: self._solver_line(record, race_id))
+
+    @staticmethod
+    def _solver_line(record: dict[str, Any], race_id: str) -> bytes | Response:
         solver = record.get("solver")
         if solver is None or solver["result"] != "won":
             return error_response(HTTPStatus.NOT_FOUND, "the solver has no winning line for "
                                   "this deal (not searched yet, lost, or undecided)")
         log = MoveLog(record["rule_set"], int(record["seed"]), record["algorithm"],
                       tuple(Move.parse(move) for move in solver["line"]), rules=record["rules"])
-        data = encode({"race_id": race_id, "rule_set": record["rule_set"], "player_id": None,
+        return encode({"race_id": race_id, "rule_set": record["rule_set"], "player_id": None,
                        "name": "the solver", "knowledge": solver["knowledge"],
                        "steps": replay_steps(log)})
-        self.finished.put(key, data)
+
+    async def _revealed_once(self, key: tuple[str, ...], race_id: str,
+                             build: Callable[[dict[str, Any]], bytes | Response]) -> Response:
+        """What ``build`` makes of a revealed race's record, made once and then answered from
+        the cache (a revealed race is final); a refusal is never kept."""
+        data = self.finished.get(key)
+        if data is None:
+            record = await self._revealed(race_id)
+            if isinstance(record, Response):
+                return record
+            built = build(record)
+            if isinstance(built, Response):
+                return built
+            data = built
+            self.finished.put(key, data)
         return encoded_response(HTTPStatus.OK, data)
 
     async def _record(self, race_id: str) -> tuple[dict[str, Any] | None, bytes | None]:
