@@ -23,6 +23,7 @@ stored with a later finish, which only a clock set back could give, waits for it
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
@@ -30,17 +31,18 @@ from typing import Any, Generic, Literal, TypeVar
 
 from sqlalchemy import (
     ColumnElement,
-    Label,
     Row,
     Select,
+    bindparam,
     func,
-    literal,
+    literal_column,
     null,
     select,
     true,
     tuple_,
+    union_all,
 )
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from server import ranks
 from server.db import (
@@ -96,22 +98,21 @@ async def fastest_wins(sessions: Sessions, rule_set: str, period: Period, limit:
                        now: datetime, *, around: str | None = None,
         cache: ranks.RankCache | None = None) -> Board[ResultLine]:
     """Every ranked win of the rule set, fastest first (a player may hold several lines)."""
-    e, today = _ENTRIES, utc_day(now)
-    conditions = [e.rule_set == rule_set, e.status == "won", e.ranked == true()]
+    today = utc_day(now)
     since = period_start(period, now)
+    values: dict[str, Any] = {"rule_set": rule_set}
     days: list[date | None] = [None]
     if period == "today":
-        conditions.append(e.finish_day == today)  # along ix_entries_today, in time order
+        values["today"] = today
         days = [today]
     elif since is not None:
-        tomorrow = datetime.combine(today + timedelta(days=1), time(tzinfo=UTC))
-        conditions += [e.finished_at >= since, e.finished_at < tomorrow]
+        values["since"] = since
+        values["tomorrow"] = datetime.combine(today + timedelta(days=1), time(tzinfo=UTC))
         days = [since.date() + timedelta(days=n) for n in range((today - since.date()).days + 1)]
-    order = (e.time_ms, e.finished_at, e.race_id, e.player_id)
     counted = ranks.Counted(tuple(ranks.fastest_board(rule_set, day) for day in days),
                             ranks.WIN_WIDTH)
-    return await _board(sessions, _Query(_result_lines(*conditions), e.player_id, order, counted),
-                        limit, around, _result_line(today), cache)
+    return await _board(sessions, _fastest_statements(period), values, counted, limit, around,
+                        _result_line(today), cache)
 
 
 async def most_wins(sessions: Sessions, rule_set: str, limit: int, *,
@@ -120,12 +121,9 @@ async def most_wins(sessions: Sessions, rule_set: str, limit: int, *,
     """Players by their number of ranked wins; of two with as many, the one who got there first
     (whose last win is the earlier). Read from ``player_wins``, along ``ix_player_wins_board``,
     which holds this order."""
-    w = _PLAYER_WINS
-    lines = select(w.player_id, w.wins, w.last_win_at).where(w.rule_set == rule_set)
-    order = (w.minus_wins, w.last_win_at, w.player_id)
     counted = ranks.Counted((ranks.wins_board(rule_set),), 1)
-    return await _board(sessions, _Query(lines, w.player_id, order, counted), limit, around,
-                        _wins_line, cache)
+    return await _board(sessions, _most_wins_statements(), {"rule_set": rule_set}, counted,
+                        limit, around, _wins_line, cache)
 
 
 async def deal_board(sessions: Sessions, rule_set: str, seed: int, limit: int, *,
@@ -133,11 +131,9 @@ async def deal_board(sessions: Sessions, rule_set: str, seed: int, limit: int, *
         cache: ranks.RankCache | None = None) -> Board[ResultLine]:
     """Everyone who finished a race on this deal, ranked as a race ranks its racers: every
     result on the deal, chosen, secret or daily, ranked or not (this board is about the deal)."""
-    lines = _result_lines(EntryRow.rule_set == rule_set, EntryRow.seed == seed,
-                          EntryRow.standing.is_not(None), daily_day=False)
     counted = ranks.Counted((ranks.deal_board(rule_set, seed),), ranks.STANDING_WIDTH)
-    return await _board(sessions, _race_order(lines, counted), limit, around, _result_line(None),
-                        cache)
+    return await _board(sessions, _deal_statements(), {"rule_set": rule_set, "seed": seed},
+                        counted, limit, around, _result_line(None), cache)
 
 
 async def daily_board(sessions: Sessions, rule_set: str, day: date, limit: int, now: datetime,
@@ -146,11 +142,9 @@ async def daily_board(sessions: Sessions, rule_set: str, day: date, limit: int, 
     """Everyone ranked who finished that day's daily deal (identities made before the day
     began), ranked as a race ranks its racers. The seed is in the lines only once the day is
     over."""
-    lines = _result_lines(EntryRow.rule_set == rule_set, EntryRow.daily_day == day,
-                          EntryRow.ranked == true(), EntryRow.standing.is_not(None))
     counted = ranks.Counted((ranks.daily_board(rule_set, day),), ranks.STANDING_WIDTH)
-    return await _board(sessions, _race_order(lines, counted), limit, around,
-                        _result_line(utc_day(now)), cache)
+    return await _board(sessions, _daily_statements(), {"rule_set": rule_set, "day": day},
+                        counted, limit, around, _result_line(utc_day(now)), cache)
 
 
 def period_start(period: Period, now: datetime) -> datetime | None:
@@ -164,17 +158,104 @@ def period_start(period: Period, now: datetime) -> datetime | None:
 
 
 @dataclass(frozen=True, slots=True)
-class _Query:
-    """A board as a query: ``lines`` selects one row per line, ``player`` is its player id
-    column; ``order`` is ascending, best first, and total; its first term, an integer column,
-    decides the rank (lines equal on it tie), and ``counted`` says where its lines are counted
-    by buckets of that term. Every board selects from its table itself, not from a subquery,
-    so that a page is one plain indexed query (and cheap to build)."""
+class _Statements:
+    """A board's statements, built once per kind of board with named parameters: building a
+    statement of this size costs SQLAlchemy more (~1 ms) than the database's work in it.
 
-    lines: Select[*tuple[Any, ...]]
-    player: ColumnElement[str]
-    order: tuple[ColumnElement[Any], ...]
-    counted: ranks.Counted
+    ``best`` is a player's best line (``:around``); ``top`` the first ``:limit`` lines;
+    ``after`` the ``:limit`` lines from a key on (``:key0``...); ``around`` those and the
+    ``:above`` lines before the key, as one statement; ``ranks[n]`` the lines better than
+    ``n + 1`` rank terms at once (``:bucket0``, ``:low0``, ``:term0``...). Every line comes
+    with its player's ``name``, its ``part`` (0 before the key, 1 from it on) and its keys
+    last."""
+
+    best: Select[*tuple[Any, ...]]
+    top: Select[*tuple[Any, ...]]
+    after: Select[*tuple[Any, ...]]
+    around: Select[*tuple[Any, ...]]
+    ranks: tuple[Select[*tuple[Any, ...]], Select[*tuple[Any, ...]]]
+    keys: int
+
+
+def _statements(lines: Select[*tuple[Any, ...]], player: ColumnElement[str],
+                order: tuple[ColumnElement[Any], ...], width: int) -> _Statements:
+    """The statements of a board whose lines ``lines`` selects, one row per line, with
+    ``player`` its player id column; ``order`` is ascending, best first, and total; its first
+    term, an integer column, decides the rank (lines equal on it tie) and is counted in
+    ``board_counts`` by buckets of ``width``. Every board selects from its table itself, not
+    from a subquery, so that each page is one plain range of an index."""
+    keys = [term.label(f"key{number}") for number, term in enumerate(order)]
+    bound = tuple_(*(bindparam(f"key{number}", type_=term.type)
+                     for number, term in enumerate(order)))
+    named = lines.join(PlayerRow, PlayerRow.id == player).add_columns(PlayerRow.name)
+    after = named.add_columns(literal_column("1").label("part"), *keys).order_by(*order)
+    after_key = after.where(tuple_(*order) >= bound).limit(bindparam("limit"))
+    before = (named.add_columns(literal_column("0").label("part"), *keys)
+              .where(tuple_(*order) < bound)
+              .order_by(*(term.desc() for term in order)).limit(bindparam("above")))
+    both = union_all(select(before.subquery()), select(after_key.subquery())).subquery()
+    rank_term = order[0]
+
+    def better(number: int) -> ColumnElement[Any]:
+        below = ranks.lines_below(bindparam(f"bucket{number}"))
+        if width == 1:
+            return below
+        return below + lines.with_only_columns(func.count(), maintain_column_froms=True).where(
+            rank_term >= bindparam(f"low{number}"),
+            rank_term < bindparam(f"term{number}")).scalar_subquery()
+
+    return _Statements(
+        best=lines.with_only_columns(*keys, maintain_column_froms=True)
+        .where(player == bindparam("around")).order_by(*order).limit(1),
+        top=after.limit(bindparam("limit")),
+        after=after_key,
+        around=select(both).order_by(both.c.part, *(both.c[key.name] for key in keys)),
+        ranks=(select(better(0)), select(better(0), better(1))),
+        keys=len(keys))
+
+
+_E = _ENTRIES
+
+
+@functools.cache
+def _fastest_statements(period: Period) -> _Statements:
+    conditions = [_E.rule_set == bindparam("rule_set"), _E.status == "won", _E.ranked == true()]
+    if period == "today":
+        conditions.append(_E.finish_day == bindparam("today"))  # ix_entries_today, time order
+    elif period == "week":
+        conditions += [_E.finished_at >= bindparam("since"),
+                       _E.finished_at < bindparam("tomorrow")]
+    return _statements(_result_lines(*conditions), _E.player_id,
+                       (_E.time_ms, _E.finished_at, _E.race_id, _E.player_id), ranks.WIN_WIDTH)
+
+
+@functools.cache
+def _most_wins_statements() -> _Statements:
+    w = _PLAYER_WINS
+    return _statements(select(w.player_id, w.wins, w.last_win_at)
+                       .where(w.rule_set == bindparam("rule_set")),
+                       w.player_id, (w.minus_wins, w.last_win_at, w.player_id), 1)
+
+
+_RACE_ORDER = (_E.standing, _E.finished_at, _E.race_id, _E.player_id)
+"""The order of ``Race.ranking`` (``standing``: winners by time; then by cards home, most
+first, then by when that count was reached); ties broken by who finished first."""
+
+
+@functools.cache
+def _deal_statements() -> _Statements:
+    return _statements(_result_lines(_E.rule_set == bindparam("rule_set"),
+                                     _E.seed == bindparam("seed"), _E.standing.is_not(None),
+                                     daily_day=False),
+                       _E.player_id, _RACE_ORDER, ranks.STANDING_WIDTH)
+
+
+@functools.cache
+def _daily_statements() -> _Statements:
+    return _statements(_result_lines(_E.rule_set == bindparam("rule_set"),
+                                     _E.daily_day == bindparam("day"), _E.ranked == true(),
+                                     _E.standing.is_not(None)),
+                       _E.player_id, _RACE_ORDER, ranks.STANDING_WIDTH)
 
 
 def _result_lines(*conditions: ColumnElement[bool],
@@ -187,98 +268,74 @@ def _result_lines(*conditions: ColumnElement[bool],
                   e.finished_at).where(*conditions)
 
 
-def _race_order(lines: Select[*tuple[Any, ...]], counted: ranks.Counted) -> _Query:
-    """The order of ``Race.ranking`` (``standing``: winners by time; then by cards home, most
-    first, then by when that count was reached); ties broken by who finished first."""
-    e = _ENTRIES
-    return _Query(lines, e.player_id, (e.standing, e.finished_at, e.race_id, e.player_id),
-                  counted)
-
-
-async def _board(sessions: Sessions, query: _Query, limit: int, around: str | None,
+async def _board(sessions: Sessions, statements: _Statements, values: dict[str, Any],
+                 counted: ranks.Counted, limit: int, around: str | None,
                  make_line: Callable[[Row[Any], str, int], L],
                  cache: ranks.RankCache | None) -> Board[L]:
     """The top ``limit`` lines, or with ``around`` the ``limit`` lines centred on that player's
-    best line.
+    best line, in at most three statements: the player's best line, the window with its names,
+    the ranks (at ten million results a statement's round trip costs more than the database's
+    work in it). ``values`` are the board's parameters; ``counted`` where its lines are
+    counted.
 
     Pages are read by key, never by OFFSET: the lines before a key are the first ones below it
-    in descending order, so a page costs the lines it returns (plus a sort where no index gives
-    the order), wherever it is on the board; names are then read for those lines alone. A
-    line's rank is one more than the number of lines strictly better (``_better``): for a
-    window that does not start at the top, that is found for its first line and for the first
-    line that does not tie with it; from there on, a line that ties with none before it is
-    ranked by its place. Every term of the order is non-null on a board's lines."""
+    in descending order, so a page costs the lines it returns, wherever it is on the board. The
+    page after the key reads ``limit`` lines, so that where fewer than half a window are above
+    the player the window still fills, and keeps what it needs. A line's rank is one more than
+    the number of lines strictly better (``_better``): for a window that does not start at the
+    top, that is found for its first line and for the first line that does not tie with it;
+    from there on, a line that ties with none before it is ranked by its place. Every term of
+    the order is non-null on a board's lines."""
     if limit < 1:
         raise ValueError(f"a board shows at least one line, not {limit}")
-    keys = [term.label(f"key{number}") for number, term in enumerate(query.order)]
     above_limit = (limit - 1) // 2
     async with sessions.begin() as session:
+        connection = await session.connection()
         mine: tuple[Any, ...] | None = None
-        rows: list[Row[Any]] = []
         if around is not None:
-            best = (await session.execute(
-                query.lines.with_only_columns(*keys, maintain_column_froms=True)
-                .where(query.player == around).order_by(*query.order).limit(1))).first()
-            if best is not None:
-                mine = tuple(best)
-                if above_limit:
-                    rows = await _page(session, query, keys, mine, above_limit, before=True)
-        above = len(rows)
-        rows += await _page(session, query, keys, mine, limit - above, before=False)
-        full_keys = [tuple(row)[-len(keys):] for row in rows]
+            best = (await connection.execute(statements.best,
+                                             {**values, "around": around})).first()
+            mine = None if best is None else tuple(best)
+        if mine is None:
+            rows = (await connection.execute(statements.top, {**values, "limit": limit})).all()
+        else:
+            window = {**values, "limit": limit, "above": above_limit,
+                      **{f"key{number}": value for number, value in enumerate(mine)}}
+            rows = (await connection.execute(
+                statements.around if above_limit else statements.after, window)).all()[:limit]
+        full_keys = [tuple(row)[-statements.keys:] for row in rows]
         terms = [key[0] for key in full_keys]
         known = {0: 1}
-        if mine is not None and above == above_limit and rows:
+        above = sum(1 for row in rows if row.part == 0)
+        if mine is not None and rows and above == above_limit:  # lines may be above it
             second = next((n for n, term in enumerate(terms) if term != terms[0]), None)
-            for number in (0,) if second is None else (0, second):
-                known[number] = 1 + await _better(session, query, terms[number], cache)
-        names: dict[str, str] = {player_id: name for player_id, name in (await session.execute(
-            select(PlayerRow.id, PlayerRow.name)
-            .where(PlayerRow.id.in_({row.player_id for row in rows})))).all()} if rows else {}
-    made = [make_line(row, names[row.player_id], rank)
+            numbers = (0,) if second is None else (0, second)
+            better = await _better(connection, statements, values, counted,
+                                   [terms[number] for number in numbers], cache)
+            known = {number: 1 + lines for number, lines in zip(numbers, better, strict=True)}
+    made = [make_line(row, row.name, rank)
             for row, rank in zip(rows, _ranks(terms, known), strict=True)]
     me = next((line for line, key in zip(made, full_keys, strict=True) if key == mine), None)
     return Board(made, me)
 
 
-def _bound(terms: Sequence[ColumnElement[Any]], key: Sequence[Any]) -> ColumnElement[Any]:
-    """A key as a row value, each value bound with its term's type (so that a timestamp is
-    sent the way its column stores it)."""
-    return tuple_(*(literal(value, term.type) for term, value in zip(terms, key, strict=True)))
-
-
-async def _page(session: AsyncSession, query: _Query, keys: list[Label[Any]],
-                key: tuple[Any, ...] | None, limit: int, *, before: bool) -> list[Row[Any]]:
-    """Up to ``limit`` lines in board order, each with its keys last: from the top, or from
-    ``key`` on (that line included), or with ``before`` the ones just before ``key``."""
-    statement = query.lines.add_columns(*keys)
-    if key is not None:
-        order, bound = tuple_(*query.order), _bound(query.order, key)
-        statement = statement.where(order < bound if before else order >= bound)
-    statement = statement.order_by(*(term.desc() if before else term for term in query.order))
-    rows = list((await session.execute(statement.limit(limit))).all())
-    return rows[::-1] if before else rows
-
-
-async def _better(session: AsyncSession, query: _Query, term: int,
-                  cache: ranks.RankCache | None) -> int:
-    """How many lines of the board rank strictly better than ``term``: from the cache if it
-    holds the board, else the counts of the buckets below ``term``'s plus the lines of its own
-    bucket below it (one short range of the board's index)."""
-    counted = query.counted
+async def _better(connection: AsyncConnection, statements: _Statements, values: dict[str, Any],
+                  counted: ranks.Counted, terms: list[int],
+                  cache: ranks.RankCache | None) -> list[int]:
+    """How many lines of the board rank strictly better than each of ``terms``: from the cache
+    if it holds the board, else, in one statement, the counts of the buckets below each term's
+    plus the lines of its own bucket below it (one short range of the board's index)."""
     if cache is not None:
-        cached = await cache.lines_below(counted.boards, term)
-        if cached is not None:
-            return cached
-    bucket = counted.bucket(term)
-    below = await ranks.lines_below(session, counted, bucket)
-    if counted.width == 1:
-        return below
-    rank_term = query.order[0]
-    inside = await session.scalar(query.lines.with_only_columns(
-        func.count(), maintain_column_froms=True).where(
-        rank_term >= bucket * counted.width, rank_term < term))
-    return below + int(inside or 0)
+        cached = [await cache.lines_below(counted.boards, term) for term in terms]
+        if all(lines is not None for lines in cached):
+            return [int(lines or 0) for lines in cached]
+    asked = {**values, "boards": list(counted.boards)}
+    for number, term in enumerate(terms):
+        bucket = counted.bucket(term)
+        asked |= {f"bucket{number}": bucket, f"low{number}": bucket * counted.width,
+                  f"term{number}": term}
+    row = (await connection.execute(statements.ranks[len(terms) - 1], asked)).one()
+    return [int(lines) for lines in row]
 
 
 def _ranks(terms: Sequence[Any], known: dict[int, int]) -> list[int]:

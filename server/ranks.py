@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Protocol, cast
 
-from sqlalchemy import Table, func, select, text
+from sqlalchemy import BindParameter, ColumnElement, Table, bindparam, func, select, text
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from server.db import BoardCountRow
 
@@ -171,11 +171,12 @@ async def add_counts(connection: AsyncConnection, changes: Iterable[Change]) -> 
         set_={"lines": _COUNTS.c.lines + statement.excluded.lines}), rows)
 
 
-async def lines_below(session: AsyncSession, counted: Counted, bucket: int) -> int:
-    """How many lines of the board are in the buckets below ``bucket``."""
+def lines_below(bucket: BindParameter[int]) -> ColumnElement[int]:
+    """How many lines of the boards ``:boards`` (a list of keys) are in the buckets below
+    ``bucket``: a scalar subquery, for a statement that reads several ranks at once."""
     c = _COUNTS.c
-    return int(await session.scalar(select(func.coalesce(func.sum(c.lines), 0)).where(
-        c.board.in_(counted.boards), c.bucket < bucket)) or 0)
+    return select(func.coalesce(func.sum(c.lines), 0)).where(
+        c.board.in_(bindparam("boards", expanding=True)), c.bucket < bucket).scalar_subquery()
 
 
 RECOUNT = f"""
