@@ -66,7 +66,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import asyncpg  # type: ignore[import-untyped]  # noqa: E402
 import sqlalchemy  # noqa: E402
-from sqlalchemy import Select, Table, event, func, make_url, select, true  # noqa: E402
+from sqlalchemy import Select, Table, event, func, make_url, select, text, true  # noqa: E402
 from sqlalchemy.engine import Dialect  # noqa: E402
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine  # noqa: E402
 
@@ -510,6 +510,30 @@ async def load_postgresql_series(database: Database, shape: Shape) -> None:
     database.load_s = time.perf_counter() - started
 
 
+async def describe_loaded(database: Database) -> None:
+    """The rows, version and size of a database an earlier run loaded (``--reuse``): its
+    queries timed again without loading it again (no load time to report)."""
+    engine = create_async_engine(database.url)
+    try:
+        async with engine.connect() as connection:
+            for name, table in (*TABLES, ("player_wins", PlayerWinsRow.__table__)):
+                database.counts[name] = await connection.scalar(
+                    select(func.count()).select_from(table)) or 0
+            if database.kind == "postgresql":
+                database.version = str(await connection.scalar(text("SHOW server_version")))
+                database.size_bytes = int(await connection.scalar(
+                    text("SELECT pg_database_size(current_database())")) or 0)
+    finally:
+        await engine.dispose()
+    if database.kind == "sqlite":
+        path = make_url(database.url).database
+        assert path is not None
+        database.version = sqlite3.sqlite_version
+        database.size_bytes = sum(os.path.getsize(p) for p in (path, f"{path}-wal")
+                                  if os.path.exists(p))
+    database.load_s = math.nan
+
+
 async def recount_wins(database: Database) -> None:
     """Fill ``player_wins`` from the loaded entries, as the server's own engine would."""
     started = time.perf_counter()
@@ -886,10 +910,12 @@ class Run:
 
 async def bench_database(database: Database, shape: Shape, calls: int, explain: bool,
                          redis_url: str | None, server_side: bool,
-                         copy_of: str | None = None) -> Run:
+                         copy_of: str | None = None, reuse: bool = False) -> Run:
     log(f"{database.kind}: alembic upgrade head")
     await store.upgrade_database(database.url)
-    if database.kind == "sqlite" and copy_of is not None:
+    if reuse:
+        await describe_loaded(database)
+    elif database.kind == "sqlite" and copy_of is not None:
         await load_sqlite_copy(database, copy_of)
     elif database.kind == "sqlite":
         await load_sqlite(database, Generator(shape))
@@ -941,8 +967,10 @@ def report(runs: list[Run], shape: Shape, calls: int, load: tuple[float, ...]) -
     for run in runs:
         d = run.database
         out.append(f"| {names[d.kind]} | {d.version} | {d.counts['players']:,} | "
-                   f"{d.counts['races']:,} | {d.counts['entries']:,} | {d.load_s:.1f} | "
-                   f"{d.counts['entries'] / d.load_s:,.0f} | {d.size_bytes / 1e6:,.0f} |")
+                   f"{d.counts['races']:,} | {d.counts['entries']:,} | "
+                   + ("loaded before | - | " if math.isnan(d.load_s) else
+                      f"{d.load_s:.1f} | {d.counts['entries'] / d.load_s:,.0f} | ")
+                   + f"{d.size_bytes / 1e6:,.0f} |")
     for run in runs:
         if run.database.cache_rebuild is not None:
             lines, seconds = run.database.cache_rebuild
@@ -984,11 +1012,17 @@ async def main_async(args: argparse.Namespace) -> int:
         for kind in kinds:
             if kind == "sqlite":
                 path = Path(args.sqlite_path or Path(directory) / "bench.sqlite3")
-                if path.exists():
-                    raise SystemExit(f"{path} exists: the bench fills a fresh database")
+                if path.exists() != bool(args.reuse):
+                    raise SystemExit(f"{path} exists: the bench fills a fresh database"
+                                     if path.exists() else f"{path}: nothing to --reuse")
                 runs.append(await bench_database(
                     Database(kind, f"sqlite+aiosqlite:///{path}"), shape, calls, args.explain,
-                    args.redis, args.server_side, args.sqlite_copy_of))
+                    args.redis, args.server_side, args.sqlite_copy_of, args.reuse))
+                continue
+            if args.reuse_postgres:
+                runs.append(await bench_database(
+                    Database(kind, async_url(args.reuse_postgres)), shape, calls, args.explain,
+                    args.redis, args.server_side, reuse=True))
                 continue
             server = await postgres_server(args.postgres)
             if server is None:
@@ -1019,6 +1053,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--sqlite-path", help="where to make the SQLite file (a temporary "
                         "directory, removed at the end)")
     parser.add_argument("--keep", action="store_true", help="keep the PostgreSQL database")
+    parser.add_argument("--reuse", action="store_true", help="time the queries again on the "
+                        "SQLite file --sqlite-path names, as an earlier run left it")
+    parser.add_argument("--reuse-postgres", metavar="URL", help="time the queries again on "
+                        "this PostgreSQL bench database (one --keep kept), not a new one")
     parser.add_argument("--sqlite-copy-of", metavar="URL", help="fill SQLite with the rows of "
                         "this PostgreSQL database (one --server-side --keep made), not with "
                         "the generator: the same rows on both at 10,000,000")

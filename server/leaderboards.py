@@ -273,15 +273,15 @@ async def _board(sessions: Sessions, statements: _Statements, values: dict[str, 
                  make_line: Callable[[Row[Any], str, int], L],
                  cache: ranks.RankCache | None) -> Board[L]:
     """The top ``limit`` lines, or with ``around`` the ``limit`` lines centred on that player's
-    best line, in at most three statements: the player's best line, the window with its names,
-    the ranks (at ten million results a statement's round trip costs more than the database's
+    best line, in three statements: the player's best line, the window with its names, the
+    ranks (at ten million results a statement's round trip costs more than the database's
     work in it). ``values`` are the board's parameters; ``counted`` where its lines are
     counted.
 
     Pages are read by key, never by OFFSET: the lines before a key are the first ones below it
-    in descending order, so a page costs the lines it returns, wherever it is on the board. The
-    page after the key reads ``limit`` lines, so that where fewer than half a window are above
-    the player the window still fills, and keeps what it needs. A line's rank is one more than
+    in descending order, so a page costs the lines it returns, wherever it is on the board. Where
+    fewer than half a window are above the player, the window is the top of the board, read
+    then by a fourth statement (and no rank needs counting). A line's rank is one more than
     the number of lines strictly better (``_better``): for a window that does not start at the
     top, that is found for its first line and for the first line that does not tie with it;
     from there on, a line that ties with none before it is ranked by its place. Every term of
@@ -296,17 +296,21 @@ async def _board(sessions: Sessions, statements: _Statements, values: dict[str, 
             best = (await connection.execute(statements.best,
                                              {**values, "around": around})).first()
             mine = None if best is None else tuple(best)
-        if mine is None:
-            rows = (await connection.execute(statements.top, {**values, "limit": limit})).all()
-        else:
-            window = {**values, "limit": limit, "above": above_limit,
+        rows: Sequence[Row[Any]] = []
+        above = 0
+        if mine is not None:
+            window = {**values, "limit": limit - above_limit, "above": above_limit,
                       **{f"key{number}": value for number, value in enumerate(mine)}}
             rows = (await connection.execute(
-                statements.around if above_limit else statements.after, window)).all()[:limit]
+                statements.around if above_limit else statements.after, window)).all()
+            above = sum(1 for row in rows if row.part == 0)
+        if mine is None or above < above_limit and len(rows) - above == limit - above_limit:
+            # From the top: no player, or fewer lines above them than half a window and more
+            # below than the window holds.
+            rows = (await connection.execute(statements.top, {**values, "limit": limit})).all()
         full_keys = [tuple(row)[-statements.keys:] for row in rows]
         terms = [key[0] for key in full_keys]
         known = {0: 1}
-        above = sum(1 for row in rows if row.part == 0)
         if mine is not None and rows and above == above_limit:  # lines may be above it
             second = next((n for n, term in enumerate(terms) if term != terms[0]), None)
             numbers = (0,) if second is None else (0, second)
@@ -326,9 +330,9 @@ async def _better(connection: AsyncConnection, statements: _Statements, values: 
     if it holds the board, else, in one statement, the counts of the buckets below each term's
     plus the lines of its own bucket below it (one short range of the board's index)."""
     if cache is not None:
-        cached = [await cache.lines_below(counted.boards, term) for term in terms]
-        if all(lines is not None for lines in cached):
-            return [int(lines or 0) for lines in cached]
+        cached = await cache.lines_below(counted.boards, terms)
+        if cached is not None:
+            return cached
     asked = {**values, "boards": list(counted.boards)}
     for number, term in enumerate(terms):
         bucket = counted.bucket(term)

@@ -59,19 +59,21 @@ class RedisRanks:
     def key(self, board: str, *, new: bool = False) -> str:
         return f"{self.prefix}{'ranks-new' if new else 'ranks'}:{board}"
 
-    async def lines_below(self, boards: tuple[str, ...], term: int) -> int | None:
+    async def lines_below(self, boards: tuple[str, ...],
+                          terms: Sequence[int]) -> list[int] | None:
         board = held(boards)
         if board is None:
             return None
         try:
             pipe = self.redis.pipeline(transaction=False)
             pipe.exists(self._ready)
-            pipe.zcount(self.key(board), "-inf", f"({term}")
-            ready, below = await pipe.execute()
+            for term in terms:
+                pipe.zcount(self.key(board), "-inf", f"({term}")
+            ready, *below = await pipe.execute()
         except redis.RedisError:
             log.warning("rank cache unreachable: ranks come from the database", exc_info=True)
             return None
-        return int(below) if ready else None
+        return [int(lines) for lines in below] if ready else None
 
     async def set_lines(self, scored: Sequence[ranks.Scored]) -> None:
         """Set the lines a stored result gave (after its commit). A failure takes the cache out

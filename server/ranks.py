@@ -27,7 +27,7 @@ million results the busiest second of the most played rule set holds about 2,000
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Protocol, cast
@@ -98,9 +98,11 @@ class Counted:
 class RankCache(Protocol):
     """Ranks held outside the database (``server.rank_cache``), for the boards it holds."""
 
-    async def lines_below(self, boards: tuple[str, ...], term: int) -> int | None:
-        """How many lines of the board have a rank term below ``term``; None when the cache
-        does not hold that board (or is not ready): the database answers then."""
+    async def lines_below(self, boards: tuple[str, ...],
+                          terms: Sequence[int]) -> list[int] | None:
+        """How many lines of the board have a rank term below each of ``terms`` (one round
+        trip); None when the cache does not hold that board (or is not ready): the database
+        answers then."""
 
 
 @dataclass(frozen=True, slots=True)
