@@ -270,6 +270,11 @@ class Database:
     """With Redis: the lines the rank cache was rebuilt with, and the seconds it took."""
 
 
+def sqlite_size(path: str) -> int:
+    """Bytes of a SQLite database: its file and its write-ahead log."""
+    return sum(os.path.getsize(part) for part in (path, f"{path}-wal") if os.path.exists(part))
+
+
 async def load_sqlite(database: Database, generator: Generator) -> None:
     path = make_url(database.url).database
     assert path is not None
@@ -294,8 +299,7 @@ async def load_sqlite(database: Database, generator: Generator) -> None:
         connection.close()
     await recount_wins(database)
     database.load_s = time.perf_counter() - started
-    database.size_bytes = sum(os.path.getsize(p) for p in (path, f"{path}-wal")
-                              if os.path.exists(p))
+    database.size_bytes = sqlite_size(path)
 
 
 COPY_ROWS = 50_000
@@ -346,8 +350,7 @@ async def load_sqlite_copy(database: Database, source_url: str) -> None:
         await source.dispose()
     await recount_wins(database)
     database.load_s = time.perf_counter() - started
-    database.size_bytes = sum(os.path.getsize(p) for p in (path, f"{path}-wal")
-                              if os.path.exists(p))
+    database.size_bytes = sqlite_size(path)
 
 
 def asyncpg_dsn(url: str) -> str:
@@ -529,8 +532,7 @@ async def describe_loaded(database: Database) -> None:
         path = make_url(database.url).database
         assert path is not None
         database.version = sqlite3.sqlite_version
-        database.size_bytes = sum(os.path.getsize(p) for p in (path, f"{path}-wal")
-                                  if os.path.exists(p))
+        database.size_bytes = sqlite_size(path)
     database.load_s = math.nan
 
 
