@@ -61,7 +61,7 @@ under (a log without one is version 1)."""
 RULES_VERSIONS = (1, 2)
 _NOT_UNDONE = frozenset({"seed", "algorithm", "rules", "history", "resigned", "_legal",
                          "_outcome", "_changed", "_shown", "opening_events", "_undo",
-                         "_first_move"})
+                         "_first_move", "_stale", "_dirty"})
 """The attributes of ``Game`` itself that an undo record does not hold as rule-set state:
 ``resigned``, ``_legal`` and ``_outcome`` it holds on their own; the others are not undone."""
 _TEXT = attrgetter("text")
@@ -124,6 +124,10 @@ class Game(ABC):
         self._outcome: Outcome | None = None
         """``legal_moves`` and ``outcome`` are asked for several times per position (by
         ``play``, then by whoever shows the result): each is worked out once, until ``push``."""
+        self._stale: list[Move] | None = None
+        self._dirty: set[PileId] = set()
+        """The legal moves of an earlier position, and the piles changed since, for a rule set
+        that works out the next list from them (``_moves_after``)."""
         self._changed: set[PileId] = set()
         """The piles moves have touched since ``changed_piles`` was last asked."""
         self._undo: list[tuple[Any, ...]] | None = [] if undo else None
@@ -132,6 +136,7 @@ class Game(ABC):
     def _settle(self) -> None:
         """Once the cards are laid out: nothing is reported changed yet."""
         self._changed.clear()
+        self._dirty.clear()
         self._shown = {pile: self._pile_state(pile) for pile in self.pile_ids}
         """Every pile as ``changed_piles`` last reported it (as dealt, at first): what the
         touched piles are compared with."""
@@ -145,6 +150,17 @@ class Game(ABC):
     @abstractmethod
     def _moves(self) -> list[Move]:
         """Every legal move now, resign excepted; empty when nothing more can be done."""
+
+    def _moves_after(self, earlier: list[Move], changed: set[PileId]) -> list[Move] | None:
+        """What ``_moves`` returns, worked out from the list of an earlier position, ``earlier``,
+        and the piles changed since, ``changed``, or None where that cannot be done (then
+        ``_moves`` is called). Most moves a rule set lists depend on two piles only, so after a
+        move most of the list stands (issue 11: listing them in full after every move was the
+        largest cost in the engine). A rule set that implements it returns exactly the list
+        ``_moves`` would, in the same order, and None when anything other than piles changed
+        what is legal (a counter, a phase); tests/engine/test_incremental.py checks it against
+        ``_moves`` after every move of many games."""
+        return None
 
     @abstractmethod
     def _apply(self, move: Move) -> list[Event]:
@@ -191,8 +207,15 @@ class Game(ABC):
         if self.resigned:
             return []
         if self._legal is None:
-            self._legal = [] if self.is_won() else self._moves()
+            self._legal = [] if self.is_won() else self._work_out_moves()
         return [*self._legal, RESIGN] if self._legal else []
+
+    def _work_out_moves(self) -> list[Move]:
+        """``_moves``, from the last list worked out where the rule set can (``_moves_after``)."""
+        earlier, self._stale = self._stale, None
+        moves = None if earlier is None else self._moves_after(earlier, self._dirty)
+        self._dirty.clear()
+        return self._moves() if moves is None else moves
 
     def is_legal(self, move: Move) -> bool:
         return move in self.legal_moves()
@@ -202,8 +225,13 @@ class Game(ABC):
         outcome = self.outcome()
         if outcome.is_over:
             raise IllegalMoveError(move, f"the game is over ({outcome})")
-        if move not in self.legal_moves():
-            raise IllegalMoveError(move, self._refusal(move))
+        legal = self.legal_moves()
+        try:
+            # The list's own move is kept in the history: it lives as long as the game, and the
+            # rule set's moves are made once and shared (``transfer``), where ``move`` is new.
+            move = legal[legal.index(move)]
+        except ValueError:
+            raise IllegalMoveError(move, self._refusal(move)) from None
         return self.push(move)
 
     def push(self, move: Move) -> list[Event]:
@@ -211,9 +239,10 @@ class Game(ABC):
         if self._undo is not None:
             self._undo.append(self._freeze())
         self.history.append(move)
-        self._legal, self._outcome = None, None
+        self._stale, self._legal, self._outcome = self._legal, None, None
         if move.source is not None and move.target is not None:
             self._changed.update((move.source, move.target))
+            self._dirty.update((move.source, move.target))
         if move.is_resign:
             self.resigned = True
             return [Event(EventKind.RESIGNED, "resigned")]
@@ -231,6 +260,8 @@ class Game(ABC):
         if self._undo is None:
             raise IndexError("this game keeps no undo records: it was made with undo=False")
         self._thaw(self._undo.pop())
+        self._stale = None
+        self._dirty.clear()
         self._changed.update(self.pile_ids)
         return self.history.pop()
 
@@ -295,6 +326,7 @@ class Game(ABC):
         """Note that the move being made changes ``piles`` (or may: ``changed_piles`` compares
         them with what was last reported)."""
         self._changed.update(piles)
+        self._dirty.update(piles)
 
     def _forced_redeals(self) -> list[Event]:
         """RULINGS principle 6 (rules version 2): a redeal that is the only thing left to do,
@@ -305,7 +337,7 @@ class Game(ABC):
             return []
         events: list[Event] = []
         while not self.is_won():
-            moves = self._moves()
+            moves = self._work_out_moves()
             if len(moves) != 1 or moves[0] not in REDEALS:
                 self._legal = moves
                 break
