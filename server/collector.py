@@ -20,7 +20,7 @@ So a server process collects differently (``Collector``):
   which collections do not walk), so the routine collections walk each object once, young;
 - what that leaves, reference cycles among objects that lived through a collection and became
   garbage later (a closed connection's objects, a finished room's), a full collection finds: with
-  everything unfrozen, when the frozen objects have grown by half since the last full one
+  everything unfrozen, when the objects tracked have grown by half since the last full one
   (CPython's own rule for its oldest generation, at a quarter: the full collections' work stays
   in proportion to what was made). It runs from the event loop, not inside an allocation. Objects
   freed by their reference counts, most of what dies, leave the permanent generation at once.
@@ -46,8 +46,12 @@ class Collector:
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
+        self.growth = 0
+        """Tracked objects made, net of those freed, since the last full collection: the sum of
+        the young generation's counts (``gc.get_freeze_count`` walks the whole permanent
+        generation, far too slow to ask after every collection)."""
         self.full_at = 0
-        """The frozen count at which a full collection is due."""
+        """The growth at which a full collection is due."""
         self.full_collections = 0
         self._full: asyncio.Handle | None = None
         """The full collection due, until it has run."""
@@ -59,7 +63,7 @@ class Collector:
         process) and collect from now on as the module says."""
         gc.collect()
         gc.freeze()
-        self.full_at = int(gc.get_freeze_count() * FULL_GROWTH)
+        self._due_after_growth()
         gc.set_threshold(YOUNG_THRESHOLD, 10, 10)
         gc.callbacks.append(self._collected)
         self._young = self.loop.call_later(YOUNG_INTERVAL_S, self.collect_young)
@@ -73,11 +77,16 @@ class Collector:
         gc.set_threshold(*self._thresholds)
         gc.unfreeze()
 
+    def _due_after_growth(self) -> None:
+        self.growth = 0
+        self.full_at = int(gc.get_freeze_count() * (FULL_GROWTH - 1))
+
     def _collected(self, phase: str, info: dict[str, Any]) -> None:
-        if phase != "stop":
+        if phase == "start":
+            self.growth += gc.get_count()[0]
             return
         gc.freeze()
-        if self._full is None and gc.get_freeze_count() >= self.full_at:
+        if self._full is None and self.growth >= self.full_at:
             self._full = self.loop.call_soon(self.collect_all)
 
     def collect_young(self) -> None:
@@ -89,6 +98,6 @@ class Collector:
         gc.unfreeze()
         gc.collect()
         gc.freeze()
-        self.full_at = int(gc.get_freeze_count() * FULL_GROWTH)
+        self._due_after_growth()
         self.full_collections += 1
         self._full = None
