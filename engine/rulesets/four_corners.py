@@ -47,16 +47,37 @@ from engine.view import Event, EventKind, PileState, Slot
 HEAPS = LEFT + RIGHT
 """The twelve heaps in deal order (FC-3): left column top to bottom, then the right column."""
 HEAP_INDEX = {pile: index for index, pile in enumerate(HEAPS)}
+ROW_SUITS = tuple(Suit)
+"""The suit of each foundation row (FC-2): spades, hearts, diamonds, clubs."""
 NEXT_TO: tuple[int | None, ...] = (None, 0, 1, 2, 3, None, None, 4, 5, 6, 7, None)
 """For each heap, the foundation it lies next to (FC-2): a left side heap the ace foundation of
 its row, a right side heap the king foundation; None for a corner, next to none."""
 DEALS = 3
 """The first deal and at most two redeals (FC-15)."""
+_ORDER = {(heap.text, target.text): order for order, (heap, target) in enumerate(
+    (heap, target) for heap in HEAPS for target in (*FOUNDATIONS, *HEAPS))}
+"""Where a transfer lies in ``_moves``'s list after a deal, by the texts of its source and target
+(a text keeps its hash, a pile id works it out in Python): by source heap, then home, the ace
+place before the king place, then onto the heaps in deal order."""
 
 
 def _heap_name(index: int) -> str:
     """``corner left:1`` or ``side heap left:2``."""
     return f"{'corner' if is_corner(index % 6) else 'side heap'} {HEAPS[index]}"
+
+
+def _untouched(moves: list[Move], changed: set[PileId]) -> list[Move]:
+    """The transfers of ``moves`` (the redeal left out) that touch no pile of ``changed``, in
+    their order."""
+    texts = {pile.text for pile in changed}  # a text keeps its hash; a pile id's is a call
+    return [move for move in moves if move.source is not None and move.target is not None
+            and move.source.text not in texts and move.target.text not in texts]
+
+
+def _order(move: Move) -> int:
+    """Where a transfer lies in ``_moves``'s list after a deal (``_ORDER``)."""
+    assert move.source is not None and move.target is not None
+    return _ORDER[move.source.text, move.target.text]
 
 
 class FourCorners(Game):
@@ -162,6 +183,63 @@ class FourCorners(Game):
         if self.deal < DEALS:
             moves.append(REDEAL)
         return moves
+
+    def _moves_after(self, earlier: list[Move], changed: set[PileId]) -> list[Move] | None:
+        """After a deal every move but the redeal joins two piles and depends on those two
+        only: a heap's top card home (FC-9) on a foundation of its row's suit that wants its
+        rank (by the foundation's top), or onto a heap (FC-10) whose top is one rank off in its
+        suit. So the moves of ``earlier`` between piles that did not change stand, those from or
+        to a changed pile are listed afresh (``_moves_touching``), all are put in ``_moves``'s
+        order (``_ORDER``), and the redeal is added as ``_moves`` adds it (FC-15). None while a
+        card waits (FC-6), and when the stock or ``turned`` changed: only a deal or redeal
+        changes them, and it may change the phase and the deal counter, which ``earlier``
+        then does not follow."""
+        if self.turned or STOCK in changed or TURNED in changed:
+            return None
+        moves = _untouched(earlier, changed) + self._moves_touching(changed)
+        moves.sort(key=_order)
+        if self.deal < DEALS:
+            moves.append(REDEAL)
+        return moves
+
+    def _moves_touching(self, changed: set[PileId]) -> list[Move]:
+        """The moves after a deal from or to a heap or foundation of ``changed``, each once,
+        in no particular order: a changed heap lists its own moves and those onto it, a changed
+        foundation those home to it from the heaps that did not change."""
+        heaps = {HEAP_INDEX[pile] for pile in changed if pile in HEAP_INDEX}
+        moves = []
+        for index in heaps:
+            if self.heaps[index]:
+                moves += self._moves_of_heap(index, heaps)
+        for pile in changed:
+            if pile in FOUNDATION_INDEX:
+                moves += self._moves_home(FOUNDATION_INDEX[pile], heaps)
+        return moves
+
+    def _moves_of_heap(self, index: int, skip: set[int]) -> list[Move]:
+        """The moves of heap ``index`` home (FC-9) and onto the heaps (FC-10), and those onto it
+        from the heaps, but from those in ``skip``."""
+        source, card = HEAPS[index], self.heaps[index][-1]
+        suit, rank, row = card.suit, card.rank, card.suit.value
+        moves = []
+        for place in (row, row + 4):
+            if next_rank(self.foundations[place], place) == rank:
+                moves.append(transfer(source, FOUNDATIONS[place], card))
+        for other, heap in enumerate(self.heaps):
+            if heap and heap[-1].suit is suit and abs(heap[-1].rank - rank) == 1:
+                moves.append(transfer(source, HEAPS[other], card))
+                if other not in skip:
+                    moves.append(transfer(HEAPS[other], source, heap[-1]))
+        return moves
+
+    def _moves_home(self, place: int, skip: set[int]) -> list[Move]:
+        """The moves home to foundation ``place`` (FC-9) from the heaps, but from those in
+        ``skip``: from each topped by the card of its row's suit that it wants."""
+        foundation, suit = FOUNDATIONS[place], ROW_SUITS[place % 4]
+        rank = next_rank(self.foundations[place], place)
+        return [transfer(HEAPS[index], foundation, heap[-1])
+                for index, heap in enumerate(self.heaps)
+                if heap and heap[-1].rank == rank and heap[-1].suit is suit and index not in skip]
 
     def _apply(self, move: Move) -> list[Event]:
         if move.action == "redeal":
