@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import sys
 import weakref
 from collections.abc import Iterator
 
@@ -58,24 +59,23 @@ def test_a_cycle_that_died_frozen_is_found_by_the_full_collection(collector: Col
     del first, second
     gc.collect()
     assert alive() is not None  # frozen: what the routine collections leave
-    collector.growth = collector.full_at  # as if the objects had grown by half
+    collector.full_at = 0  # as if the memory held had doubled
     gc.collect(0)
     assert collector.full_collections == 0  # due, and run from the loop, not in the collection
     collector.loop.run_until_complete(asyncio.sleep(0))
     assert collector.full_collections == 1
     assert alive() is None
-    assert collector.growth < collector.full_at  # counted afresh
+    assert collector.full_at > sys.getallocatedblocks()  # the next, from what was left
 
 
-def test_growth_by_half_brings_on_a_full_collection(collector: Collector) -> None:
-    assert collector.full_at == pytest.approx(gc.get_freeze_count() * (FULL_GROWTH - 1), rel=0.01)
-    collector.full_at = 12_000
-    kept = [Node() for _ in range(12_000)]
+def test_memory_doubled_brings_on_a_full_collection(collector: Collector) -> None:
+    held = sys.getallocatedblocks()
+    assert collector.full_at == pytest.approx(held * FULL_GROWTH, rel=0.01)
+    kept = [Node() for _ in range(held)]
     gc.collect(0)
-    assert collector.growth >= len(kept)
     collector.loop.run_until_complete(asyncio.sleep(0))
     assert collector.full_collections == 1
-    assert collector.growth < 1_000
+    assert collector.full_at >= (held + len(kept)) * FULL_GROWTH  # from what is held now
 
 
 def test_stopping_gives_the_collector_back() -> None:
