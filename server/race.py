@@ -377,6 +377,14 @@ class Race:
             out += self._check_finished(racer, self.started_at)
         return out
 
+    def legal_move_named(self, player_id: str, text: str) -> Move | None:
+        """The racer's legal move written ``text``, if they are racing and there is one
+        (``Game.legal_move_named``): ``move`` takes it as it would the parsed text."""
+        racer = self.racers.get(player_id)
+        if racer is None or racer.game is None or self.phase is not Phase.RACING:
+            return None
+        return racer.game.legal_move_named(text)
+
     def move(self, player_id: str, move: Move, now: float,
              request_id: str | None = None) -> list[Outgoing]:
         racer = self._racer(player_id)
@@ -529,16 +537,24 @@ class Race:
         return (racer.move_times[-1] if racer.move_times else self.started_at) + self.idle_s
 
     def next_deadline(self) -> float | None:
-        deadlines = []
-        if self.phase is Phase.COUNTDOWN and self.starts_at is not None:
-            deadlines.append(self.starts_at)
-        if self.phase is Phase.RACING:
-            deadlines += [when for when in (self._limit(), *map(
-                self._idle_until, self.racers.values())) if when is not None]
-        if self.phase is not Phase.FINISHED:
-            deadlines += [racer.away_since + self.grace_s for racer in self.racers.values()
-                          if racer.away_since is not None and not racer.finished]
-        return min(deadlines, default=None)
+        """The soonest of: the countdown's end, the time limit, each racer's idle deadline
+        (``_idle_until``) and each away racer's grace. Asked on every move, so written as one
+        pass over the racers (the profile found it at 3 % of the server's CPU as lists)."""
+        phase = self.phase
+        if phase is Phase.FINISHED:
+            return None
+        soonest = self.starts_at if phase is Phase.COUNTDOWN else self._limit()
+        started_at, idle_s, grace_s = self.started_at, self.idle_s, self.grace_s
+        for racer in self.racers.values():
+            if racer.finished_at is not None:
+                continue
+            if phase is Phase.RACING and started_at is not None:
+                idle = (racer.move_times[-1] if racer.move_times else started_at) + idle_s
+                soonest = idle if soonest is None or idle < soonest else soonest
+            if racer.away_since is not None:
+                grace = racer.away_since + grace_s
+                soonest = grace if soonest is None or grace < soonest else soonest
+        return soonest
 
     def tick(self, now: float) -> list[Outgoing]:
         out: list[Outgoing] = []

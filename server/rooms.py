@@ -223,7 +223,7 @@ class RoomHost:
                 self.deliver(room, room.race.start(client.player_id, now))
                 await room.reply(client, Ok(id=message.id))
             case MakeMove():
-                await self._move(client, parse_move(message), message.id, now)
+                await self._move(client, self._read_move(client, message), message.id, now)
             case Resign():
                 await self._move(client, Move.act("resign"), message.id, now)
             case Resume():
@@ -251,6 +251,18 @@ class RoomHost:
         if room is None:
             raise Refusal(ErrorCode.UNKNOWN_ROOM, f"there is no room {code!r}")
         return room
+
+    def _read_move(self, client: Client | RemoteMember, message: MakeMove) -> Move:
+        """The move a client sent. Nearly always it is written as one of the moves the race
+        listed to them, and is that move, found without parsing (parsing took 3.5 % of the
+        server's CPU in the closed loop's profile); anything else is parsed, and refused if it
+        does not read as a move."""
+        if isinstance(message.move, str) and isinstance(client.room, Room):
+            assert client.player_id is not None
+            listed = client.room.race.legal_move_named(client.player_id, message.move)
+            if listed is not None:
+                return listed
+        return parse_move(message)
 
     def _current(self, client: Client | RemoteMember) -> Room:
         if not isinstance(client.room, Room):
@@ -395,7 +407,8 @@ class RoomHost:
         connection's next request is read once the reply is out."""
         assert client.player_id is not None
         room = self._current(client)
-        await self.deliver(room, room.race.move(client.player_id, move, now, request_id))
+        await self.deliver(room, room.race.move(client.player_id, move, now, request_id),
+                           after_move=True)
 
     async def _resume(self, client: Client | RemoteMember, message: Resume, now: float) -> None:
         assert client.player_id is not None
@@ -454,7 +467,8 @@ class RoomHost:
         if remote:
             self.carrier.send_frames(remote, frame)
 
-    def deliver(self, room: Room, out: list[Outgoing]) -> asyncio.Future[bool]:
+    def deliver(self, room: Room, out: list[Outgoing],
+                after_move: bool = False) -> asyncio.Future[bool]:
         """Queue what the race said in the room's outbox, addressed to the room's members now,
         in the order the race said it; the future is done once it has all left.
 
@@ -476,7 +490,7 @@ class RoomHost:
                 frames.append((room.address(outgoing)[0], race.result_frame))
                 continue
             frames.append(room.address(outgoing))
-        self._arm(room)
+        self._arm(room, after_move)
         if race.public:
             self.directory.listed(room)
         return room.outbox.add(frames, after)
@@ -538,9 +552,14 @@ class RoomHost:
             if room.timer is not None:
                 room.timer.cancel()
 
-    def _arm(self, room: Room) -> None:
-        """Set the room's timer for the race's next deadline (a move rarely changes it: then
-        the timer is left as it is)."""
+    def _arm(self, room: Room, after_move: bool = False) -> None:
+        """Set the room's timer for the race's next deadline. A move only puts deadlines off
+        (the mover's idle deadline) or ends them, never brings one nearer, so after a move a
+        timer already set is left as it is: at worst it wakes the race early, and the tick
+        that finds nothing due sets it again (working out the deadline after every move was
+        2-3 % of the server's CPU)."""
+        if after_move and room.timer is not None and not self.closing:
+            return
         deadline = room.race.next_deadline()
         if room.timer is not None and deadline == room.deadline and not self.closing:
             return

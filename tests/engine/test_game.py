@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from engine.moves import REDEALS, RESIGN
+from engine.moves import REDEALS, RESIGN, Move
 from engine.players import GreedyPlayer
 from engine.registry import RULE_SET_NAMES, find_rule_set
 from engine.view import EventKind, Status
@@ -34,6 +34,29 @@ def test_changed_piles_are_those_changed_since_last_asked(rule_set: str) -> None
     assert game.changed_piles() == [pile for old, pile in zip(dealt, now, strict=True)
                                     if old != pile]
     assert game.changed_piles() == []
+
+
+@pytest.mark.parametrize("rule_set", RULE_SET_NAMES)
+def test_a_legal_move_is_found_by_its_text_and_nothing_else_is(rule_set: str) -> None:
+    """``legal_move_named`` gives the listed move itself for its exact text; a text written
+    otherwise (another case), or of a move not listed, gives None, and ``Move.parse`` is left
+    to read it."""
+    game = find_rule_set(rule_set)(5)
+    chooser = random.Random(5)
+    for _ in range(40):
+        legal = game.legal_moves()
+        if not legal:
+            break
+        for move in legal:
+            assert game.legal_move_named(str(move)) is move
+            if str(move) != str(move).lower():
+                assert game.legal_move_named(str(move).lower()) is None
+                assert Move.parse(str(move).lower()) == move
+        assert game.legal_move_named("AS nowhere:9 -> heap:1") is None
+        game.play(chooser.choice([move for move in legal if move != RESIGN] or legal))
+    if game.legal_moves():
+        game.play(RESIGN)
+    assert game.legal_move_named("resign") is None
 
 
 @pytest.mark.parametrize("rule_set", RULE_SET_NAMES)

@@ -30,3 +30,15 @@ async def test_a_move_with_other_digits_is_an_invalid_move_and_the_race_goes_on(
     assert ack.moves == 1
     await ann.close()
     await bob.close()
+
+
+async def test_a_legal_move_written_otherwise_is_read_and_accepted(server: Server) -> None:
+    """The server looks a move's text up among the moves it listed; one written otherwise (in
+    lower case, with more spaces) is parsed, and is the same move."""
+    (ann, bob), _ = await race_of(server, "four-corners", ["Ann", "Bob"])
+    view = (await ann.next_event(YourView)).view
+    listed = next(move for move in view.legal_moves if move != "resign")
+    ack = await ann.move("  " + listed.lower().replace(" ", "  "))
+    assert ack.move == listed and ack.moves == 1
+    await ann.close()
+    await bob.close()
