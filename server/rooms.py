@@ -474,7 +474,8 @@ class RoomHost:
 
         The moves the race accepted are queued for storage, and what it said waits until they
         are committed. A race's result is stored before it is announced: the result and what
-        follows wait for that. Whatever is queued later waits behind all of it."""
+        follows wait for that. Whatever is queued later waits behind all of it. ``after_move``
+        says that a move made ``out``: the room's timer is then left as it is (``_arm``)."""
         race = room.race
         for outgoing in out:
             if isinstance(outgoing.message, RaceStarted):
