@@ -58,17 +58,17 @@ async def test_deadlines_put_off_by_moves_are_still_kept(
     """The room's timer is not set again after a move (a move only puts deadlines off): it
     wakes the race at the deadline both racers had at the start, finds nothing due, and is set
     again for the deadlines their moves put off, which end the race."""
-    running = await start_server(make_settings(database_url, idle_s=1.0))
+    running = await start_server(make_settings(database_url, idle_s=2.0))
     try:
         (ann, bob), code = await race_of(running, "puss-in-the-corner", ["Ann", "Bob"])
         views = [(await racer.next_event(YourView)).view for racer in (ann, bob)]
-        await asyncio.sleep(0.4)  # into the race, well before the first deadline (1 s)
+        await asyncio.sleep(0.6)  # into the race, well before the first deadline (2 s)
         for racer, view in zip((ann, bob), views, strict=True):
             await racer.move(view.legal_moves[0])
-        finished = await ann.next_event(RaceFinished, timeout=5)
+        finished = await ann.next_event(RaceFinished, timeout=10)
         for entry in finished.ranking:
             assert entry.status == "abandoned"
-            assert entry.time_ms is not None and entry.time_ms >= 1350, (
+            assert entry.time_ms is not None and entry.time_ms >= 2500, (
                 f"{entry.name} was finished at the first deadline, as if the move had not put "
                 f"it off ({entry.time_ms} ms)")
     finally:
