@@ -544,16 +544,13 @@ class Race:
         if phase is Phase.FINISHED:
             return None
         soonest = self.starts_at if phase is Phase.COUNTDOWN else self._limit()
-        started_at, idle_s, grace_s = self.started_at, self.idle_s, self.grace_s
         for racer in self.racers.values():
             if racer.finished_at is not None:
                 continue
-            if phase is Phase.RACING and started_at is not None:
-                idle = (racer.move_times[-1] if racer.move_times else started_at) + idle_s
-                soonest = idle if soonest is None or idle < soonest else soonest
-            if racer.away_since is not None:
-                grace = racer.away_since + grace_s
-                soonest = grace if soonest is None or grace < soonest else soonest
+            for when in (self._idle_until(racer), None if racer.away_since is None
+                         else racer.away_since + self.grace_s):
+                if when is not None and (soonest is None or when < soonest):
+                    soonest = when
         return soonest
 
     def tick(self, now: float) -> list[Outgoing]:
