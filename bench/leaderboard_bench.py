@@ -207,7 +207,8 @@ class Generator:
         rows: list[dict[str, Any]] = [{
             "id": race_id, "code": self.new_id()[:8].upper(), "deal_kind": kind,
             "algorithm": DEAL_ALGORITHM, "rules": RULES_VERSION, "commitment": commitment(seed),
-            "seats_max": seats, "public": False,
+            "seats_max": seats, "public": False, "holder": None, "holder_epoch": 0,
+            "held_until": None,
             "time_limit_s": None, "host_id": players[0],
             "created_at": started - timedelta(seconds=rng.uniform(5, 120)),
             "started_at": started, "ended_at": ended, **common}]

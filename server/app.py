@@ -19,11 +19,12 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 from websockets.asyncio.server import ServerConnection
 
-from server import store
+from server import holding, store
 from server.bus import Bus, LocalBus
 from server.connections import Client, Gateway
 from server.db import make_sessionmaker
@@ -101,7 +102,9 @@ class Service:
         if self.redis_bus is not None:
             await self.redis_bus.start()
         else:
-            for row in await store.unfinished_races(self.sessions):
+            # The only server: every race in progress is its own, whatever leases say.
+            for row in await holding.take(self.sessions, None, self.host.holder,
+                                          datetime.now(UTC), force=True):
                 self.host.adopt(row)
         self._sweeper = asyncio.create_task(self._sweep_forever())
         if self.rank_cache is not None and self._rebuilds_ranks:

@@ -156,6 +156,12 @@ class RaceRow(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), index=True)
+    holder: Mapped[str | None] = mapped_column(String(64))
+    """The process that holds the race while it is in progress (``server.holding``)."""
+    holder_epoch: Mapped[int] = mapped_column(server_default=text("0"))
+    """Grows by one each time the race is taken: a write of an older epoch is refused."""
+    held_until: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    """The holder's lease: until then no other process may take the race."""
 
     host: Mapped[PlayerRow] = relationship(lazy="raise")
     entries: Mapped[list[EntryRow]] = relationship(

@@ -1,6 +1,7 @@
 """Plain HTTP on the WebSocket port: health, and JSON under /api.
 
-    GET /healthz                         ok or degraded (database writes failing), and counts
+    GET /healthz                         ok or degraded (database writes failing, Redis down),
+                                         and counts
     GET /api/games                       the rule sets, with their table layouts and rules pages
     GET /api/rooms                       public rooms open for racers, newest first (at most 50)
     GET /api/leaderboards/<rule-set>     ?board=fastest|most_wins|deal|daily &period=today|week|all
@@ -227,14 +228,17 @@ class HttpApi:
         writer = self.service.writer
         settings = self.service.settings
         ready = self._pool_ready()
+        bus = self.service.redis_bus
+        redis_down = bus is not None and bus.down_since is not None
         body = {
-            "status": "degraded" if writer.failing_since is not None else "ok",
+            "status": "degraded" if writer.failing_since is not None or redis_down else "ok",
             "database": {"writes_failing": writer.failing_since is not None,
                          "last_error": writer.last_error, "queued_writes": writer.pending,
                          "moves_stored": writer.moves_written, "move_commits": writer.batches},
             "rooms": len(self.service.rooms),
             "connections": len(self.service.gateway.clients),
             "worker": self.service.worker_name,
+            "redis": None if bus is None else "down" if redis_down else "ok",
             "winnable_pool": {
                 "target": settings.winnable_pool_target,
                 "ready": None if ready is None else {

@@ -27,30 +27,41 @@ locks a dead worker's reaping claims its rooms in the directory and rebuilds eac
 stored moves, as a restarted server does; what was acknowledged was stored, so nothing
 acknowledged is lost. Every worker closes its own connections that were in a dead worker's
 room (1012, service restart), so that their clients reconnect and resume as the dead worker's
-own clients do. A room whose entries are all gone from Redis (Redis restarted: it keeps nothing
-on disk) is rebuilt from the database by the first worker asked for it.
+own clients do.
+
+**Redis may forget.** It keeps nothing on disk: restarted, it knows no worker and no room. So
+Redis only says where to look; the database says who holds a race (``server.holding``: a holder,
+an epoch and a lease on the race's row, renewed every ``HEARTBEAT_S``, and checked by every
+write of the race). A worker takes a room only where the database lets it (nobody holds the
+race, or its holder's lease has run out); a room that Redis has forgotten but whose holder
+still renews its lease is pointed at that holder again. A worker that finds its heartbeat gone
+(Redis restarted, or the worker stalled past ``WORKER_TTL_S``) asks the database which of its
+rooms are still its: it writes those into the directory again and lets go of the others. While
+Redis cannot be reached, what needs it is refused with ``unavailable`` (try again in a moment),
+/healthz says so, and connections in rooms of other workers are closed (1012), to resume once it
+is back; rooms whose racers are all on their own worker race on.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
-import os
-import secrets
-import socket
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 import redis.asyncio as redis
+from redis.exceptions import RedisError
 from websockets.asyncio.server import broadcast
 
-from server import store
+from server import holding, store
 from server.connections import Client, Elsewhere
 from server.errors import Refusal, Refused
 from server.listing import REFRESH_S, RedisListing
 from server.remote import RemoteMember
-from server.rooms import ROOM_REQUESTS, Room, RoomHost, RoomRequest
+from server.rooms import MOVED_CLOSE, ROOM_REQUESTS, Room, RoomHost, RoomRequest, write_for_client
 from server.speedups import JsonLibrary, json_dumps, json_loads
 from server.store import Sessions
 from wire.protocol import (
@@ -75,7 +86,6 @@ HOP_TIMEOUT_S = 10.0
 """A request to another worker not answered by then: that worker is taken for dead."""
 ORPHAN_SWEEP_S = 30.0
 """How often one worker looks for stored races in progress that no worker holds."""
-MOVED_CLOSE = (1012, "the room's worker stopped: reconnect and resume")
 TAKE_OVER = """
 local holder = redis.call('GET', KEYS[1])
 if holder == false or holder == ARGV[1] then
@@ -87,10 +97,6 @@ return 0
 """Claim a room for ARGV[2] if it is free or held by ARGV[1] (a dead worker)."""
 
 
-def worker_id() -> str:
-    return f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(2)}"
-
-
 class HopFailed(Exception):
     """The worker holding the room did not answer: the connection is closed (1012)."""
 
@@ -98,7 +104,7 @@ class HopFailed(Exception):
 class RedisBus:
     def __init__(self, url: str, prefix: str, host: RoomHost, sessions: Sessions,
                  name: str | None = None, json_library: JsonLibrary = "json") -> None:
-        self.id = name or worker_id()
+        self.id = name or holding.process_name()
         self.prefix, self.host, self.sessions = prefix, host, sessions
         self.redis = redis.from_url(url, decode_responses=True)
         self._loads, self._dumps = json_loads(json_library), json_dumps(json_library)
@@ -122,8 +128,12 @@ class RedisBus:
         """Rooms claimed and being rebuilt: requests for them wait until they are."""
         self._take_over = self.redis.register_script(TAKE_OVER)
         self.listing = RedisListing(self.redis, self._key, self._outgoing.put_nowait)
+        self._renewing: asyncio.Task[None] | None = None
+        self.down_since: float | None = None
+        """Since when Redis has not answered (loop time); None while it answers."""
         host.directory = self
         host.carrier = self
+        host.holder = self.id
 
     def _key(self, *parts: str) -> str:
         return self.prefix + ":".join(parts)
@@ -135,15 +145,18 @@ class RedisBus:
         await pubsub.subscribe(self._key("to", self.id))
         await self._beat()
         await self.redis.sadd(self._key("workers"), self.id)
-        self._tasks = [asyncio.create_task(self._read(pubsub)),
+        self._tasks = [asyncio.create_task(self._read_forever(pubsub)),
                        asyncio.create_task(self._send_forever()),
                        asyncio.create_task(self._watch_forever())]
         log.info("worker %s on the Redis bus (%s)", self.id, self.prefix)
 
     async def stop(self) -> None:
-        """Stop being a worker: the others take over whatever rooms are left at once."""
-        for task in self._tasks:
+        """Stop being a worker: the others take over whatever rooms are left at once (its
+        heartbeat and its leases are given up)."""
+        for task in [*self._tasks, *([self._renewing] if self._renewing else [])]:
             task.cancel()
+        with contextlib.suppress(Exception):
+            await holding.release(self.sessions, self.id)
         with contextlib.suppress(Exception):
             await self._flush()
             await self.redis.delete(self._key("worker", self.id))
@@ -157,29 +170,37 @@ class RedisBus:
         return {str(member) for member in await self.redis.smembers(self._key(*key))}
 
     async def _beat(self) -> None:
-        """Say this worker is alive. Had its heartbeat expired meanwhile (the worker stalled
-        for longer than ``WORKER_TTL_S``), the others may have taken its rooms: it lets go of
-        every room the directory no longer gives it."""
+        """Say this worker is alive. Had its heartbeat expired meanwhile (Redis restarted, or
+        the worker stalled for longer than ``WORKER_TTL_S`` and the others may have taken its
+        rooms), it asks the database which of its rooms are still its."""
         was = await self.redis.set(self._key("worker", self.id), self.address, ex=WORKER_TTL_S,
                                    get=True)
-        if was is None and self._beaten:
-            await self._let_go_of_lost_rooms()
+        if was is None:
+            await self.redis.sadd(self._key("workers"), self.id)
+            if self._beaten:
+                await self._hold_again()
         self._beaten = True
 
-    async def _let_go_of_lost_rooms(self) -> None:
-        codes = list(self.host.rooms)
-        keys = [self._key("room", code) for code in codes]
-        holders = await self.redis.mget(keys) if keys else []
-        for code, holder in zip(codes, holders, strict=True):
-            if holder == self.id:
-                continue
-            room = self.host.rooms[code]
-            log.warning("room %s was taken over while this worker stalled: letting it go", code)
-            self.listing.written.pop(code, None)  # (its entry is the new holder's to write)
-            for member in list(room.members):
-                if isinstance(member, Client):
-                    self._moved(member)
-            self.host.forget_room(room, release=False)
+    async def _hold_again(self) -> None:
+        """Write this worker's rooms into the directory again, those the database says it
+        still holds (their epochs are its own), and let go of the others."""
+        rooms = list(self.host.rooms.values())
+        if not rooms:
+            return
+        now = await holding.epochs(self.sessions, [room.race.race_id for room in rooms])
+        kept = [room for room in rooms if now.get(room.race.race_id) == room.epoch]
+        for room in rooms:
+            if room not in kept:
+                self.listing.written.pop(room.race.code, None)  # (the new holder's to write)
+                self.host.let_go(room)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for room in kept:
+                pipe.set(self._key("room", room.race.code), self.id, ex=ROOM_TTL_S)
+                pipe.sadd(self._key("rooms", self.id), room.race.code)
+            await pipe.execute()
+        self.listing.refresh()
+        log.warning("directory written again: %d rooms still held here, %d let go", len(kept),
+                    len(rooms) - len(kept))
 
     # -- the directory (``server.rooms.Directory``) ------------------------------------------------
 
@@ -228,35 +249,72 @@ class RedisBus:
         adopted = asyncio.get_running_loop().create_future()
         self._adopting.update(dict.fromkeys(claimed, adopted))
         try:
-            rows = await store.unfinished_races(self.sessions, claimed)
-            for row in rows:
-                if row.code not in self.host.rooms:
-                    self.host.adopt(row)
+            found, held_elsewhere = await self._take(claimed)
         finally:
             for code in claimed:
                 del self._adopting[code]
             adopted.set_result(None)
-        found = {row.code for row in rows}
         async with self.redis.pipeline(transaction=False) as pipe:
             for code in claimed:
                 if code in found:
                     pipe.sadd(self._key("rooms", self.id), code)
+                elif code in held_elsewhere:
+                    pipe.set(self._key("room", code), held_elsewhere[code], ex=ROOM_TTL_S)
+                    pipe.sadd(self._key("rooms", held_elsewhere[code]), code)
                 else:
                     pipe.delete(self._key("room", code))
             await pipe.execute()
-        return self.id if codes[0] in found else None
+        if held_elsewhere:
+            log.info("%d rooms left to the holders the database names", len(held_elsewhere))
+        return self.id if codes[0] in found else held_elsewhere.get(codes[0])
+
+    async def _take(self, codes: list[str]) -> tuple[set[str], dict[str, str]]:
+        """Take the races of these rooms that the database lets this worker take, and rebuild
+        them; return their codes, and the live holders of the others, by code. A holder the
+        database names but Redis does not know (dead, or not beating again yet after a Redis
+        restart) is waited for until its lease has run out: by then either its race may be
+        taken, or it beats again."""
+        loop = asyncio.get_running_loop()
+        until = loop.time() + holding.LEASE_S + HEARTBEAT_S
+        found: set[str] = set()
+        while True:
+            rows = await write_for_client(self.host.writer, functools.partial(
+                holding.take, self.sessions, codes, self.id, datetime.now(UTC)),
+                self.host.settings.write_wait_s)
+            for row in rows:
+                if row.code not in self.host.rooms:
+                    self.host.adopt(row)
+            found |= {row.code for row in rows}
+            left = [code for code in codes if code not in found]
+            elsewhere = await holding.holders(self.sessions, left) if left else {}
+            holders = sorted(set(elsewhere.values()))
+            beating = await self.redis.mget([self._key("worker", worker) for worker in holders]
+                                            ) if holders else []
+            silent = {worker for worker, beat in zip(holders, beating, strict=True)
+                      if beat is None}
+            if not silent or loop.time() >= until:
+                return found, elsewhere
+            codes = left
+            await asyncio.sleep(HEARTBEAT_S)
 
     # -- requests (``server.bus.Bus``) ------------------------------------------------------------
 
     async def request(self, client: Client, message: RoomRequest) -> None:
-        worker = await self._worker_for(client, message)
-        if worker == self.id:
-            await self.host.handle(client, message)
-            return
         try:
+            worker = await self._worker_for(client, message)
+            if worker == self.id:
+                await self.host.handle(client, message)
+                return
+            if self.down_since is not None:
+                raise Refusal(ErrorCode.UNAVAILABLE, "the room is held by another worker, "
+                              "which cannot be reached now: try again in a moment")
             await self._hop(client, worker, message)
         except HopFailed:
             self._moved(client)
+        except RedisError as error:
+            self._redis_failed(error)
+            raise Refusal(ErrorCode.UNAVAILABLE, "the servers' directory (Redis) cannot be "
+                          "reached: try again in a moment") from None
 
     def left(self, client: Client) -> None:
         room = client.room
@@ -356,7 +414,28 @@ class RedisBus:
             self._members.pop((member.worker, member.connection_id), None)
             self._publish(member.worker, {"k": "out", "conn": member.connection_id})
 
+    def moved(self, members: Sequence[RemoteMember]) -> None:
+        """This worker let go of their room: their workers close them (1012)."""
+        for member in members:
+            self._publish(member.worker, {"k": "moved", "conn": member.connection_id})
+
     # -- reading the channel --------------------------------------------------------------------
+
+    async def _read_forever(self, pubsub: Any) -> None:
+        """Read this worker's channel; subscribe again whenever Redis went away (what was
+        published meanwhile is lost: the requests it carried time out, and the connections
+        that missed frames were closed to resume, by ``_redis_failed``)."""
+        while True:
+            try:
+                await self._read(pubsub)
+            except RedisError as error:
+                self._redis_failed(error)
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()
+            await asyncio.sleep(HEARTBEAT_S)
+            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+            with contextlib.suppress(RedisError):
+                await pubsub.subscribe(self._key("to", self.id))
 
     async def _read(self, pubsub: Any) -> None:
         async for message in pubsub.listen():
@@ -365,6 +444,24 @@ class RedisBus:
                     self._receive(data)
             except Exception:
                 log.exception("a bus message could not be handled")
+
+    def _redis_failed(self, error: Exception) -> None:
+        """Redis does not answer: say so (/healthz), and close this worker's connections in
+        rooms of other workers, which cannot be reached until it is back (their clients
+        resume then, with whatever they missed)."""
+        if self.down_since is not None:
+            return
+        self.down_since = asyncio.get_running_loop().time()
+        log.warning("Redis cannot be reached (%s): rooms of other workers are out of reach",
+                    error)
+        for client in list(self.connections.values()):
+            if isinstance(client.room, Elsewhere):
+                self._moved(client)
+
+    def _redis_answers(self) -> None:
+        if self.down_since is not None:
+            log.warning("Redis answers again")
+            self.down_since = None
 
     def _receive(self, data: dict[str, Any]) -> None:
         kind = data["k"]
@@ -387,6 +484,10 @@ class RedisBus:
             client = self.connections.get(data["conn"])
             if client is not None:
                 client.room = None
+        elif kind == "moved":
+            client = self.connections.get(data["conn"])
+            if client is not None:
+                self._moved(client)
 
     # -- writing to Redis, in order -------------------------------------------------------------
 
@@ -402,6 +503,9 @@ class RedisBus:
                 batch.append(self._outgoing.get_nowait())
             try:
                 await self._write(batch)
+            except RedisError as error:
+                self._redis_failed(error)
+                log.warning("the Redis bus could not send %d messages: %s", len(batch), error)
             except Exception:
                 log.exception("the Redis bus could not send %d messages", len(batch))
 
@@ -439,8 +543,11 @@ class RedisBus:
         next_refresh = loop.time() + REFRESH_S
         while True:
             await asyncio.sleep(HEARTBEAT_S)
+            if self._renewing is None or self._renewing.done():
+                self._renewing = asyncio.create_task(self._renew_leases())
             try:
                 await self._beat()
+                self._redis_answers()
                 await self._watch()
                 if loop.time() >= next_refresh:
                     next_refresh = loop.time() + REFRESH_S
@@ -448,8 +555,28 @@ class RedisBus:
                 if loop.time() >= next_orphan_sweep:
                     next_orphan_sweep = loop.time() + ORPHAN_SWEEP_S
                     await self._sweep_orphans()
+            except RedisError as error:
+                self._redis_failed(error)
             except Exception:
                 log.exception("watching the other workers failed")
+
+    async def _renew_leases(self) -> None:
+        """Renew this worker's leases on its races in the database (``server.holding``), as
+        it beats in Redis: its leases run out before its heartbeat does. Beside the heartbeat,
+        not before it: a slow database must not make a live worker look dead."""
+        held = [(room, room.race) for room in self.host.rooms.values()]
+        if not held:
+            return
+        try:
+            renewed = await self.host.writer.call(lambda: holding.renew(
+                self.sessions, self.id, datetime.now(UTC)), HEARTBEAT_S)
+        except Exception as error:  # noqa: BLE001 - the writer reports database failures
+            log.debug("leases not renewed: %s", error)
+            return
+        for room, race in held:  # taken by another worker (this one stalled, or Redis forgot)
+            if race.race_id not in renewed and race.ended_at is None and room.race is race:
+                self.listing.written.pop(room.race.code, None)
+                self.host.let_go(room)
 
     async def _watch(self) -> None:
         # Also the workers this one's connections are in rooms of, or have requests hopped to:

@@ -39,6 +39,11 @@ class Carrier(Protocol):
         """Their room has closed."""
         ...
 
+    def moved(self, members: Sequence[RemoteMember]) -> None:
+        """Their room is held by another process now: their connections are closed (1012), to
+        reconnect and resume there."""
+        ...
+
 
 class Directory(Protocol):
     """Which worker holds which room (``server.redis_bus``), as far as a host needs to know."""
@@ -75,4 +80,7 @@ class OneProcess:
         raise AssertionError("a room of a single process has no member held elsewhere")
 
     def out_of_room(self, members: Sequence[RemoteMember]) -> None:
+        raise AssertionError("a room of a single process has no member held elsewhere")
+
+    def moved(self, members: Sequence[RemoteMember]) -> None:
         raise AssertionError("a room of a single process has no member held elsewhere")

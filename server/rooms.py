@@ -28,7 +28,7 @@ from engine.deal import DEAL_ALGORITHM
 from engine.errors import EngineError
 from engine.moves import Move
 from engine.registry import RULE_SET_NAMES
-from server import store
+from server import holding, store
 from server.db import RaceRow
 from server.errors import Refusal
 from server.hints import SolverPool
@@ -70,6 +70,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("patience_race.rooms")
 
 T = TypeVar("T")
+MOVED_CLOSE = (1012, "the room's worker stopped: reconnect and resume")
+"""How a connection is closed whose room this process no longer holds."""
 CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 CODE_LENGTH = 8
 
@@ -98,6 +100,9 @@ class Room:
     """Since when nobody has been in the room, as last looked at (``server.sweeper``)."""
     rematching: asyncio.Future[None] | None = None
     """A rematch under way (its deal drawn, its race stored): another racer's waits for it."""
+    epoch: int = 1
+    """The epoch at which this process holds the race (``server.holding``): every write of
+    the race is refused once another process has taken it."""
 
     def address(self, outgoing: Outgoing) -> tuple[list[Client | RemoteMember], str]:
         """What the race said, to the members in the room now that it is meant for."""
@@ -162,6 +167,10 @@ class RoomHost:
         self.address = ""
         """This worker's own WebSocket address, given as ``reconnect_to`` to another worker's
         connection when it enters a room here ("" with one worker)."""
+        self.holder = holding.process_name()
+        """This process's name as the holder of its races (its name on the bus, if any)."""
+        self._closing: set[asyncio.Future[None]] = set()
+        """Connections being closed by ``let_go`` (kept referenced until they are)."""
         self.closing = False
         self.room_quota = AddressLimiter(settings.rooms_per_player_per_hour / 3600,
                                          max(1.0, settings.rooms_per_player_per_hour),
@@ -169,6 +178,7 @@ class RoomHost:
         """Rooms each player may open: a bucket per player id (bounded, as the HTTP one)."""
         self.solver = SolverPool(settings, writer, sessions)
         """Where hints are searched: processes of their own, never this event loop."""
+        writer.on_fenced = self.let_go_of_races
 
     # -- restoring ------------------------------------------------------------------------------
 
@@ -178,11 +188,34 @@ class RoomHost:
         now = self.clock()
         race = restore_race(row, self.settings, now)
         room = Room(race, self._outbox(),
-                    saved={pid: len(r.move_times) for pid, r in race.racers.items()}, opened=now)
+                    saved={pid: len(r.move_times) for pid, r in race.racers.items()}, opened=now,
+                    epoch=row.holder_epoch)
         self.rooms[race.code] = room
         self.deliver(room, race.catch_up(now))
         log.info("race %s (%s) restored from the database", race.code, race.rule_set)
         return room
+
+    def let_go_of_races(self, race_ids: frozenset[str]) -> None:
+        """Another process holds these races now (``server.holding``): let go of their rooms."""
+        for room in [room for room in self.rooms.values() if room.race.race_id in race_ids]:
+            self.let_go(room)
+
+    def let_go(self, room: Room) -> None:
+        """Another process holds the room's race now: forget the room, without releasing its
+        code, and close its members' connections (1012), so that their clients reconnect and
+        resume where the room is held, with every move that was acknowledged."""
+        if self.rooms.get(room.race.code) is not room:
+            return
+        log.warning("room %s is held by another process now: letting it go", room.race.code)
+        members = list(room.members)
+        self.forget_room(room, release=False)
+        remote = [member for member in members if isinstance(member, RemoteMember)]
+        if remote:
+            self.carrier.moved(remote)
+        for member in members:
+            if member.ws is not None:
+                self._closing.add(asyncio.ensure_future(member.ws.close(*MOVED_CLOSE)))
+        self._closing = {task for task in self._closing if not task.done()}
 
     # -- requests -------------------------------------------------------------------------------
 
@@ -363,7 +396,7 @@ class RoomHost:
             self.sessions, race_id=race.race_id, code=race.code, rule_set=race.rule_set,
             deal_kind=race.deal_kind, seed=race.seed, algorithm=race.algorithm,
             rules=race.rules, host_id=race.host_id, seats_max=race.seats_max,
-            time_limit_s=race.time_limit_s, daily_day=race.daily_day,
+            time_limit_s=race.time_limit_s, holder=self.holder, daily_day=race.daily_day,
             winnable=race.winnable, public=race.public))
 
     async def _rematch(self, client: Client | RemoteMember, message: Rematch) -> None:
@@ -389,7 +422,7 @@ class RoomHost:
             following, out = rematch(finished, client.player_id, race_id=secrets.token_hex(8),
                                      seed=seed, algorithm=DEAL_ALGORITHM, winnable=winnable)
             await self._store(following)
-            room.race, room.saved, room.opened = following, {}, self.clock()
+            room.race, room.saved, room.opened, room.epoch = following, {}, self.clock(), 1
             self.deliver(room, out)
         finally:
             room.rematching.set_result(None)
@@ -479,9 +512,9 @@ class RoomHost:
         race = room.race
         for outgoing in out:
             if isinstance(outgoing.message, RaceStarted):
-                self._record_start(race, outgoing.message)
+                self._record_start(room, outgoing.message)
         rows = room.unsaved_moves()
-        after = self.writer.store_moves(rows) if rows else None
+        after = self.writer.store_moves(rows, (race.race_id, room.epoch)) if rows else None
         frames: list[Addressed] = []
         for outgoing in out:
             if isinstance(outgoing.message, RaceFinished):
@@ -496,20 +529,23 @@ class RoomHost:
             self.directory.listed(room)
         return room.outbox.add(frames, after)
 
-    def _record_start(self, race: Race, started: RaceStarted) -> None:
+    def _record_start(self, room: Room, started: RaceStarted) -> None:
+        race, epoch = room.race, room.epoch
         at = datetime.fromtimestamp(started.started_at_ms / 1000, UTC)
         racers = list(race.racers)
-        self.writer.run(lambda: store.record_start(self.sessions, race.race_id, at, racers))
+        self.writer.run(lambda: store.record_start(self.sessions, race.race_id, at, racers,
+                                                   epoch))
 
     def _store_result(self, room: Room) -> asyncio.Future[bool]:
         """Queue the race's result for storage; the room closes a while after it is stored."""
         race = room.race
         assert race.ended_at is not None
         ended = datetime.fromtimestamp(race.ended_at, UTC)
-        ranking = race.ranking()
+        ranking, epoch = race.ranking(), room.epoch
 
         async def store_result() -> None:
-            recorded = await store.record_results(self.sessions, race.race_id, ended, ranking)
+            recorded = await store.record_results(self.sessions, race.race_id, ended, ranking,
+                                                  epoch)
             race.rate(recorded.ratings)
             if self.rank_cache is not None:  # after the commit; it never fails the write
                 await self.rank_cache.set_lines(recorded.scored)

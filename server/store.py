@@ -19,7 +19,7 @@ import contextlib
 import hashlib
 import re
 import secrets
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
@@ -47,7 +47,7 @@ from sqlalchemy.orm import selectinload
 from engine.moves import Move
 from engine.replay import MoveLog, replay_trusted
 from engine.solver import FULL_KNOWLEDGE
-from server import ranks
+from server import holding, ranks
 from server.db import (
     Base,
     DailyDealRow,
@@ -120,9 +120,10 @@ async def player_by_token(sessions: Sessions, token: str) -> PlayerRow | None:
 async def create_race(sessions: Sessions, *, race_id: str, code: str, rule_set: str,
                       deal_kind: DealKind, seed: int, algorithm: int, rules: int, host_id: str,
                       seats_max: int, time_limit_s: int | None,
-                      daily_day: date | None = None,
+                      holder: str | None = None, daily_day: date | None = None,
                       winnable: bool | None = None, public: bool = False) -> RaceRow | None:
-    """A race in its lobby. The commitment is computed here from the seed, as the race does.
+    """A race in its lobby, held by ``holder`` at epoch 1 (``server.holding``). The commitment
+    is computed here from the seed, as the race does.
 
     A daily deal's race is its host's one play of that day's deal: the play is claimed in the
     same transaction, so there is no claim without its race, nor a race without its claim.
@@ -131,11 +132,12 @@ async def create_race(sessions: Sessions, *, race_id: str, code: str, rule_set: 
     (its answer lost) finds its race and gives it again."""
     if (deal_kind == "daily") != (daily_day is not None):
         raise ValueError("a daily deal, and only a daily deal, has a daily day")
+    now = datetime.now(UTC)
     race = RaceRow(id=race_id, code=code, rule_set=rule_set, deal_kind=deal_kind, seed=seed,
                    algorithm=algorithm, rules=rules, commitment=commitment(seed),
                    daily_day=daily_day, winnable=winnable, public=public,
                    seats_max=seats_max, time_limit_s=time_limit_s, host_id=host_id,
-                   created_at=datetime.now(UTC))
+                   created_at=now, holder=holder, holder_epoch=1, held_until=holding.lease_end(now))
     async with sessions.begin() as session:
         if daily_day is not None:
             written = await session.get(RaceRow, race_id)
@@ -166,10 +168,11 @@ def ranked(deal_kind: str, daily_day: date | None, player_made_at: datetime) -> 
 
 
 async def record_start(sessions: Sessions, race_id: str, started_at: datetime,
-                       player_ids: Sequence[str]) -> None:
+                       player_ids: Sequence[str], epoch: int | None = None) -> None:
     """The race started with these racers: each gets an entry, ``racing``, ``ranked`` or not.
-    Safe to retry."""
+    Safe to retry. ``Fenced`` if the race's epoch is no longer ``epoch``."""
     async with sessions.begin() as session:
+        await holding.check(session, race_id, epoch)
         race = await session.get_one(RaceRow, race_id)
         race.started_at = started_at
         made_at: dict[str, datetime] = {}
@@ -216,12 +219,19 @@ class MoveRecorder:
         self._engine = engine
         self._connection: AsyncConnection | None = None
 
-    async def __call__(self, moves: Sequence[AcceptedMove]) -> None:
+    async def __call__(self, moves: Sequence[AcceptedMove],
+                       epochs: Mapping[str, int]) -> set[str]:
+        """Store the moves of the races still held at these epochs (race id: epoch), in one
+        transaction; return the races held by another process now, whose moves are not
+        stored (``server.holding``)."""
         if self._connection is None:
             self._connection = await self._engine.connect()
         try:
             async with self._connection.begin():
-                await _insert_ignoring(self._connection, MoveRow, [dict(move) for move in moves])
+                fenced = await holding.stale(self._connection, epochs)
+                await _insert_ignoring(self._connection, MoveRow, [
+                    dict(move) for move in moves if move["race_id"] not in fenced])
+                return fenced
         except Exception:
             await self.close()
             raise
@@ -245,7 +255,7 @@ class Recorded:
 
 
 async def record_results(sessions: Sessions, race_id: str, ended_at: datetime,
-                         ranking: Sequence[RankEntry]) -> Recorded:
+                         ranking: Sequence[RankEntry], epoch: int | None = None) -> Recorded:
     """The race is over: set each racer's result from the race's ranking, count each new
     ranked win in ``player_wins`` and each new line in ``board_counts`` (``server.ranks``), and
     rate the race (``rating_store.rate_race``). Safe to retry.
@@ -257,9 +267,11 @@ async def record_results(sessions: Sessions, race_id: str, ended_at: datetime,
     did land (its success lost on the way back) changes nothing and counts nothing; and a retry
     that overtakes its first attempt, still committing on a connection that was given up, waits
     for that attempt's locks and then finds the entries won (the update reads the rows it waited
-    for again), or on SQLite may fail and be retried once more.
+    for again), or on SQLite may fail and be retried once more. ``Fenced`` if the race's epoch
+    is no longer ``epoch``.
     """
     async with sessions.begin() as session:
+        await holding.check(session, race_id, epoch)
         race = await session.get_one(RaceRow, race_id, options=[selectinload(RaceRow.entries)])
         started_at = race.started_at
         if started_at is None:
@@ -462,23 +474,6 @@ async def daily_seed(sessions: Sessions, rule_set: str, day: date,
                 "winnable": None if pooled is None else taken is not None}])
             row = await session.get_one(DailyDealRow, (rule_set, day))
         return row.seed, row.winnable
-
-
-async def unfinished_races(sessions: Sessions,
-                           codes: Collection[str] | None = None) -> list[RaceRow]:
-    """Races with no end yet (of those room codes, or all), oldest first, each with its host,
-    its entries (with their players) and each entry's moves in order: what it takes to rebuild
-    the races in progress after a restart, or a dead worker's, by replaying every racer's
-    moves."""
-    query = select(RaceRow).where(RaceRow.ended_at.is_(None))
-    if codes is not None:
-        query = query.where(RaceRow.code.in_(codes))
-    async with sessions.begin() as session:
-        races = await session.scalars(
-            query.order_by(RaceRow.created_at).options(selectinload(RaceRow.host),
-                     selectinload(RaceRow.entries).selectinload(EntryRow.player),
-                     selectinload(RaceRow.entries).selectinload(EntryRow.move_log)))
-        return list(races)
 
 
 async def unfinished_race_codes(sessions: Sessions) -> list[str]:

@@ -93,11 +93,12 @@ def close_lobby(host: RoomHost, room: Room) -> None:
                           message=f"room {room.race.code} closed: its race never started")
     host.hand_over(list(room.members), as_frame(notice))
     host.forget_room(room)
-    race_id = room.race.race_id
+    race_id, epoch = room.race.race_id, room.epoch
 
-    async def discard() -> None:
+    async def discard() -> None:  # (unless another process holds it now: it is theirs)
         async with host.sessions.begin() as session:
             await session.execute(delete(RaceRow).where(RaceRow.id == race_id,
-                                                        RaceRow.started_at.is_(None)))
+                                                        RaceRow.started_at.is_(None),
+                                                        RaceRow.holder_epoch == epoch))
 
     host.writer.run(discard)

@@ -131,8 +131,8 @@ def _declare_dead(settings: Settings, worker: _Worker) -> None:
 
 
 def _worker_main() -> None:
+    from server.holding import process_name
     from server.main import Worker, run_server
-    from server.redis_bus import worker_id
     from server.speedups import run
 
     parser = argparse.ArgumentParser()
@@ -144,7 +144,7 @@ def _worker_main() -> None:
                         format=f"%(asctime)s %(levelname)s [worker {args.index}] %(message)s")
     settings = Settings.model_validate_json(os.environ[SETTINGS_VARIABLE])
     listen = socket.socket(fileno=args.listen_fd)
-    name = worker_id()
+    name = process_name()
 
     def ready(host: str, port: int) -> None:
         os.write(args.ready_fd, name.encode())

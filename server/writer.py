@@ -30,6 +30,11 @@ Two kinds of write:
   a commit whose answer was lost (a connection cut during the commit) finds the claim taken
   and says so; a new player made twice leaves an unused row.
 
+A write for a race that another process holds now (``server.holding``: its epoch has moved
+on) is not retried: ``store_moves`` leaves those moves out of the batch, and an action raising
+``Fenced`` ends there. Their futures say False (nothing was written, nothing is acknowledged),
+and ``on_fenced`` is told the races, so that their rooms are let go.
+
 Only ``close`` gives writes up otherwise: those the database has not taken within its time
 limit, and any queued after it, say False (a ``call`` raises ``WriteGivenUp``).
 """
@@ -43,6 +48,7 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from server.holding import Fenced
 from server.store import AcceptedMove
 
 log = logging.getLogger("patience_race.writer")
@@ -58,6 +64,8 @@ class WriteGivenUp(Exception):
 @dataclass(eq=False)
 class _Job:
     moves: list[AcceptedMove] | None = None
+    held: tuple[str, int] | None = None
+    """The race the moves are of, and the epoch at which this process holds it."""
     action: Callable[[], Awaitable[Any]] | None = None
     deadline: float | None = None
     """A ``call``'s: no attempt begins after this loop time. None: retried until done."""
@@ -70,7 +78,8 @@ class _Job:
 
 
 class Writer:
-    def __init__(self, record_moves: Callable[[Sequence[AcceptedMove]], Awaitable[None]], *,
+    def __init__(self, record_moves: Callable[[Sequence[AcceptedMove], dict[str, int]],
+                                              Awaitable[set[str]]], *,
                  window_s: float = 0.0, max_batch: int = 1000, retry_s: float = 0.5,
                  max_retry_s: float = 10.0) -> None:
         self._record_moves = record_moves
@@ -88,6 +97,8 @@ class Writer:
         self.last_error: str | None = None
         self.batches = 0
         self.moves_written = 0
+        self.on_fenced: Callable[[frozenset[str]], None] = lambda races: None
+        """Told the races whose writes were refused because another process holds them."""
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="db-writer")
@@ -96,12 +107,13 @@ class Writer:
     def pending(self) -> int:
         return self._queue.qsize()
 
-    def store_moves(self, rows: list[AcceptedMove]) -> asyncio.Future[bool]:
-        """Queue accepted moves; the future says True once they are committed."""
+    def store_moves(self, rows: list[AcceptedMove], held: tuple[str, int]) -> asyncio.Future[bool]:
+        """Queue accepted moves of one race, held at an epoch (``held``: race id, epoch); the
+        future says True once they are committed, False if they never will be."""
         self._queued_moves += len(rows)
         if self._queued_moves >= self._max_batch:
             self._enough.set()
-        return self._queue_job(_Job(moves=rows)).done
+        return self._queue_job(_Job(moves=rows, held=held)).done
 
     def run(self, action: Callable[[], Awaitable[Any]]) -> asyncio.Future[bool]:
         """Queue any other idempotent write, done in order with the moves."""
@@ -198,6 +210,9 @@ class Writer:
         while True:
             try:
                 result = await self._write(jobs)
+            except Fenced as fenced:
+                self._fenced(jobs, fenced.race_ids)
+                return
             except Exception as error:  # noqa: BLE001 - any database failure is retried
                 if self.failing_since is None:
                     self.failing_since = loop.time()
@@ -225,10 +240,27 @@ class Writer:
         if jobs[0].action is not None:
             return await jobs[0].action()
         rows = [row for job in jobs for row in job.moves or []]
-        await self._record_moves(rows)
+        epochs = dict(job.held for job in jobs if job.held is not None)
+        fenced = await self._record_moves(rows, epochs)
         self.batches += 1
         self.moves_written += len(rows)
+        if fenced:
+            self.moves_written -= sum(len(job.moves or []) for job in jobs
+                                      if job.held is not None and job.held[0] in fenced)
+            self._fenced([job for job in jobs if job.held is not None
+                          and job.held[0] in fenced], frozenset(fenced))
         return True
+
+    def _fenced(self, jobs: list[_Job], races: frozenset[str]) -> None:
+        """Writes refused for good: another process holds these races now."""
+        log.warning("writes refused: %s", Fenced(races))
+        for job in jobs:
+            if not job.done.done():
+                if job.deadline is not None:
+                    job.done.set_exception(WriteGivenUp(str(Fenced(races))))
+                else:
+                    job.done.set_result(False)
+        self.on_fenced(races)
 
 
 def _groups(jobs: list[_Job]) -> Iterator[list[_Job]]:

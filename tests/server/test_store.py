@@ -34,6 +34,7 @@ from engine.game import RULES_VERSION
 from engine.moves import Move
 from engine.players import GreedyPlayer, Player, RandomPlayer
 from engine.replay import MoveLog, ReplayError, replay
+from server import holding
 from server.db import (
     Base,
     DailyPlayRow,
@@ -68,7 +69,6 @@ from server.store import (
     record_results,
     record_start,
     recount_wins,
-    unfinished_races,
     upgrade_database,
 )
 from wire.commitment import commitment
@@ -423,7 +423,7 @@ async def test_a_daily_race_record_hides_seed_and_moves_until_the_day_is_over(
 
 
 @pytest.mark.asyncio
-async def test_unfinished_races_come_back_with_entries_and_moves_in_order(
+async def test_races_in_progress_are_taken_with_entries_and_moves_in_order(
         sessions: Sessions) -> None:
     ann, bob = await new_players(sessions, "Ann", "Bob")
     lobby = await new_race(sessions, ann)
@@ -438,7 +438,7 @@ async def test_unfinished_races_come_back_with_entries_and_moves_in_order(
     await record_results(sessions, over, NOW + timedelta(minutes=1),
                          [rank_entry(1, ann, "resigned", 60_000, 3)])
 
-    races = await unfinished_races(sessions)
+    races = await holding.take(sessions, None, "this process", NOW, force=True)
     assert [race.id for race in races] == [lobby, racing]
     assert races[0].host.name == "Ann" and races[0].entries == []
     resumed = races[1]

@@ -11,27 +11,36 @@ from server.store import AcceptedMove
 from server.writer import WriteGivenUp, Writer
 
 
-def move(index: int) -> AcceptedMove:
-    return AcceptedMove(race_id="r", player_id="p", index=index, text="t", at_ms=index)
+HELD = ("r", 1)
+"""The race the moves are of, and the epoch this process holds it at."""
+
+
+def move(index: int, race_id: str = "r") -> AcceptedMove:
+    return AcceptedMove(race_id=race_id, player_id="p", index=index, text="t", at_ms=index)
 
 
 class FakeDatabase:
     def __init__(self) -> None:
         self.commits: list[list[int]] = []
         self.failing = False
+        self.taken: set[str] = set()
+        """Races another process holds now: their moves are refused."""
 
-    async def record_moves(self, moves: Sequence[AcceptedMove]) -> None:
+    async def record_moves(self, moves: Sequence[AcceptedMove],
+                           epochs: dict[str, int]) -> set[str]:
         await asyncio.sleep(0)
         if self.failing:
             raise OSError("the database is away")
-        self.commits.append([row["index"] for row in moves])
+        fenced = self.taken & set(epochs)
+        self.commits.append([row["index"] for row in moves if row["race_id"] not in fenced])
+        return fenced
 
 
 async def spaced_moves(writer: Writer, count: int, gap_s: float) -> list[bool]:
     """Moves queued one by one, ``gap_s`` apart, as racers at a light load send them."""
     stored = []
     for index in range(count):
-        stored.append(writer.store_moves([move(index)]))
+        stored.append(writer.store_moves([move(index)], HELD))
         await asyncio.sleep(gap_s)
     return list(await asyncio.gather(*stored))
 
@@ -69,7 +78,7 @@ async def test_a_call_returns_its_result_in_order_with_the_moves() -> None:
     database = FakeDatabase()
     writer = Writer(database.record_moves, window_s=0.01)
     writer.start()
-    stored = writer.store_moves([move(0)])
+    stored = writer.store_moves([move(0)], HELD)
 
     async def count_commits() -> int:
         return len(database.commits)
@@ -84,7 +93,7 @@ async def test_a_call_queued_behind_a_failing_write_is_given_up_in_time() -> Non
     database.failing = True
     writer = Writer(database.record_moves, retry_s=0.05)
     writer.start()
-    stored = writer.store_moves([move(0)])
+    stored = writer.store_moves([move(0)], HELD)
     ran = []
 
     async def write() -> None:
@@ -123,7 +132,7 @@ async def test_close_gives_up_the_calls_it_has_not_done() -> None:
     database.failing = True
     writer = Writer(database.record_moves, retry_s=0.05)
     writer.start()
-    stored = writer.store_moves([move(0)])
+    stored = writer.store_moves([move(0)], HELD)
 
     async def write() -> None:
         return None
@@ -135,3 +144,20 @@ async def test_close_gives_up_the_calls_it_has_not_done() -> None:
     assert await stored is False
     with pytest.raises(WriteGivenUp):
         await call
+
+
+async def test_moves_of_a_race_another_process_holds_are_refused_for_good() -> None:
+    """Fenced (``server.holding``): not retried, not acknowledged, and the room is told; the
+    moves of other races in the same commit are stored."""
+    database = FakeDatabase()
+    database.taken = {"lost"}
+    writer = Writer(database.record_moves, window_s=0.05)
+    told: list[frozenset[str]] = []
+    writer.on_fenced = told.append
+    writer.start()
+    kept = writer.store_moves([move(0)], HELD)
+    refused = writer.store_moves([move(7, "lost")], ("lost", 3))
+    assert await kept is True and await refused is False
+    assert database.commits == [[0]] and told == [frozenset({"lost"})]
+    assert writer.moves_written == 1
+    await writer.close(1.0)
