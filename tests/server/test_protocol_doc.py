@@ -195,6 +195,7 @@ SESSIONS = sessions(DOC.read_text(encoding="utf-8"))
 
 def test_the_page_has_its_sessions() -> None:
     titles = [session.title for session in SESSIONS]
+    assert titles[0] == "Minimal client", titles
     assert "A complete session" in titles and "The daily deal" in titles, titles
 
 
