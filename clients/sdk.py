@@ -1,18 +1,43 @@
 """A Python (asyncio) client for protocol v1, built on the protocol models themselves.
 
-    async with await RaceClient.connect("ws://127.0.0.1:8765/ws") as client:
-        await client.hello(name="Ann")
-        room = await client.create_room("octagon", seats=2)
-        await client.ready()
-        view = (await client.next_event(YourView)).view
-        ack = await client.move(view.legal_moves[0])
-        async for event in client.events():
-            ...
+A whole race of two, Ann and Bob, against a server started with ``patience-race serve``::
+
+    import asyncio
+
+    from clients.sdk import RaceClient
+    from wire.protocol import RaceFinished, YourView
+
+    URL = "ws://127.0.0.1:8765/ws"
+
+
+    async def main() -> None:
+        async with await RaceClient.connect(URL) as ann, await RaceClient.connect(URL) as bob:
+            await ann.hello(name="Ann")
+            await bob.hello(name="Bob")
+            room = await ann.create_room("octagon", seats=2)
+            await bob.join(room.code)
+            await ann.ready()
+            await bob.ready()  # everyone is ready: a countdown, then each racer's view
+            view = (await ann.next_event(YourView)).view
+            ack = await ann.move(next(move for move in view.legal_moves if move != "resign"))
+            print(f"Ann: {ack.move}, {ack.on_foundations} cards home")
+            await ann.resign()
+            await bob.resign()  # everyone has finished: the result
+            result = await ann.next_event(RaceFinished)
+            for line in result.ranking:
+                print(line.rank, line.name, line.status, line.on_foundations)
+
+
+    asyncio.run(main())
+
+A racer alone starts the race with ``start()`` instead of ``ready()`` (a chosen deal,
+``create_room("octagon", deal="number", number=42)``, is practice: not ranked, and hints work).
 
 Requests get an ``id`` and wait for the reply with that id; an error reply raises
 ``RequestRefused`` (with the protocol's ``code``). Everything else the server sends (room events,
 your view) goes to the event stream. ``last_seq`` follows the room events, so ``reconnect``
-resumes with exactly what was missed.
+resumes with exactly what was missed. A reply or an event that does not come in time raises
+``StillWaiting``, which says what was awaited and what brings it (a ``TimeoutError``).
 
 A server of several workers may hold the room on another worker than the one the connection
 reached: the reply to join, spectate or resume then says ``reconnect_to`` (docs/protocol.md,
@@ -38,6 +63,7 @@ from websockets.exceptions import ConnectionClosed, WebSocketException
 from wire.protocol import (
     SERVER_MESSAGE,
     AskHint,
+    Countdown,
     CreateRoom,
     DealChoice,
     ErrorMessage,
@@ -53,7 +79,9 @@ from wire.protocol import (
     MoveAccepted,
     Ok,
     PlayDaily,
+    RaceFinished,
     RaceRecord,
+    RaceStarted,
     Ready,
     Rematch,
     Resign,
@@ -64,6 +92,7 @@ from wire.protocol import (
     Spectate,
     StartRace,
     Welcome,
+    YourView,
 )
 
 M = TypeVar("M", bound=Message)
@@ -71,6 +100,25 @@ RATE_LIMIT_PAUSE_S = 0.05
 CONNECTION_ERRORS = (OSError, ConnectionError, TimeoutError, WebSocketException)
 """What a lost or unreachable server raises (``ConnectionRefusedError`` is an ``OSError``; a
 connection closed under a request, 1012 included, a ``ConnectionError``)."""
+
+
+RACE_STARTS = ("the race starts when every racer seated is ready (two at least: ready() on "
+               "each) or when the host calls start()")
+WHAT_BRINGS: dict[type[Message], str] = {
+    Countdown: RACE_STARTS, RaceStarted: RACE_STARTS,
+    YourView: "a racer's view comes when the race starts; " + RACE_STARTS,
+    RaceFinished: "the result comes when every racer has finished (won, lost or resigned)",
+}
+"""Why an event may be long in coming, said when it does not come in time."""
+
+
+class StillWaiting(TimeoutError):
+    """What the client waited for did not come in time: the message says what it was."""
+
+
+def _type_of(kind: type[Message]) -> str:
+    """A message's ``type`` on the wire."""
+    return str(kind.model_fields["type"].default)
 
 
 class RequestRefused(Exception):
@@ -170,11 +218,19 @@ class RaceClient:
             yield message
 
     async def next_event(self, kind: type[M], timeout: float = 10.0) -> M:
-        """The next event of that type (earlier events of other types are dropped)."""
-        async with asyncio.timeout(timeout):
-            async for message in self.events():
-                if isinstance(message, kind):
-                    return message
+        """The next event of that type (earlier events of other types are dropped);
+        ``StillWaiting`` if none comes within ``timeout`` seconds."""
+        try:
+            async with asyncio.timeout(timeout):
+                async for message in self.events():
+                    if isinstance(message, kind):
+                        return message
+        except TimeoutError:
+            wanted = _type_of(kind)
+            where = f" in room {self.room_code}" if self.room_code else ", in no room"
+            because = WHAT_BRINGS.get(kind)
+            raise StillWaiting(f"waited {timeout:g} s for a {wanted!r} event{where}, and none "
+                               "came" + (f": {because}" if because else "")) from None
         raise ConnectionError(f"the connection closed before a {kind.__name__} came")
 
     # -- requests -------------------------------------------------------------------------------
@@ -198,8 +254,14 @@ class RaceClient:
                 if future.done():
                     future.exception()
                 raise
-            async with asyncio.timeout(timeout):
-                reply = await future
+            try:
+                async with asyncio.timeout(timeout):
+                    reply = await future
+            except TimeoutError:
+                self._waiting.pop(request_id, None)
+                raise StillWaiting(f"waited {timeout:g} s for the reply to "
+                                   f"{_type_of(type(message))!r} "
+                                   f"(id {request_id}), and none came") from None
             if not isinstance(reply, ErrorMessage):
                 return reply
             if reply.code != "rate_limited" or pause > timeout:
