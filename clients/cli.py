@@ -25,6 +25,7 @@ import json
 import logging
 import os
 import secrets
+import signal
 import sys
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -57,6 +58,10 @@ Type a move's number, or the move itself (like '8H heap:3 -> foundation:2', 'red
   hint      the next move of a winning line (the solver sees the hidden cards)
   resign    give up this game           help   this text
 End of input (Ctrl-D) leaves the game unfinished."""
+
+
+INTERRUPTED = 128 + signal.SIGINT
+"""The exit status after Ctrl-C, as a shell reports a command it stopped."""
 
 
 def use_colour(stream: TextIO) -> bool:
@@ -518,11 +523,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command. When whoever reads the output stops early (``patience-race games |
     head -1``), the command ends quietly with status 1, as Python's documentation advises
     (the signal module, "Note on SIGPIPE"): 1 because the output was cut short, as a tool
-    stopped by SIGPIPE does not end with 0 either."""
+    stopped by SIGPIPE does not end with 0 either. Ctrl-C that no command handles itself
+    ends it quietly too, with the shell's status for it (128 + SIGINT)."""
     try:
         args = build_parser().parse_args(argv)
         result: int = args.run(args)
         sys.stdout.flush()  # output held in the buffer (stdout is a pipe) is written here
+    except KeyboardInterrupt:
+        print(file=sys.stderr)  # the terminal's ^C ends a line
+        return INTERRUPTED
     except BrokenPipeError:
         # Nothing more can be written; pointing stdout at devnull keeps the interpreter's own
         # flush at exit from failing again.

@@ -43,6 +43,9 @@ class Worker:
     """Its name on the Redis bus (``server.redis_bus``)."""
 
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+"""What stops a server of one process gracefully: ``kill``, and Ctrl-C in its terminal."""
+
 WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
 
 
@@ -69,9 +72,22 @@ async def run_server(settings: Settings, stop: asyncio.Future[None] | None = Non
     """Serve until ``stop`` is done (or SIGTERM/SIGINT), then shut down gracefully.
 
     As one of several workers (``server.workers``), serve on the public socket the
-    supervisor made, and on a port of its own (its ``reconnect_to`` address)."""
+    supervisor made, and on a port of its own (its ``reconnect_to`` address). A worker stops on
+    SIGTERM only: SIGINT (Ctrl-C in a terminal reaches every process of the group) is for the
+    supervisor, which then stops each worker with SIGTERM.
+
+    The signals are handled from the first moment, so a Ctrl-C while the migrations run stops
+    the server before it starts serving, quietly, and one while it starts makes it stop
+    gracefully as soon as it has started."""
+    loop = asyncio.get_running_loop()
+    if stop is None:
+        stop = loop.create_future()
+        for signum in (signal.SIGTERM,) if worker is not None else STOP_SIGNALS:
+            loop.add_signal_handler(signum, _finish, stop)
     if worker is None:
         await store.upgrade_database(settings.database_url)  # (the supervisor did, for workers)
+        if stop.done():
+            return
     engine = make_engine(settings.database_url)
     service = Service(settings, engine, worker=None if worker is None else worker.name,
                       fills_pool=worker is None or worker.index == 0)
@@ -84,11 +100,6 @@ async def run_server(settings: Settings, stop: asyncio.Future[None] | None = Non
     # than 700 lets most of a move's objects die first, and full collections become rare.
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
-    loop = asyncio.get_running_loop()
-    if stop is None:
-        stop = loop.create_future()
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(signum, _finish, stop)
     options: dict[str, Any] = {"process_request": HttpApi(service), "compression": None,
                                "max_size": TRANSPORT_MAX_BYTES}
     try:

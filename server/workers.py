@@ -8,8 +8,11 @@ server does, so no proxy is needed in front of one machine. Each worker is a who
 (``server.redis_bus``) tells them which worker holds which room and carries requests between
 them. Each worker also listens on a port of its own: its ``reconnect_to`` address.
 
-The supervisor restarts a worker that dies (its rooms are taken over by the others meanwhile)
-and passes SIGTERM and SIGINT on to all of them, which then shut down gracefully.
+The supervisor restarts a worker that dies (its rooms are taken over by the others meanwhile).
+On SIGTERM or SIGINT it stops every worker with SIGTERM, and each shuts down gracefully. Ctrl-C
+in a terminal sends SIGINT to every process of the foreground group, the workers and their
+solver processes too: so a worker starts with SIGINT ignored (an ignored signal stays ignored in
+the processes it starts), and the supervisor alone acts on it, as on SIGTERM, which only it gets.
 """
 
 from __future__ import annotations
@@ -23,7 +26,10 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import redis
@@ -40,35 +46,39 @@ RESTART_DELAY_S = 1.0
 
 
 def serve_workers(settings: Settings) -> int:
-    """Run ``settings.worker_count`` workers until SIGTERM or SIGINT; the exit status."""
+    """Run ``settings.worker_count`` workers until SIGTERM or SIGINT; the exit status. A signal
+    while the migrations run or the workers start stops it as well, as soon as it can."""
     count = settings.worker_count
-    asyncio.run(store.upgrade_database(settings.database_url))
-    listen = socket.create_server((settings.host, settings.port), backlog=1024)
-    listen.set_inheritable(True)
-    host, port = listen.getsockname()[:2]
-    stopping = False
+    stopping = threading.Event()
 
     def stop(signum: int, frame: object) -> None:
-        nonlocal stopping
-        stopping = True
+        stopping.set()
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    workers = [_start(settings, index, listen) for index in range(count)]
-    for worker in workers:
-        _wait_ready(worker)
-    log.info("patience-race serving on ws://%s:%d/ws with %d workers (database %s, redis %s)",
-             host, port, count, settings.safe_database_url, settings.redis_url)
-    while not stopping:
+    asyncio.run(store.upgrade_database(settings.database_url))
+    if stopping.is_set():
+        return 0
+    listen = socket.create_server((settings.host, settings.port), backlog=1024)
+    listen.set_inheritable(True)
+    host, port = listen.getsockname()[:2]
+    workers: list[_Worker] = []
+    for index in range(count):
+        if not stopping.is_set():
+            workers.append(_start(settings, index, listen))
+    if all(_wait_ready(worker, stopping) for worker in workers) and not stopping.is_set():
+        log.info("patience-race serving on ws://%s:%d/ws with %d workers (database %s, "
+                 "redis %s)", host, port, count, settings.safe_database_url, settings.redis_url)
+    while not stopping.is_set():
         time.sleep(0.2)
         for index, worker in enumerate(workers):
-            if worker.poll() is not None and not stopping:
+            if worker.poll() is not None and not stopping.is_set():
                 log.warning("worker %d (pid %d) exited with %s: starting another", index,
                             worker.process.pid, worker.process.returncode)
                 _declare_dead(settings, worker)
                 time.sleep(RESTART_DELAY_S)
                 workers[index] = _start(settings, index, listen)
-                _wait_ready(workers[index])
+                _wait_ready(workers[index], stopping)
     for worker in workers:
         if worker.poll() is None:
             worker.process.send_signal(signal.SIGTERM)
@@ -95,25 +105,40 @@ class _Worker:
 def _start(settings: Settings, index: int, listen: socket.socket) -> _Worker:
     read, write = os.pipe()
     env = dict(os.environ, **{SETTINGS_VARIABLE: settings.model_dump_json()})
-    process = subprocess.Popen(
-        [sys.executable, "-m", "server.workers", "--index", str(index),
-         "--listen-fd", str(listen.fileno()), "--ready-fd", str(write)],
-        pass_fds=(listen.fileno(), write), env=env, stdin=subprocess.DEVNULL)
+    with _sigint_ignored():
+        process = subprocess.Popen(
+            [sys.executable, "-m", "server.workers", "--index", str(index),
+             "--listen-fd", str(listen.fileno()), "--ready-fd", str(write)],
+            pass_fds=(listen.fileno(), write), env=env, stdin=subprocess.DEVNULL)
     os.close(write)
     return _Worker(process, read)
 
 
-def _wait_ready(worker: _Worker) -> None:
-    """Block until the worker says it serves (its name, on its pipe), or fail."""
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored while a worker is started, which keeps it so (a Ctrl-C in these
+    microseconds is lost: press it again)."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _wait_ready(worker: _Worker, stopping: threading.Event) -> bool:
+    """Block until the worker says it serves (its name, on its pipe), or fail; False if the
+    supervisor is asked to stop meanwhile."""
     deadline = time.monotonic() + READY_TIMEOUT_S
     while time.monotonic() < deadline:
+        if stopping.is_set():
+            return False
         if worker.poll() is not None:
             raise RuntimeError(f"a worker exited before serving ({worker.process.returncode})")
         ready, _, _ = select.select([worker.ready_fd], [], [], 0.2)
         if ready:
             worker.name = os.read(worker.ready_fd, 256).decode()
             os.close(worker.ready_fd)
-            return
+            return True
     raise RuntimeError("a worker did not start in time")
 
 
