@@ -107,9 +107,9 @@ async def run_server(settings: Settings, stop: asyncio.Future[None] | None = Non
             if worker is not None:
                 await servers.enter_async_context(serve(service.handle, sock=worker.listen,
                                                         **options))
-                own_port = settings.worker_port + worker.index if settings.worker_port else 0
                 own = await servers.enter_async_context(serve(
-                    service.handle, settings.host, own_port, **options))
+                    service.handle, settings.host, settings.worker_own_port(worker.index),
+                    **options))
                 host, port = next(iter(own.sockets)).getsockname()[:2]
                 log.info("worker %d (pid %d) ready, its own address ws://%s:%d/ws",
                          worker.index, os.getpid(), host, port)

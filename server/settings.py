@@ -48,9 +48,11 @@ class Settings(BaseSettings):
     as the machine has cores when ``redis_url`` is set, else 1 (and more than 1 needs it)."""
     advertise_host: str | None = None
     """The host name clients reach this machine by, in ``reconnect_to`` (default: ``host``)."""
-    worker_port: int = 0
-    """Where worker N also listens on its own, as ``worker_port + N`` (0: any free port); its
-    address there is the ``reconnect_to`` for rooms it holds."""
+    worker_port: int | None = None
+    """Where worker N also listens on its own, on ``host``, as ``worker_port + N`` (0: any free
+    port); its address there is the ``reconnect_to`` for rooms it holds. By default the ports
+    after the public one: ``port + 1 + N`` (8766, 8767... for 8765), or any free port when
+    ``port`` is 0 (tests)."""
     max_frame_bytes: int = 16384
     reconnect_grace_s: float = 60.0
     max_race_s: float = 2 * 3600.0
@@ -169,6 +171,12 @@ class Settings(BaseSettings):
         if self.workers is not None:
             return self.workers
         return (os.cpu_count() or 1) if self.redis_url else 1
+
+    def worker_own_port(self, index: int) -> int:
+        """The port worker ``index`` also listens on (0: any free port), ``worker_port``."""
+        if self.worker_port is not None:
+            return self.worker_port + index if self.worker_port else 0
+        return self.port + 1 + index if self.port else 0
 
     @property
     def safe_database_url(self) -> str:

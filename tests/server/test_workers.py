@@ -23,6 +23,7 @@ from sqlalchemy import func, select
 
 from clients.sdk import RaceClient
 from server.db import MoveRow, RaceRow
+from server.settings import Settings
 from tests.server.conftest import drop_redis_keys
 from tests.server.test_crash import Racer, come_back, play_on_and_finish
 from tests.server.test_server import Sessions
@@ -89,6 +90,16 @@ async def drain(process: asyncio.subprocess.Process, workers: Workers) -> None:
         if worker is not None:
             workers.own[int(worker.group(1))] = worker.group(3)
             workers.pids[int(worker.group(1))] = int(worker.group(2))
+
+
+def test_each_worker_listens_on_a_port_of_its_own_after_the_public_one() -> None:
+    """By default the ports after the public port (README, docs/deploy.md), never random ones
+    unless the public port is (0, as in the tests); ``worker_port`` sets the first."""
+    assert [Settings(port=8765).worker_own_port(index) for index in range(3)] == [
+        8766, 8767, 8768]
+    assert Settings(port=8765, worker_port=8800).worker_own_port(1) == 8801
+    assert Settings(port=8765, worker_port=0).worker_own_port(1) == 0
+    assert Settings(port=0).worker_own_port(1) == 0
 
 
 def test_more_than_one_worker_without_redis_is_refused() -> None:
