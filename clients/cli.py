@@ -77,6 +77,18 @@ def seed_argument(text: str) -> int:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def seed_values_attached(argv: Sequence[str]) -> list[str]:
+    """``--seed TEXT`` as ``--seed=TEXT``: argparse takes a value that begins with ``-`` for an
+    option (``-x``, ``--abc``; ``-1`` only while no option looks like a number), and a text
+    seed may begin with anything."""
+    attached: list[str] = []
+    words = iter(argv)
+    for word in words:
+        value = next(words, None) if word == "--seed" else None
+        attached.append(word if value is None else f"{word}={value}")
+    return attached
+
+
 def cmd_games(args: argparse.Namespace) -> int:
     for game in all_rule_sets():
         print(f"{game.name:22} {game.title}")
@@ -526,7 +538,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     stopped by SIGPIPE does not end with 0 either. Ctrl-C that no command handles itself
     ends it quietly too, with the shell's status for it (128 + SIGINT)."""
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser().parse_args(seed_values_attached(
+            sys.argv[1:] if argv is None else argv))
         result: int = args.run(args)
         sys.stdout.flush()  # output held in the buffer (stdout is a pipe) is written here
     except KeyboardInterrupt:

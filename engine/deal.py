@@ -85,6 +85,9 @@ def seed_from_text(text: str) -> int:
 
 
 DIGITS = frozenset("0123456789")
+SEED_MAX_DIGITS = len(str(SEED_MAX))
+SHOWN_DIGITS = 40
+"""How much of a refused number an error message repeats."""
 
 
 def is_deal_number(text: str) -> bool:
@@ -96,22 +99,23 @@ def is_deal_number(text: str) -> bool:
 
 def deal_number(text: str) -> int:
     """A deal number written in ASCII decimal digits; ``ValueError`` for any other text or a
-    number past 2^64-1."""
+    number past 2^64-1 (said at once for more digits than 2^64-1 has, however many)."""
     if not is_deal_number(text):
         raise ValueError(f"a deal number is written in the digits 0-9 only, not {text!r}")
-    number = int(text)
-    if number > SEED_MAX:
-        raise ValueError(f"a deal number is at most 2^64-1 = {SEED_MAX}, not {text}")
-    return number
+    significant = text.lstrip("0")
+    if len(significant) > SEED_MAX_DIGITS or int(significant or "0") > SEED_MAX:
+        shown = (text if len(text) <= SHOWN_DIGITS
+                 else f"{text[:SHOWN_DIGITS]}... ({len(text)} digits)")
+        raise ValueError(f"a deal number is at most 2^64-1 = {SEED_MAX}, not {shown}")
+    return int(significant or "0")
 
 
 def parse_seed(text: str) -> int:
-    """A seed as a person types it (docs/deals.md section 6): ASCII decimal digits are the deal
-    number itself, any other text is hashed as above. Digits past 2^64-1, and a minus sign
-    before digits, are refused with ``ValueError``: they were meant as numbers that no deal
-    has, and hashing them would quietly deal something else."""
-    if text.startswith("-") and is_deal_number(text[1:]):
-        raise ValueError(f"a deal number is 0 or more, not {text}")
+    """A seed as a person types it (docs/deals.md section 6, RULINGS principle 7): ASCII
+    decimal digits alone are the deal number itself; any other text, a signed number such as
+    ``-1`` or ``+1`` included, is hashed as above. Digits alone past 2^64-1 are refused with
+    ``ValueError``: they were meant as a number that no deal has, and hashing them would
+    quietly deal something else."""
     if is_deal_number(text):
         return deal_number(text)
     return seed_from_text(text)

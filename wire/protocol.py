@@ -74,6 +74,14 @@ class Hello(Message):
         "them there can say false: one frame fewer a move."))
 
 
+def _deal_number_text(value: object) -> object:
+    """A deal number's text, checked before its field's pattern so that what the pattern would
+    refuse gets a clear reason (RULINGS principle 7): not ASCII digits alone (``-1`` is text,
+    not a number), or past 2^64-1 however many digits. Leading zeros are dropped (``007`` is
+    7). What is not a string is left to the field's own type check."""
+    return str(deal_number(value)) if isinstance(value, str) else value
+
+
 class DealChoice(Message):
     kind: Literal["secret", "number", "daily"] = Field(default="secret", description=(
         "secret: a random deal nobody knows until the end; number: the deal given in 'number'. "
@@ -85,6 +93,11 @@ class DealChoice(Message):
         "For kind 'secret': a deal the solver has proved winnable (with full knowledge of the "
         "hidden cards), from the server's pool; if none is ready within a few seconds, an "
         "unproved secret deal, and the room says so (winnable: false)."))
+
+    @field_validator("number", mode="before")
+    @classmethod
+    def _a_deal_number(cls, number: object) -> object:
+        return _deal_number_text(number)
 
     @model_validator(mode="after")
     def _a_number_for_a_chosen_deal(self) -> DealChoice:
@@ -217,10 +230,10 @@ class GetLeaderboard(Message):
     # which int() and date.fromisoformat() then read or choke on); these check what a pattern
     # cannot, so that the WebSocket request and the HTTP query refuse the same things alike.
 
-    @field_validator("deal")
+    @field_validator("deal", mode="before")
     @classmethod
-    def _deal_in_range(cls, deal: str | None) -> str | None:
-        return None if deal is None else str(deal_number(deal))
+    def _deal_in_range(cls, deal: object) -> object:
+        return _deal_number_text(deal)
 
     @field_validator("day")
     @classmethod

@@ -95,15 +95,20 @@ def test_text_seeds_hash_and_numbers_stay_numbers() -> None:
     assert parse_seed(str(SEED_MAX)) == SEED_MAX and parse_seed("007") == 7
 
 
-@pytest.mark.parametrize("text", [" 5", "5 ", "+5", "1_000", "\u0663", "\uff15", "5\n", "0x10"])
+@pytest.mark.parametrize("text", [" 5", "5 ", "+5", "-5", "-0", "+1", "-1", "1_000", "\u0663",
+                                  "\uff15", "5\n", "0x10"])
 def test_only_ascii_digits_are_a_deal_number_any_other_text_is_hashed(text: str) -> None:
-    """RULINGS principle 7: Python's int() reads all of these as numbers."""
+    """RULINGS principle 7: Python's int() reads all of these as numbers; a sign makes text."""
     assert parse_seed(text) == seed_from_text(text)
     with pytest.raises(ValueError, match="digits 0-9 only"):
         deal_number(text)
 
 
-@pytest.mark.parametrize("text", [str(SEED_MAX + 1), "99999999999999999999999", "-5", "-0"])
-def test_a_number_no_deal_has_is_refused_not_hashed(text: str) -> None:
-    with pytest.raises(ValueError, match="at most 2\\^64-1|0 or more"):
+@pytest.mark.parametrize("text", [str(SEED_MAX + 1), "99999999999999999999999", "9" * 5000])
+def test_digits_alone_past_the_largest_deal_number_are_refused_not_hashed(text: str) -> None:
+    with pytest.raises(ValueError, match="at most 2\\^64-1"):
         parse_seed(text)
+
+
+def test_leading_zeros_do_not_make_a_number_larger() -> None:
+    assert parse_seed("0" * 30 + "7") == deal_number("0" * 30 + "7") == 7

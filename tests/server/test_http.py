@@ -11,6 +11,7 @@ import socket
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from sqlalchemy import update
@@ -180,6 +181,34 @@ WEBSOCKET_BAD_LEADERBOARDS: list[dict[str, Any]] = [
     {"board": "deal", "deal": "99999999999999999999"},
     {"board": "deal", "deal": "７"},
 ]
+
+
+NO_DEAL_NUMBERS = [
+    ("-1", "a deal number is written in the digits 0-9 only, not '-1'"),
+    ("+1", "a deal number is written in the digits 0-9 only, not '+1'"),
+    ("9" * 25, "a deal number is at most 2^64-1 = 18446744073709551615, not " + "9" * 25),
+]
+"""RULINGS principle 7: a signed number is text, not a number (a client hashes a text seed to
+its deal number, docs/deals.md); digits alone past 2^64-1, however many, are no deal."""
+
+
+@pytest.mark.parametrize(("number", "reason"), NO_DEAL_NUMBERS)
+async def test_what_is_no_deal_number_is_refused_saying_why_everywhere(
+        server: Server, number: str, reason: str) -> None:
+    async with connect(server.url) as ws:
+        await ws.send(json.dumps({"type": "hello", "name": "Ann"}))
+        assert json.loads(await ws.recv())["type"] == "welcome"
+        for asked in ({"type": "create_room", "rule_set": "octagon",
+                       "deal": {"kind": "number", "number": number}},
+                      {"type": "leaderboard", "rule_set": "octagon", "board": "deal",
+                       "deal": number}):
+            await ws.send(json.dumps(asked))
+            reply = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            assert (reply["type"], reply["code"]) == ("error", "invalid_message"), reply
+            assert reason in reply["message"], reply
+    status, _, body = await request(
+        server, "GET", f"/api/leaderboards/octagon?board=deal&deal={quote(number)}")
+    assert status == 400 and reason in json.loads(body)["message"], body
 
 
 async def test_bad_leaderboard_requests_over_the_websocket_are_invalid_messages(
