@@ -25,6 +25,7 @@ import json
 import logging
 import os
 import secrets
+import shutil
 import signal
 import sys
 import unicodedata
@@ -77,6 +78,12 @@ def seed_argument(text: str) -> int:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def terminal_width(stream: TextIO) -> int | None:
+    """The terminal's width, to fold a board to, if ``stream`` is one (a file or pipe gets the
+    board as the layout declares it)."""
+    return shutil.get_terminal_size().columns if stream.isatty() else None
+
+
 def seed_values_attached(argv: Sequence[str]) -> list[str]:
     """``--seed TEXT`` as ``--seed=TEXT``: argparse takes a value that begins with ``-`` for an
     option (``-x``, ``--abc``; ``-1`` only while no option looks like a number), and a text
@@ -105,7 +112,7 @@ def cmd_deal(args: argparse.Namespace) -> int:
     for event in game.opening_events:
         if args.verbose:
             print(f"  {event}")
-    print(draw(game.view(), game.layout, use_colour(sys.stdout)))
+    print(draw(game.view(), game.layout, use_colour(sys.stdout), terminal_width(sys.stdout)))
     return 0
 
 
@@ -127,7 +134,8 @@ class Session:
         """A hint is searched here, in this process: the game is local."""
 
     def show_board(self) -> None:
-        self.write(draw(self.game.view(), self.game.layout, self.colour))
+        self.write(draw(self.game.view(), self.game.layout, self.colour,
+                        terminal_width(sys.stdout)))
 
     def show_moves(self) -> None:
         for number, move in enumerate(self.game.legal_moves(), start=1):

@@ -7,8 +7,10 @@ card and ``--`` an empty place; the labels of the piles the last move changed ar
 
 A board wider than the terminal is drawn narrower rather than cut off (Hidden Cards' table is
 about 180 columns wide as declared, an 80-column terminal has 76 for it): piles are labelled by
-their names alone (``ace:1`` for "ace:1 S up", the name a move uses), or the grid's columns are
-folded into bands, each drawn under the one before, whichever takes the fewest lines.
+their names alone (``ace:1`` for "ace:1 S up", the name a move uses), or each grid row is
+folded, its columns cut into bands drawn one under another, whichever takes the fewest lines.
+Folding keeps the rows in order (``bands`` is the same cut as ``clients/board.py``'s), so the
+piles read in the layout's order at any width.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 
 from rich.text import Text
 
+from clients.board import CELL_GAP, bands
 from engine.view import Slot
 
 RED_CARD = "bold red"
@@ -26,7 +29,6 @@ FACE_DOWN = "blue"
 EMPTY = "dim"
 LABEL = "cyan"
 CHANGED_LABEL = "bold black on yellow"
-CELL_GAP = 2
 
 Cells = dict[tuple[int, int], Text]
 """Each pile's text by its grid cell (row, column)."""
@@ -68,34 +70,23 @@ def column_widths(cells: Cells) -> dict[int, int]:
     return widths
 
 
-def grid_lines(cells: Cells, columns: Sequence[int], widths: Mapping[int, int]) -> list[Text]:
-    """These columns of the grid, one line per row that has a pile in them, columns aligned."""
-    rows = sorted({row for row, col in cells if col in columns})
+def grid_lines(cells: Cells, folds: Sequence[Sequence[int]],
+               widths: Mapping[int, int]) -> list[Text]:
+    """The grid row by row, top to bottom, columns aligned: each row one line per band of
+    columns in ``folds`` that holds a pile of it."""
     lines = []
-    for row in rows:
-        line = Text()
-        for col in columns:
-            cell = cells.get((row, col), Text())
-            line.append_text(cell)
-            line.append(" " * (widths[col] - cell.cell_len + CELL_GAP))
-        line.rstrip()
-        lines.append(line)
+    for row in sorted({row for row, _ in cells}):
+        for columns in folds:
+            if not any((row, col) in cells for col in columns):
+                continue
+            line = Text()
+            for col in columns:
+                cell = cells.get((row, col), Text())
+                line.append_text(cell)
+                line.append(" " * (widths[col] - cell.cell_len + CELL_GAP))
+            line.rstrip()
+            lines.append(line)
     return lines
-
-
-def bands(widths: Mapping[int, int], width: int) -> list[list[int]]:
-    """The columns, left to right, cut into bands of neighbours that fit side by side in
-    ``width`` (a column wider than that is a band of its own)."""
-    result: list[list[int]] = [[]]
-    used = 0
-    for col in sorted(widths):
-        needed = widths[col] + (CELL_GAP if result[-1] else 0)
-        if result[-1] and used + needed > width:
-            result.append([])
-            used, needed = 0, widths[col]
-        result[-1].append(col)
-        used += needed
-    return result
 
 
 def drawings(piles: Mapping[str, Sequence[str | None]], layout: Sequence[Slot],
@@ -106,8 +97,7 @@ def drawings(piles: Mapping[str, Sequence[str | None]], layout: Sequence[Slot],
         for names_only in (False, True):
             cells = pile_cells(piles, layout, changed, names_only)
             widths = column_widths(cells)
-            columns = bands(widths, width) if fold else [sorted(widths)]
-            yield [line for band in columns for line in grid_lines(cells, band, widths)]
+            yield grid_lines(cells, bands(widths, width) if fold else [sorted(widths)], widths)
 
 
 def widest(lines: Iterable[Text]) -> int:
