@@ -271,7 +271,7 @@ class RoomScreen(RacerScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "ready", "Ready / not ready"),
-        Binding("s", "start", "Start now (host)"),
+        Binding("s", "start", "Start now"),
         Binding("escape", "leave", "Leave the room"),
     ]
     DEFAULT_CSS = """
@@ -328,7 +328,12 @@ class RoomScreen(RacerScreen):
         start = self.query_one("#start", Button)
         start.display = state.is_host
         start.disabled = not waiting
+        self.refresh_bindings()
         self.show_countdown()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Starting early is the host's alone: nobody else is shown the key for it."""
+        return self.session.state.is_host if action == "start" else True
 
     def show_countdown(self) -> None:
         state = self.session.state

@@ -139,6 +139,7 @@ async def test_a_race_from_the_form_to_the_results(server: Server, tmp_path: Pat
             f"patience-race race {code.group(1)} --server {server.url}")
         assert "Ann | · not yet | host, you" in shown(pilot, "#seats")
         assert "(empty seat)" in shown(pilot, "#seats")
+        assert start_key_shown(pilot), "the host may start now"
 
         bob = await server.client("Bob")
         await bob.join(code.group(1))
@@ -434,6 +435,26 @@ async def test_the_board_is_drawn_again_to_fit_a_resized_terminal(server: Server
         await pilot.resize_terminal(200, 50)
         await until(pilot, lambda: shown(pilot, "#board").count("\n") == 2)
         await ann.close()
+
+
+def start_key_shown(pilot: Pilot[None]) -> bool:
+    """Whether the footer offers "s Start now"."""
+    return "s" in pilot.app.screen.active_bindings
+
+
+async def test_only_the_host_is_offered_to_start_now(server: Server, tmp_path: Path) -> None:
+    ann = await server.client("Ann")
+    room = await ann.create_room("all-fours", deal="number", number=7)
+    app = racer(server, tmp_path / "token.json", name="Bob", code=room.code)
+    async with app.run_test(size=SIZE) as pilot:
+        await on_screen(pilot, RoomScreen)
+        await until(pilot, lambda: "Bob" in shown(pilot, "#seats"))
+        assert not start_key_shown(pilot)
+        assert not pilot.app.screen.query_one("#start").display
+        await ann.leave()  # the host's role passes to Bob
+        await until(pilot, lambda: start_key_shown(pilot))
+        assert pilot.app.screen.query_one("#start").display
+    await ann.close()
 
 
 async def test_the_start_form_fits_an_80_column_terminal(server: Server, tmp_path: Path) -> None:
