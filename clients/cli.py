@@ -1,16 +1,5 @@
-"""The ``patience-race`` command line.
-
-    patience-race games                          the rule sets, with titles and sources
-    patience-race deal RULESET --seed N [--json] the opening as a player sees it (or everything)
-    patience-race play RULESET [--seed N]        play a whole game alone in the terminal
-    patience-race verify LOG.json                re-deal and replay a move log
-    patience-race solve RULESET --seed N [--budget S] [--nodes N] [--json]   is the deal winnable?
-    patience-race serve [--host H] [--port P] [--database-url URL]   run the race server
-    patience-race db upgrade [--database-url URL]                    apply the migrations
-    patience-race ratings rebuild [--database-url URL]   rate every stored race again, in order
-    patience-race leaderboards rebuild [--database-url URL] [--redis-url URL]  refill the rank cache
-    patience-race bot CODE [--strategy greedy|random] [--pace SECONDS] [-v]  a practice opponent
-    patience-race race [CODE] [--server URL] [--name NAME]  race in the terminal (a full-screen UI)
+"""The ``patience-race`` command line: its commands are listed in ``DESCRIPTION``, what
+``patience-race --help`` says.
 
 The client commands need ``engine`` and ``wire`` only. The server's commands (``serve``,
 ``db``, ``ratings``, ``leaderboards``) import ``server`` inside their functions, so a client
@@ -51,6 +40,23 @@ from wire.commitment import commitment
 
 if TYPE_CHECKING:
     from server.settings import Settings
+
+DESCRIPTION = """\
+Race friends at classic patience (solitaire) games on the same deal, or play alone.
+
+    patience-race games                          the rule sets, with titles and sources
+    patience-race deal RULESET --seed N [--json] the opening as a player sees it (or everything)
+    patience-race play RULESET [--seed N]        play a whole game alone in the terminal
+    patience-race verify LOG.json                re-deal and replay a move log
+    patience-race solve RULESET --seed N [--budget S] [--nodes N] [--json]   is the deal winnable?
+    patience-race serve [--host H] [--port P] [--database-url URL]   run the race server
+    patience-race db upgrade [--database-url URL]                    apply the migrations
+    patience-race ratings rebuild [--database-url URL]   rate every stored race again, in order
+    patience-race leaderboards rebuild [--database-url URL] [--redis-url URL]  refill the rank cache
+    patience-race bot CODE [--strategy greedy|random] [--pace SECONDS] [-v]  a practice opponent
+    patience-race race [CODE] [--server URL] [--name NAME]  race in the terminal, full screen"""
+"""What ``--help`` says first, in plain words for players and whoever runs a server."""
+EPILOG = "patience-race COMMAND --help says more about a command."
 
 PLAY_HELP = """\
 Type a move's number, or the move itself (like '8H heap:3 -> foundation:2', 'redeal').
@@ -441,7 +447,8 @@ def cmd_race(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="patience-race", description=__doc__,
+    parser = argparse.ArgumentParser(prog="patience-race", description=DESCRIPTION,
+                                     epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 

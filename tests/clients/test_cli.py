@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -257,3 +258,20 @@ def test_solve_json_and_a_budget_that_runs_out(capsys: pytest.CaptureFixture[str
     assert data["result"] == "unknown" and data["effort"]["nodes"] == 600
     assert main(["solve", "octagon", "--seed", "1", "--budget", "0"]) == 2
     assert "positive" in capsys.readouterr().err
+
+
+HELP_COMMANDS = [[], ["games"], ["deal"], ["play"], ["verify"], ["solve"], ["serve"], ["bot"],
+                 ["race"], ["db"], ["db", "upgrade"], ["ratings"], ["ratings", "rebuild"],
+                 ["leaderboards"], ["leaderboards", "rebuild"]]
+
+
+@pytest.mark.parametrize("command", HELP_COMMANDS, ids=lambda words: " ".join(words) or "-")
+def test_help_speaks_to_users_in_plain_sentences(command: list[str],
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """No developers' markup (reStructuredText's ``code``) or the project's history."""
+    with pytest.raises(SystemExit) as done:
+        main([*command, "--help"])
+    assert done.value.code == 0
+    text = capsys.readouterr().out
+    assert text.startswith("usage: patience-race")
+    assert "`" not in text and not re.search(r"\bissue \d", text), text
