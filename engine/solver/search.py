@@ -246,7 +246,7 @@ def solve(game: Game, budget: Budget = NO_LIMIT, *, table: bool = True,
                 break
             if progress is not None and now >= next_report:
                 next_report = now + PROGRESS_EVERY_S
-                progress(Effort(nodes, len(seen), now - start))
+                progress(Effort(nodes, len(seen) - 1, now - start))
         elif max_nodes is not None and nodes >= max_nodes:
             stopped = True
             break
@@ -270,7 +270,8 @@ def solve(game: Game, budget: Budget = NO_LIMIT, *, table: bool = True,
         line.append(move)
         path_keys.append(key)
         stack.append(iter(moves))
-    effort = Effort(nodes, len(seen), time.perf_counter() - start)
+    # The table holds the start, reached by no move, and not the won position that ended it.
+    effort = Effort(nodes, len(seen) - 1 + (won and nodes > 0), time.perf_counter() - start)
     if won:
         check_line(game, line)
         return Verdict(Result.WON, tuple(line), effort, budget)

@@ -57,9 +57,10 @@ class Budget:
 
 @dataclass(frozen=True, slots=True)
 class Effort:
-    """What a search did: ``nodes`` moves made (positions reached, repeats included; not the
-    moves made and taken back at once to order a position's moves), ``positions`` distinct
-    positions kept in its table, ``seconds`` of wall time."""
+    """What a search did: ``nodes`` moves made, that is positions reached (repeats included;
+    not the moves made and taken back at once to order a position's moves), ``positions`` how
+    many of those were distinct (with the table of positions seen; the starting position, which
+    no move reached, is not counted), ``seconds`` of wall time."""
 
     nodes: int
     positions: int
@@ -70,7 +71,7 @@ class Effort:
         return self.nodes / self.seconds if self.seconds > 0 else 0.0
 
     def __str__(self) -> str:
-        return (f"{self.nodes:,} positions searched ({self.positions:,} distinct) in "
+        return (f"{self.nodes:,} positions reached ({self.positions:,} of them distinct) in "
                 f"{self.seconds:.2f} s, {self.nodes_per_second:,.0f}/s")
 
     def to_json(self) -> dict[str, Any]:

@@ -63,8 +63,21 @@ def test_known_cases(case: dict[str, Any]) -> None:
     verdict = solve(game, Budget(nodes=case["nodes"]))
     assert (str(verdict.result), len(verdict.line)) == (case["result"], case["moves"])
     assert verdict.effort.nodes <= case["nodes"]
+    assert verdict.effort.positions <= verdict.effort.nodes, "distinct positions are reached"
     if verdict.result is Result.WON:
         assert replays_to_a_win(game, verdict.line)
+
+
+def test_a_search_without_repeats_reaches_as_many_distinct_positions_as_it_makes_moves() -> None:
+    """All Fours has one move at a time (resigning aside), so no position comes twice: the
+    start, which no move reaches, is not counted among the positions reached."""
+    lost = solve(find_rule_set("all-fours")(1))
+    won = solve(find_rule_set("all-fours")(3))
+    assert lost.result is Result.LOST and won.result is Result.WON
+    for verdict in (lost, won):
+        assert verdict.effort.positions == verdict.effort.nodes > 0
+        assert (f"{verdict.effort.nodes:,} positions reached ({verdict.effort.nodes:,} of them "
+                "distinct)") in str(verdict)
 
 
 def test_the_fixture_covers_every_rule_set_and_every_verdict() -> None:
