@@ -33,6 +33,19 @@ TRANSPORT_MAX_BYTES = 1 << 20
 only frames above this much larger transport limit make websockets close the connection (1009)."""
 
 
+class Transport(logging.LoggerAdapter[logging.Logger]):
+    """websockets' own log, its information lines said at DEBUG: it says one for every
+    connection opened and closed and every HTTP answer (``/healthz``, the API, the browser's
+    files), which would drown the server's own lines; its warnings and errors stay as they are.
+    What it said at start and stop (listening, closing) the server's own lines say too."""
+
+    def log(self, level: int, msg: object, *args: Any, **kwargs: Any) -> None:
+        super().log(logging.DEBUG if level == logging.INFO else level, msg, *args, **kwargs)
+
+
+TRANSPORT_LOG = Transport(logging.getLogger("websockets.server"))
+
+
 @dataclass(frozen=True)
 class Worker:
     """One of several worker processes: its number, and the public socket it shares."""
@@ -101,7 +114,7 @@ async def run_server(settings: Settings, stop: asyncio.Future[None] | None = Non
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
     options: dict[str, Any] = {"process_request": HttpApi(service), "compression": None,
-                               "max_size": TRANSPORT_MAX_BYTES}
+                               "max_size": TRANSPORT_MAX_BYTES, "logger": TRANSPORT_LOG}
     try:
         async with contextlib.AsyncExitStack() as servers:
             if worker is not None:

@@ -345,3 +345,25 @@ async def test_a_daily_race_is_not_cached_while_its_seed_is_secret(
         record = json.loads(body)
         assert status == 200 and record["seed"] is not None and record["logs"] is not None
     assert records.calls == 5
+
+
+async def test_requests_and_connections_make_no_line_in_the_log_but_at_debug(
+        server: Server, caplog: pytest.LogCaptureFixture) -> None:
+    """websockets says "connection open" and "connection closed" for each (and a line for each
+    HTTP answer): at DEBUG only, or a busy server's log is nothing else."""
+    async def requests() -> None:
+        for path in ("/healthz", "/api/games", "/"):
+            await request(server, "GET", path)
+        async with connect(server.url) as ws:
+            await ws.send(json.dumps({"type": "hello"}))
+            await ws.recv()
+
+    with caplog.at_level(logging.INFO):
+        await requests()
+        assert [record.getMessage() for record in caplog.records
+                if record.name.startswith("websockets")] == []
+    with caplog.at_level(logging.DEBUG, logger="websockets.server"):
+        await requests()
+        said = {record.getMessage() for record in caplog.records
+                if record.name == "websockets.server" and record.levelno == logging.DEBUG}
+        assert {"connection open", "connection closed"} <= said, said
