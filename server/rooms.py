@@ -35,7 +35,7 @@ from server.hints import SolverPool
 from server.limits import AddressLimiter
 from server.outbox import Addressed, Outbox
 from server.pool import daily_draw, winnable_seed
-from server.race import Outgoing, Race, as_frame
+from server.race import Outgoing, Phase, Race, as_frame
 from server.rank_cache import RedisRanks
 from server.rematch import may_rematch, rematch
 from server.remote import Carrier, Directory, OneProcess, RemoteMember
@@ -191,8 +191,9 @@ class RoomHost:
                     saved={pid: len(r.move_times) for pid, r in race.racers.items()}, opened=now,
                     epoch=row.holder_epoch)
         self.rooms[race.code] = room
+        held = "lobby" if race.phase is Phase.LOBBY else "race"  # (a lobby was never raced)
         self.deliver(room, race.catch_up(now))
-        log.info("race %s (%s) restored from the database", race.code, race.rule_set)
+        log.info("%s %s (%s) restored from the database", held, race.code, race.rule_set)
         return room
 
     def let_go_of_races(self, race_ids: frozenset[str]) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 import urllib.request
 from collections.abc import Callable
@@ -438,6 +439,21 @@ async def test_shutdown_tells_clients_and_a_restart_resumes_the_race(sessions: S
         await ann.move(again.legal_moves[0])
     finally:
         await stop_server(second)
+
+
+async def test_a_restart_logs_a_lobby_restored_as_a_lobby_and_a_race_as_a_race(
+        sessions: Sessions, database_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    first = await start_server(make_settings(database_url))
+    waiting = await (await first.client("Cy")).create_room("all-fours")
+    (ann, _), racing = await race_of(first, "octagon", ["Ann", "Bob"])
+    await ann.next_event(YourView)
+    await stop_server(first)
+    with caplog.at_level(logging.INFO, logger="patience_race"):
+        second = await start_server(make_settings(database_url))
+        await stop_server(second)
+    said = [record.getMessage() for record in caplog.records]
+    assert f"lobby {waiting.code} (all-fours) restored from the database" in said, said
+    assert f"race {racing} (octagon) restored from the database" in said, said
 
 
 async def test_the_sdk_waits_out_the_rate_limit_and_every_request_is_answered(
