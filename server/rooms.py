@@ -237,9 +237,8 @@ class RoomHost:
             case Spectate():
                 room = self.room(message.code)
                 self._may_enter(client, room)
-                out = room.race.spectate(client.player_id)
+                room.race.spectate(client.player_id, self.settings.spectators_per_room)
                 self._enter(client, room)
-                self.deliver(room, out)
                 await self._reply_room(client, room, message.id)
             case LeaveRoom():
                 room = self._current(client)

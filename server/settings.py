@@ -163,6 +163,18 @@ class Settings(BaseSettings):
     hints_per_player_per_min: float = 12.0
     """Hints a player may ask for a minute (bursts of a quarter of it); past it,
     ``rate_limited``."""
+    # What one address or player may take of what everyone shares (issue 23: the public
+    # list, a room's spectators).
+    public_lobbies_per_player: int = 2
+    """Public lobbies (``create_room`` with ``public``, not started yet) one player may host
+    at once; past it, ``too_many_lobbies`` (a private room is always allowed)."""
+    public_lobbies_per_address: int = 5
+    """Public lobbies the players of one address (an IPv4 address or an IPv6 /64) may host at
+    once; past it, ``too_many_lobbies``. The public list also shows the lobbies of each
+    address in turn (``server.listing``), so one address cannot fill it."""
+    spectators_per_room: int = 100
+    """Spectators one room may have at once (racers aside); past it,
+    ``too_many_spectators``."""
 
     @property
     def worker_count(self) -> int:

@@ -31,6 +31,7 @@ class ErrorCode(StrEnum):
     NOT_HOST = "not_host"
     NOT_OVER = "not_over"
     NO_REMATCH = "no_rematch"
+    TOO_MANY_SPECTATORS = "too_many_spectators"
     # Racing.
     NOT_RACING = "not_racing"
     FINISHED = "finished"
