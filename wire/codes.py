@@ -44,5 +44,6 @@ class ErrorCode(StrEnum):
     TOO_MANY_PLAYERS = "too_many_players"
     TOO_MANY_ROOMS = "too_many_rooms"
     ROOM_CLOSED = "room_closed"
+    TOO_MANY_LOBBIES = "too_many_lobbies"
     # The server.
     UNAVAILABLE = "unavailable"
