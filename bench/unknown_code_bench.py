@@ -9,8 +9,9 @@ For each ``--checkout`` (default: this tree as ``after``; ``git archive BASE | t
 ``patience-race serve`` from that tree on a fresh database (SQLite, or with ``--postgres`` a
 throwaway PostgreSQL database on that server, dropped after). Anonymous connections then send
 ``spectate`` for codes no room has, one request at a time each, ``--requests`` in all; the
-allowance of errors is lifted (``flood_close_after``) so that none is closed, since the cost
-of each refusal is what is measured.
+rate and the allowance of errors are lifted (``rate_per_s``, ``rate_burst``,
+``flood_close_after``) so that every request is looked up and none is closed: the cost of each
+lookup is what is measured.
 
 Figures per request, the server's idle cost over the same time taken off: CPU (user + system
 of the server's processes, its workers included, from /proc), Redis commands (``INFO
@@ -151,7 +152,8 @@ def start_server(checkout: Path, database_url: str, redis_port: int | None
                  ) -> tuple[subprocess.Popen[str], str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PATIENCE_RACE_")}
     env.update(PYTHONPATH=str(checkout), PATIENCE_RACE_WINNABLE_POOL_TARGET="0",
-               PATIENCE_RACE_VERDICT_BUDGET_S="0", PATIENCE_RACE_FLOOD_CLOSE_AFTER="1000000000")
+               PATIENCE_RACE_VERDICT_BUDGET_S="0", PATIENCE_RACE_FLOOD_CLOSE_AFTER="1000000000",
+               PATIENCE_RACE_RATE_PER_S="1000000000", PATIENCE_RACE_RATE_BURST="1000000000")
     workers = [] if redis_port is None else [
         "--workers", "2", "--redis-url", f"redis://127.0.0.1:{redis_port}/0"]
     process = subprocess.Popen(
@@ -224,11 +226,13 @@ async def measure_one(checkout: Path, mode: str, args: argparse.Namespace) -> st
                                      "WITH (FORCE)")
     scale = took / IDLE_S
     cpu_us = (end.cpu_s - start.cpu_s - idle.cpu_s * scale) / args.requests * 1e6
-    calls = (end.redis_calls - start.redis_calls - 1 - idle.redis_calls * scale) / args.requests
+    redis_per_request = (end.redis_calls - start.redis_calls - 1
+                         - idle.redis_calls * scale) / args.requests
+    calls = "n/a" if redis_port is None else f"{redis_per_request:.2f}"
     xacts = ("n/a" if pg_url is None
              else f"{(end.transactions - start.transactions) / args.requests:.2f}")
     return (f"| {mode} | {args.requests} | {args.requests / took:.0f} | {cpu_us:.0f} | "
-            f"{calls:.2f} | {xacts} | {', '.join(f'{n} {c}' for c, n in answers.items())} |")
+            f"{calls} | {xacts} | {', '.join(f'{n} {c}' for c, n in answers.items())} |")
 
 
 async def main() -> None:

@@ -143,8 +143,8 @@ class RedisListing:
 
     async def read(self) -> list[dict[str, Any]]:
         """The list, from every worker's entries; codes whose entry has expired are dropped."""
-        newest: list[tuple[str, float]] = await self.redis.zrevrange(
-            self._key("public"), 0, SCANNED - 1, withscores=True)  # type: ignore[assignment]
+        newest: list[tuple[str, float]] = await self.redis.zrevrange(  # type: ignore[assignment]
+            self._key("public"), 0, SCANNED - 1, withscores=True)  # (redis-py types it loosely)
         scored = [(str(code), float(score)) for code, score in newest]
         if not scored:
             return []
