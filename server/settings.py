@@ -125,7 +125,9 @@ class Settings(BaseSettings):
     timeout)."""
     http_rate_per_s: float = 2.0
     """Requests under ``/api/`` a client address may make per second, on average (a token
-    bucket per address: an IPv4 address, or an IPv6 /64); past it, 429 with Retry-After."""
+    bucket per address: an IPv4 address, or an IPv6 /64); past it, 429 with Retry-After. The
+    WebSocket's ``leaderboard`` and ``race_record`` take from the same bucket (past it,
+    ``rate_limited``)."""
     http_rate_burst: float = 20.0
     """How many it may make at once."""
     http_rate_clients: int = 10_000
