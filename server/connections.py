@@ -30,6 +30,7 @@ from server import store
 from server.boards import leaderboard
 from server.errors import RaceError, Refusal
 from server.gateway import (
+    COUNTED_REFUSALS,
     UNKNOWN_TYPE,
     WATCHING,
     AddressBook,
@@ -115,7 +116,8 @@ class Gateway:
         self.loads = json_loads(settings.json_library)
         self.addresses = AddressBook(settings.connections_per_address,
                                      settings.new_players_per_address_per_min,
-                                     settings.http_rate_clients)
+                                     settings.http_rate_clients, settings.http_rate_per_s,
+                                     settings.http_rate_burst)
         self.closing = False
         self._closing_tasks: set[asyncio.Task[None]] = set()
 
@@ -197,6 +199,8 @@ class Gateway:
         try:
             await self._dispatch(client, message)
         except (Refusal, RaceError) as refused:
+            if refused.code in COUNTED_REFUSALS and not client.budget.error(now):
+                return False
             self.error(client, echoed, refused.code, refused.message)
         return True
 
@@ -233,7 +237,9 @@ class Gateway:
                           "with a name (or your token) to race")
         if isinstance(message, ROOM_REQUESTS):
             await self.bus.request(client, message)
-        elif isinstance(message, GetLeaderboard):
+            return
+        self._may_read(client.address)
+        if isinstance(message, GetLeaderboard):
             if message.rule_set not in RULE_SET_NAMES:  # as HTTP's 404, not an empty board
                 raise Refusal(ErrorCode.UNKNOWN_RULE_SET,
                               f"choose one of {', '.join(RULE_SET_NAMES)}")
@@ -248,6 +254,20 @@ class Gateway:
             if record is None:
                 raise Refusal(ErrorCode.NOT_FOUND, f"no finished race {message.race_id!r}")
             self.send(client, RaceRecord(id=message.id, record=record))
+
+    def read_wait(self, address: str) -> float:
+        """Count a read of ``address`` (``AddressBook.read``, the HTTP API's allowance too):
+        0.0 if it is allowed, else the seconds until the next one would be."""
+        return self.addresses.read(address, self.clock())
+
+    def _may_read(self, address: str) -> None:
+        """Refuse a board or a race record past the address's allowance of reads."""
+        if self.read_wait(address) > 0:
+            settings = self.settings
+            raise Refusal(ErrorCode.RATE_LIMITED, "slow down: at most "
+                          f"{settings.http_rate_per_s:g} boards and race records a second from "
+                          f"one address (over HTTP and WebSocket together), "
+                          f"{settings.http_rate_burst:g} at once")
 
     async def _hello(self, client: Client, message: Hello) -> None:
         """Who the connection is from now on. Not someone else while in a room: the room knows

@@ -7,10 +7,12 @@ each is tested with plain numbers and each costs microseconds, whatever a client
   bytes (UTF-8, as the protocol counts it, not characters).
 - ``Budget``: a connection's messages a second (a token bucket), and its allowance of errors:
   every message refused (past the rate) or not understood (bad JSON, unknown type, invalid
-  fields, too large, binary) takes one from it, and it comes back slowly. A connection that
-  runs it out is closed (1008): a flood, even one that earns a token now and then.
-- ``AddressBook``: connections per client address, and new players (``hello`` with a name)
-  per address a minute.
+  fields, too large, binary), and every request refused with one of ``COUNTED_REFUSALS``,
+  takes one from it, and it comes back slowly. A connection that runs it out is closed
+  (1008): a flood, even one that earns a token now and then.
+- ``AddressBook``: connections per client address, new players (``hello`` with a name)
+  per address a minute, and the reads of boards and race records per address a second (one
+  allowance for the HTTP API and the WebSocket's ``leaderboard`` and ``race_record``).
 - ``invalid_text``: the error for a message pydantic refused, built from its error locations,
   without rebuilding any schema.
 - ``request_id``: the id a reply echoes, only if it can be sent back.
@@ -44,6 +46,12 @@ UTF8_MOST_BYTES = 4
 WATCHING = (Spectate, LeaveRoom, Resume, GetLeaderboard, GetRace)
 """What an anonymous connection may ask: to watch a room (``resume`` is a racer's, and refused
 as for any spectator), the boards and race records; never to open, join or race."""
+
+
+COUNTED_REFUSALS = frozenset({ErrorCode.UNKNOWN_ROOM, ErrorCode.RATE_LIMITED})
+"""Refusals of a request understood that take one from the allowance of errors, as a message
+not understood does: a room code nobody holds (guessing codes costs a directory lookup each,
+on every worker), and a request past a rate of the address or the player (a read, a hint)."""
 
 
 def frame_problem(frame: str | bytes, max_bytes: int) -> tuple[ErrorCode, str] | None:
@@ -124,16 +132,19 @@ class Budget:
 
 
 class AddressBook:
-    """Connections and new players per client address (``server.limits.client_key``: an
-    IPv4 address or an IPv6 /64). The table of connections holds only addresses with one open;
-    the new players' buckets are an ``AddressLimiter``, bounded."""
+    """Connections, new players and reads per client address (``server.limits.client_key``:
+    an IPv4 address or an IPv6 /64). The table of connections holds only addresses with one
+    open; the buckets of new players and of reads are ``AddressLimiter``s, bounded."""
 
     def __init__(self, connections_per_address: int, new_players_per_min: float,
-                 max_addresses: int) -> None:
+                 max_addresses: int, reads_per_s: float, reads_burst: float) -> None:
         self.connections_per_address = connections_per_address
         self._open: dict[str, int] = {}
         self._new_players = AddressLimiter(new_players_per_min / 60, max(1.0, new_players_per_min),
                                            max_addresses)
+        self._reads = AddressLimiter(reads_per_s, reads_burst, max_addresses)
+        """One bucket per address for the HTTP API and the WebSocket's reads alike: 20
+        anonymous connections reading boards got 314-599 a second where HTTP allowed 2."""
 
     def full(self, address: str) -> bool:
         """Whether ``address`` has as many connections open as it may."""
@@ -157,6 +168,11 @@ class AddressBook:
     def new_player(self, address: str, now: float) -> bool:
         """Count a new identity made from ``address``: False past the limit."""
         return self._new_players.take(address, now) == 0.0
+
+    def read(self, address: str, now: float) -> float:
+        """Count a read (a request under ``/api/``, a ``leaderboard`` or ``race_record``) of
+        ``address``: 0.0 if it is allowed, else how many seconds until the next one would be."""
+        return self._reads.take(address, now)
 
 
 def address_of(remote: Any, forwarded_for: str | None = None,

@@ -16,7 +16,8 @@
 The query string is validated by the same model as the WebSocket request (``GetLeaderboard``).
 WebSocket clients connect to ``/ws`` (an address already at its connection cap gets a 429 there,
 before the WebSocket opens). HEAD is GET without the body; any other method is a 405.
-Requests under /api/ are rate-limited per client address (``server.limits``; 429 past it).
+Requests under /api/ are rate-limited per client address (429 past it), by the same allowance
+as the WebSocket's ``leaderboard`` and ``race_record`` (``server.gateway.AddressBook``).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from engine.view import Event
 from server import store
 from server.boards import leaderboard
 from server.gateway import address_of
-from server.limits import AddressLimiter, LruCache, retry_after
+from server.limits import LruCache, retry_after
 from server.listing import local_list
 from server.pool import ready_counts
 from server.race import view_model
@@ -117,8 +118,6 @@ class HttpApi:
     def __init__(self, service: Service, clock: Callable[[], float] = time.monotonic) -> None:
         self.service, self.clock = service, clock
         settings = service.settings
-        self.limiter = AddressLimiter(settings.http_rate_per_s, settings.http_rate_burst,
-                                      settings.http_rate_clients)
         self.finished: LruCache[tuple[str, ...]] = LruCache(settings.http_cache_bytes)
         """Finished races' records and replays, encoded, once their move logs are revealed:
         from then on they never change (the race is over, every move of it stored, the seed
@@ -151,8 +150,8 @@ class HttpApi:
             response = error_response(
                 HTTPStatus.TOO_MANY_REQUESTS, "too_many_connections: at most "
                 f"{self.service.settings.connections_per_address} connections from one address")
-        elif path.startswith("/api/") and (wait := self.limiter.take(
-                self._client(connection, request), self.clock())):
+        elif path.startswith("/api/") and (wait := self.service.gateway.read_wait(
+                self._client(connection, request))):
             response = self.too_many(wait)
         else:
             response = await self.answer(url.path, path, dict(parse_qsl(url.query)))

@@ -1,14 +1,18 @@
 """The list of open public rooms (``GET /api/rooms``): rooms their hosts made public
-(``create_room.public``), still in the lobby, with a free seat; newest lobby first, at most
-``LISTED``.
+(``create_room.public``), still in the lobby, with a free seat; at most ``LISTED``, the
+addresses they were opened from in turn (``in_turn``): the newest lobby of each address,
+newest first, then the second newest of each, and so on. One address holding many lobbies
+cannot fill the list (60 lobbies of one address's 10 players hid every other room), and how
+many it may hold is bounded besides (``public_lobbies``, ``settings.public_lobbies_per_*``).
 
 With one process the list is read from the host's own rooms. With several workers each worker
 keeps its own public rooms' entries in Redis (``RedisListing``, driven by ``server.redis_bus``):
 
 - ``{prefix}public``: a sorted set of room codes, scored by when the lobby opened (ms);
-- ``{prefix}public:{code}``: the room's entry (JSON), expiring after ``ENTRY_TTL_S`` unless its
-  worker refreshes it: a dead worker's entries vanish by themselves, and readers drop codes
-  whose entry has gone from the sorted set.
+- ``{prefix}public:{code}``: the room's entry (JSON, with the address it was opened from as
+  ``by``, which the list never shows), expiring after ``ENTRY_TTL_S`` unless its worker
+  refreshes it: a dead worker's entries vanish by themselves, and readers drop codes whose
+  entry has gone from the sorted set.
 
 Bounded: the sorted set keeps the newest ``KEPT`` codes (a listed lobby is already bounded by
 the rooms each player may open an hour and the players each address may make a minute,
@@ -18,6 +22,7 @@ the rooms each player may open an hour and the players each address may make a m
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -51,12 +56,42 @@ def entry(race: Race) -> dict[str, Any] | None:
             "time_limit_s": race.time_limit_s}
 
 
+def opened_by(room: Room) -> str:
+    """Whom the room counts against in the list: the address it was opened from, or for a
+    room restored from the database (whose address is not stored) the room alone."""
+    return room.host_address or f"room:{room.race.code}"
+
+
+def in_turn(listed: Iterable[tuple[float, str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Entries (when opened, by whom, the entry) in the list's order, at most ``LISTED``:
+    each address's newest first, newest first; then each address's second newest, and so on.
+    An honest room is shown while fewer than ``LISTED`` addresses have a newer one, however
+    many lobbies each holds."""
+    turns: Counter[str] = Counter()
+    ranked = []
+    for _, by, listing in sorted(listed, key=lambda item: item[0], reverse=True):
+        ranked.append((turns[by], listing))
+        turns[by] += 1
+    ranked.sort(key=lambda item: item[0])  # stable: newest first within a turn
+    return [listing for _, listing in ranked[:LISTED]]
+
+
 def local_list(rooms: Iterable[Room]) -> list[dict[str, Any]]:
     """The list, from one process's rooms."""
-    listed = [(room.opened, listing) for room in rooms
-              if (listing := entry(room.race)) is not None]
-    listed.sort(key=lambda pair: pair[0], reverse=True)
-    return [listing for _, listing in listed[:LISTED]]
+    return in_turn((room.opened, opened_by(room), listing) for room in rooms
+                   if (listing := entry(room.race)) is not None)
+
+
+def public_lobbies(rooms: Iterable[Room], player_id: str, address: str | None) -> tuple[int, int]:
+    """How many public lobbies (listed or full) ``player_id`` hosts, and how many were opened
+    from ``address``, of these rooms."""
+    by_player = by_address = 0
+    for room in rooms:
+        race = room.race
+        if race.public and race.phase is Phase.LOBBY:
+            by_player += race.host_id == player_id
+            by_address += address is not None and room.host_address == address
+    return by_player, by_address
 
 
 class RedisListing:
@@ -78,7 +113,8 @@ class RedisListing:
         if listing is None:
             self.forget(code)
             return
-        written = json.dumps(listing, separators=(",", ":")), round(room.opened * 1000)
+        written = (json.dumps({**listing, "by": opened_by(room)}, separators=(",", ":")),
+                   round(room.opened * 1000))
         if self.written.get(code) != written:
             self.written[code] = written
             self._queue(lambda pipe: self._write(pipe, code, *written))
@@ -107,12 +143,19 @@ class RedisListing:
 
     async def read(self) -> list[dict[str, Any]]:
         """The list, from every worker's entries; codes whose entry has expired are dropped."""
-        codes = [str(code) for code in await self.redis.zrevrange(self._key("public"), 0,
-                                                                   SCANNED - 1)]
-        if not codes:
+        newest: list[tuple[str, float]] = await self.redis.zrevrange(  # type: ignore[assignment]
+            self._key("public"), 0, SCANNED - 1, withscores=True)  # (redis-py types it loosely)
+        scored = [(str(code), float(score)) for code, score in newest]
+        if not scored:
             return []
+        codes = [code for code, _ in scored]
         entries = await self.redis.mget([self._key("public", code) for code in codes])
         gone = [code for code, text in zip(codes, entries, strict=True) if text is None]
         if gone:
             await self.redis.zrem(self._key("public"), *gone)
-        return [json.loads(text) for text in entries if text is not None][:LISTED]
+        listed = []
+        for (_, score), text in zip(scored, entries, strict=True):
+            if text is not None:
+                listing = json.loads(text)
+                listed.append((score, str(listing.pop("by")), listing))
+        return in_turn(listed)

@@ -290,16 +290,22 @@ class Race:
         self.spectators.discard(player_id)
         return [self._room_changed()]
 
-    def spectate(self, player_id: str) -> list[Outgoing]:
-        if player_id in self.spectators:  # a repeat changes nothing: no room event
-            return []
+    def spectate(self, player_id: str, most: int) -> None:
+        """Watch the room, one of at most ``most`` spectators. A spectator coming or going is
+        no room event: nobody gets a frame for it (spectate and leave within the rate limit
+        made the racers of a room 19 times the frames of their race); the count is in the
+        next snapshot, and in the spectator's reply."""
+        if player_id in self.spectators:
+            return
+        if len(self.spectators) >= most:
+            raise RaceError(ErrorCode.TOO_MANY_SPECTATORS,
+                            f"this room has its {most} spectators: try again later")
         self.spectators.add(player_id)
-        return [self._room_changed()]
 
     def leave(self, player_id: str, now: float) -> list[Outgoing]:
         if player_id in self.spectators:
             self.spectators.discard(player_id)
-            return [self._room_changed()]
+            return []  # (no room event: ``spectate``)
         racer = self._racer(player_id)
         if self.phase is Phase.LOBBY or self.phase is Phase.COUNTDOWN:
             del self.racers[player_id]

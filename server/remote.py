@@ -27,6 +27,8 @@ class RemoteMember:
     own_progress: bool = True
     room: Room | None = None
     ws: None = None
+    address: None = None
+    """Not carried by the hop: a room is opened only by a connection of its own worker."""
 
 
 class Carrier(Protocol):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -33,6 +34,7 @@ from server.db import RaceRow
 from server.errors import Refusal
 from server.hints import SolverPool
 from server.limits import AddressLimiter
+from server.listing import public_lobbies
 from server.outbox import Addressed, Outbox
 from server.pool import daily_draw, winnable_seed
 from server.race import Outgoing, Phase, Race, as_frame
@@ -103,6 +105,10 @@ class Room:
     epoch: int = 1
     """The epoch at which this process holds the race (``server.holding``): every write of
     the race is refused once another process has taken it."""
+    host_address: str | None = None
+    """The address the room was opened from (``server.gateway.address_of``), whose public
+    lobbies are bounded and listed in turn with other addresses' (``server.listing``); None
+    for a room restored from the database."""
 
     def address(self, outgoing: Outgoing) -> tuple[list[Client | RemoteMember], str]:
         """What the race said, to the members in the room now that it is meant for."""
@@ -176,6 +182,10 @@ class RoomHost:
                                          max(1.0, settings.rooms_per_player_per_hour),
                                          settings.http_rate_clients)
         """Rooms each player may open: a bucket per player id (bounded, as the HTTP one)."""
+        self._opening: Counter[tuple[str, str]] = Counter()
+        """Public lobbies being opened (their deal drawn, their race stored), by ``("player",
+        id)`` and ``("address", address)``: counted with those open, so that many requests
+        at once do not all pass the limit before any lobby is open."""
         self.solver = SolverPool(settings, writer, sessions)
         """Where hints are searched: processes of their own, never this event loop."""
         writer.on_fenced = self.let_go_of_races
@@ -238,9 +248,8 @@ class RoomHost:
             case Spectate():
                 room = self.room(message.code)
                 self._may_enter(client, room)
-                out = room.race.spectate(client.player_id)
+                room.race.spectate(client.player_id, self.settings.spectators_per_room)
                 self._enter(client, room)
-                self.deliver(room, out)
                 await self._reply_room(client, room, message.id)
             case LeaveRoom():
                 room = self._current(client)
@@ -327,14 +336,22 @@ class RoomHost:
 
     async def _create_room(self, client: Client | RemoteMember, message: CreateRoom) -> None:
         self._may_open(client, message.rule_set)
-        self._take_room(client)
-        deal = message.deal  # (a chosen number is checked by the model, and "daily" refused)
-        seed, winnable = await self._draw(message.rule_set, int(deal.number or 0)
-                                          if deal.kind == "number" else None, deal.winnable)
-        await self._open(client, message.id, rule_set=message.rule_set, seed=seed,
-                         deal_kind=deal.kind, winnable=winnable, seats_max=message.seats,
-                         time_limit_s=message.time_limit_s, public=message.public,
-                         countdown_s=self.settings.countdown_s)
+        opening = self._may_list(client) if message.public else []
+        self._opening.update(opening)
+        try:
+            self._take_room(client)
+            deal = message.deal  # (a chosen number is checked by the model, "daily" refused)
+            seed, winnable = await self._draw(message.rule_set, int(deal.number or 0)
+                                              if deal.kind == "number" else None, deal.winnable)
+            await self._open(client, message.id, rule_set=message.rule_set, seed=seed,
+                             deal_kind=deal.kind, winnable=winnable, seats_max=message.seats,
+                             time_limit_s=message.time_limit_s, public=message.public,
+                             countdown_s=self.settings.countdown_s)
+        finally:
+            for key in opening:
+                self._opening[key] -= 1
+                if not self._opening[key]:
+                    del self._opening[key]
 
     async def _draw(self, rule_set: str, number: int | None,
                     winnable: bool) -> tuple[int, bool | None]:
@@ -359,6 +376,28 @@ class RoomHost:
                                 time_limit_s=None,
                                 countdown_s=0, daily_day=day)
         self.deliver(room, room.race.start(client.player_id, now))
+
+    def _may_list(self, client: Client | RemoteMember) -> list[tuple[str, str]]:
+        """Refuse a public lobby past those one player, or one address, may host at once,
+        counting those still being opened (a scan of this worker's rooms, for a request each
+        player may make ``rooms_per_player_per_hour``); else what the new lobby counts
+        against while it is being opened (``_opening``)."""
+        assert client.player_id is not None
+        settings = self.settings
+        player, address = ("player", client.player_id), ("address", client.address or "")
+        by_player, by_address = public_lobbies(self.rooms.values(), client.player_id,
+                                               client.address)
+        by_player += self._opening[player]
+        by_address += self._opening[address]
+        if by_player >= settings.public_lobbies_per_player:
+            raise Refusal(ErrorCode.TOO_MANY_LOBBIES, "you host too many public lobbies: at "
+                          f"most {settings.public_lobbies_per_player} at once; start or leave "
+                          "one, or open this room private")
+        if by_address >= settings.public_lobbies_per_address:
+            raise Refusal(ErrorCode.TOO_MANY_LOBBIES, "your address hosts too many public "
+                          f"lobbies: at most {settings.public_lobbies_per_address} at once; "
+                          "open this room private")
+        return [player] if client.address is None else [player, address]
 
     def _take_room(self, client: Client | RemoteMember) -> None:
         assert client.player_id is not None
@@ -385,7 +424,8 @@ class RoomHost:
             self.directory.release(code)
             raise Refusal(ErrorCode.ALREADY_PLAYED,
                           f"you have played today's {race.rule_set} deal")
-        room = self.rooms[race.code] = Room(race, self._outbox(), opened=self.clock())
+        room = self.rooms[race.code] = Room(race, self._outbox(), opened=self.clock(),
+                                            host_address=client.address)
         self._enter(client, room)
         self.directory.listed(room)
         await self._reply_room(client, room, request_id)

@@ -127,7 +127,9 @@ class Settings(BaseSettings):
     timeout)."""
     http_rate_per_s: float = 2.0
     """Requests under ``/api/`` a client address may make per second, on average (a token
-    bucket per address: an IPv4 address, or an IPv6 /64); past it, 429 with Retry-After."""
+    bucket per address: an IPv4 address, or an IPv6 /64); past it, 429 with Retry-After. The
+    WebSocket's ``leaderboard`` and ``race_record`` take from the same bucket (past it,
+    ``rate_limited``)."""
     http_rate_burst: float = 20.0
     """How many it may make at once."""
     http_rate_clients: int = 10_000
@@ -165,6 +167,18 @@ class Settings(BaseSettings):
     hints_per_player_per_min: float = 12.0
     """Hints a player may ask for a minute (bursts of a quarter of it); past it,
     ``rate_limited``."""
+    # What one address or player may take of what everyone shares (issue 23: the public
+    # list, a room's spectators).
+    public_lobbies_per_player: int = 2
+    """Public lobbies (``create_room`` with ``public``, not started yet) one player may host
+    at once; past it, ``too_many_lobbies`` (a private room is always allowed)."""
+    public_lobbies_per_address: int = 5
+    """Public lobbies the players of one address (an IPv4 address or an IPv6 /64) may host at
+    once; past it, ``too_many_lobbies``. The public list also shows the lobbies of each
+    address in turn (``server.listing``), so one address cannot fill it."""
+    spectators_per_room: int = 100
+    """Spectators one room may have at once (racers aside); past it,
+    ``too_many_spectators``."""
 
     @property
     def worker_count(self) -> int:

@@ -31,6 +31,7 @@ class ErrorCode(StrEnum):
     NOT_HOST = "not_host"
     NOT_OVER = "not_over"
     NO_REMATCH = "no_rematch"
+    TOO_MANY_SPECTATORS = "too_many_spectators"
     # Racing.
     NOT_RACING = "not_racing"
     FINISHED = "finished"
@@ -43,5 +44,6 @@ class ErrorCode(StrEnum):
     TOO_MANY_PLAYERS = "too_many_players"
     TOO_MANY_ROOMS = "too_many_rooms"
     ROOM_CLOSED = "room_closed"
+    TOO_MANY_LOBBIES = "too_many_lobbies"
     # The server.
     UNAVAILABLE = "unavailable"

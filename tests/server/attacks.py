@@ -88,18 +88,21 @@ async def read_counting(ws: ClientConnection, counts: Counts) -> None:
 
 async def connection(target: Target, seconds: float, counts: Counts,
                      body: Callable[[ClientConnection, float], Awaitable[None]],
-                     token: str | None = None) -> None:
-    """Run ``body(ws, end)`` on a connection (as the player of ``token``, if given) until
-    ``seconds`` are up, connecting again whenever the server closes it; each close is counted
-    with its code."""
+                     token: str | None = None, headers: dict[str, str] | None = None,
+                     reader: Callable[[ClientConnection, Counts], Awaitable[None]] = read_counting
+                     ) -> None:
+    """Run ``body(ws, end)`` on a connection (as the player of ``token``, if given; with
+    ``headers`` in its handshake) until ``seconds`` are up, connecting again whenever the
+    server closes it; each close is counted with its code, what comes back by ``reader``."""
     end = time.monotonic() + seconds
     while going(end):
         try:
-            async with connect(target.url, open_timeout=5, close_timeout=2) as ws:
+            async with connect(target.url, open_timeout=5, close_timeout=2,
+                               additional_headers=headers) as ws:
                 if token is not None:
                     await ws.send(json.dumps({"type": "hello", "token": token}))
                     await ws.recv()  # the welcome
-                reading = asyncio.create_task(read_counting(ws, counts))
+                reading = asyncio.create_task(reader(ws, counts))
                 try:
                     await body(ws, end)
                     with contextlib.suppress(TimeoutError):  # what is still on its way
@@ -276,15 +279,19 @@ async def hostile_names(target: Target, seconds: float, counts: Counts) -> None:
         lambda n: json.dumps({"type": "hello", "name": REFUSED_NAMES[n % len(REFUSED_NAMES)]})))
 
 
-async def http_request(target: Target, method: str, path: str, counts: Counts) -> None:
+async def http_request(target: Target, method: str, path: str, counts: Counts,
+                       headers: str = "") -> bytes:
+    """Send one request (``headers``: more header lines, each ending CRLF); count its status
+    and return its body."""
     host, port = target.http.removeprefix("http://").rsplit(":", 1)
     reader, writer = await asyncio.open_connection(host, int(port))
     try:
         writer.write(f"{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n"
-                     "Content-Length: 0\r\n\r\n".encode())
+                     f"{headers}Content-Length: 0\r\n\r\n".encode())
         status = (await reader.readline()).split(b" ", 2)[1].decode()
-        await reader.read()
+        answer = await reader.read()
         counts[f"http:{status}"] += 1
+        return answer.partition(b"\r\n\r\n")[2]
     finally:
         writer.close()
         with contextlib.suppress(OSError):
@@ -325,6 +332,161 @@ ATTACKS: dict[str, Attack] = {attack.__name__.replace("_", "-"): attack for atta
     http_bad_requests)}
 """In the order the bench runs them against one server: the lobby flood spends its identities'
 rooms, which odd_move_texts needs one of."""
+
+
+# -- issue 23: one address taking what everyone shares ------------------------------------------
+
+ATTACKER_ADDRESS = "198.51.100.23"
+"""The address the attacks of this block claim in ``X-Forwarded-For``: a server that trusts
+127.0.0.1 as a proxy (the tests') counts them against it, apart from the honest clients; any
+other server ignores the header, and they count against 127.0.0.1 with everyone."""
+FORWARDED = {"X-Forwarded-For": ATTACKER_ADDRESS}
+LOBBY_IDENTITIES = 10
+LOBBIES_EACH = 5
+"""Connections per identity, each trying to hold a public lobby: 50 in all, as the probe's
+60 lobbies of 10 identities."""
+LOBBY_RETRY_S = 0.5
+BOARD_READERS = 20
+
+
+async def public_lobby_flood(target: Target, seconds: float, counts: Counts) -> None:
+    """One address's identities (those at hand, then new ones up to ``LOBBY_IDENTITIES``)
+    hold public lobbies, ``LOBBIES_EACH`` connections each, asking again every
+    ``LOBBY_RETRY_S`` when refused; meanwhile the address reads ``GET /api/rooms``. Counted:
+    ``listed-own-max``, the most of its lobbies the list showed, and ``listed-others-min``, the
+    fewest other rooms it showed once the lobbies were all asked for."""
+    end = time.monotonic() + seconds
+    identities = [*target.tokens[:LOBBY_IDENTITIES]]
+    for n in range(LOBBY_IDENTITIES - len(identities)):
+        token = await new_identity(target, f"Lobby {n}", counts)
+        if token is None:
+            break
+        identities.append(token)
+    names = set(HOSTILE_NAMES) | {f"Lobby {n}" for n in range(LOBBY_IDENTITIES)}
+    asked = asyncio.Event()
+    waiting = len(identities) * LOBBIES_EACH
+
+    def first_answer() -> None:
+        nonlocal waiting
+        waiting -= 1
+        if waiting == 0:
+            asked.set()
+
+    holding = [hold_public_lobby(target, end, token, n, counts, first_answer)
+               for token in identities for n in range(LOBBIES_EACH)]
+    await asyncio.gather(*holding, read_public_list(target, end, names, asked, counts))
+
+
+async def new_identity(target: Target, name: str, counts: Counts) -> str | None:
+    """A new player made from the attacker's address, or None once it may make no more."""
+    async with connect(target.url, additional_headers=FORWARDED) as ws:
+        await ws.send(json.dumps({"type": "hello", "name": name}))
+        welcome = json.loads(await ws.recv())
+    counts["sent"] += 1
+    if welcome["type"] != "welcome":
+        counts[f"error:{welcome['code']}"] += 1
+        return None
+    counts["reply:welcome"] += 1
+    token: str = welcome["token"]
+    return token
+
+
+async def hold_public_lobby(target: Target, end: float, token: str, n: int, counts: Counts,
+                            first_answer: Callable[[], None]) -> None:
+    """One connection holding one public lobby until ``end`` (asking until it gets one);
+    ``first_answer`` is called once its first request is answered (or it could not ask)."""
+    answered = False
+    try:
+        async with connect(target.url, open_timeout=5, close_timeout=1,
+                           additional_headers=FORWARDED) as ws:
+            await ws.send(json.dumps({"type": "hello", "token": token}))
+            await ws.recv()
+            while going(end):
+                await ws.send(json.dumps({"type": "create_room", "public": True, "seats": 8,
+                                          "rule_set": ("octagon", "all-fours")[n % 2]}))
+                counts["sent"] += 1
+                answer = json.loads(await ws.recv())
+                if not answered:
+                    answered = True
+                    first_answer()
+                if answer["type"] == "room":
+                    counts["reply:room"] += 1
+                    break
+                counts[f"error:{answer['code']}"] += 1
+                await asyncio.sleep(LOBBY_RETRY_S)
+            await asyncio.sleep(max(0.0, end - time.monotonic()))
+    except (ConnectionClosed, OSError, InvalidStatus, TimeoutError) as refused:
+        counts[f"refused:{type(refused).__name__}"] += 1
+    finally:
+        if not answered:
+            first_answer()
+
+
+async def read_public_list(target: Target, end: float, names: set[str], asked: asyncio.Event,
+                           counts: Counts) -> None:
+    """Read the public list twice a second (its limit per address), as the attacker."""
+    while going(end):
+        body = await http_request(target, "GET", "/api/rooms", counts,
+                                  f"X-Forwarded-For: {ATTACKER_ADDRESS}\r\n")
+        if body.startswith(b"{") and asked.is_set():
+            rooms = json.loads(body)["rooms"]
+            own = sum(room["host"] in names for room in rooms)
+            counts["listed-own-max"] = max(counts["listed-own-max"], own)
+            others = len(rooms) - own
+            counts["listed-others-min"] = min(counts.get("listed-others-min", others), others)
+        await asyncio.sleep(0.5)
+
+
+async def spectator_churn(target: Target, seconds: float, counts: Counts) -> None:
+    """16 anonymous connections, each spectating the racer's room and leaving it again, 40
+    requests a second (inside the rate limit). Counted: ``spectators-max``, the most
+    spectators a reply showed."""
+    messages = (json.dumps({"type": "spectate", "code": target.room}), '{"type": "leave"}')
+
+    async def body(ws: ClientConnection, end: float) -> None:
+        await ws.send('{"type": "hello"}')
+        await send_paced(ws, end, 40, counts, lambda n: messages[n % 2])
+
+    await asyncio.gather(*(connection(target, seconds, counts, body, reader=read_spectators)
+                           for _ in range(16)))
+
+
+async def read_spectators(ws: ClientConnection, counts: Counts) -> None:
+    """``read_counting``, and the most spectators a ``room`` showed."""
+    with contextlib.suppress(ConnectionClosed):
+        async for frame in ws:
+            message = json.loads(frame)
+            if message.get("type") == "error":
+                counts[f"error:{message['code']}"] += 1
+                continue
+            counts[f"reply:{message.get('type')}"] += 1
+            if message.get("type") == "room":
+                counts["spectators-max"] = max(counts["spectators-max"], message["spectators"])
+
+
+async def unknown_codes(target: Target, seconds: float, counts: Counts) -> None:
+    """4 anonymous connections, each spectating a room code nobody holds 45 times a second."""
+    async def body(ws: ClientConnection, end: float) -> None:
+        await ws.send('{"type": "hello"}')
+        await send_paced(ws, end, 45, counts, lambda n: json.dumps(
+            {"type": "spectate", "code": f"ZZ{time.monotonic_ns() % 10**8:08d}{n}"[:16]}))
+    await asyncio.gather(*(connection(target, seconds, counts, body) for _ in range(4)))
+
+
+async def board_readers(target: Target, seconds: float, counts: Counts) -> None:
+    """``BOARD_READERS`` anonymous connections from one address, each reading a leaderboard 10
+    times a second (each inside its connection's rate: 200 boards a second in all)."""
+    board = json.dumps({"type": "leaderboard", "rule_set": "octagon", "board": "most_wins"})
+
+    async def body(ws: ClientConnection, end: float) -> None:
+        await ws.send('{"type": "hello"}')
+        await send_paced(ws, end, 10, counts, constant(board))
+    await asyncio.gather(*(connection(target, seconds, counts, body)
+                           for _ in range(BOARD_READERS)))
+
+
+ATTACKS.update({attack.__name__.replace("_", "-"): attack for attack in (
+    public_lobby_flood, spectator_churn, unknown_codes, board_readers)})
 
 
 def run_attack(name: str, target: Target, seconds: float,

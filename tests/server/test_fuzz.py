@@ -85,6 +85,7 @@ pytestmark = pytest.mark.filterwarnings(
 FUZZ_LIMITS: dict[str, Any] = {
     "rate_per_s": 100, "rate_burst": 150, "flood_close_after": 100, "flood_forgive_per_s": 10,
     "new_players_per_address_per_min": 1_000_000, "rooms_per_player_per_hour": 1_000_000,
+    "http_rate_per_s": 1_000_000, "http_rate_burst": 1_000_000,  # (the sentinel is a read)
 }
 """Generous enough that a session of fuzzed frames gets real answers, not rate_limited; a flood
 (``Flood``) still runs into the rate and the allowance of errors, and is closed (1008)."""

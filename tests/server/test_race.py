@@ -117,6 +117,20 @@ def test_a_long_race_keeps_its_latest_events_and_a_late_comer_gets_the_room_afre
     assert result is race.result and [e.player_id for e in result.ranking] == ["p1", "p2"]
 
 
+def test_spectators_come_and_go_with_no_room_event_up_to_the_rooms_limit() -> None:
+    race = new_race()
+    seq = race.seq
+    race.spectate("s1", most=2)
+    race.spectate("s1", most=2)  # a repeat: still one spectator
+    race.spectate("s2", most=2)
+    with pytest.raises(RaceError) as refused:
+        race.spectate("s3", most=2)
+    assert refused.value.code == "too_many_spectators"
+    assert race.leave("s1", T0) == []
+    race.spectate("s3", most=2)
+    assert race.seq == seq and race.room_state().spectators == 2
+
+
 def test_only_the_host_starts_early() -> None:
     race = new_race()
     race.join("p2", "Bob", T0)

@@ -34,7 +34,7 @@ def finished_race(**options: object) -> Race:
 
 def test_the_next_race_keeps_the_room_and_its_racers_not_ready_on_a_new_deal() -> None:
     race = finished_race(time_limit_s=300, public=True, winnable=True)
-    race.spectate("s1")
+    race.spectate("s1", most=1)
     last = race.seq
     following, out = rematch(race, "p2", race_id="r2", seed=NEW_SEED, algorithm=1,
                              winnable=False)
@@ -71,7 +71,7 @@ def test_a_chosen_deal_keeps_its_number_and_shows_it_from_the_lobby() -> None:
 @pytest.mark.parametrize(("who", "code"), [("p9", "not_in_room"), ("s1", "not_in_room")])
 def test_only_a_seated_racer_may_ask(who: str, code: str) -> None:
     race = finished_race()
-    race.spectate("s1")
+    race.spectate("s1", most=1)
     with pytest.raises(RaceError) as refused:
         rematch(race, who, race_id="r2", seed=NEW_SEED, algorithm=1, winnable=None)
     assert refused.value.code == code
