@@ -164,6 +164,21 @@ class Settings(BaseSettings):
     """Hints a player may ask for a minute (bursts of a quarter of it); past it,
     ``rate_limited``."""
 
+    # -- what one person can gain from ratings and the winnable pool (issue 23, items 1 and 4) --
+    rating_provisional_s: float = 24 * 3600.0
+    """An identity younger than this at a race's start is provisional there: racers who are
+    all provisional race unrated against each other (``server.ratings.roles``)."""
+    rated_races_per_player_per_hour: int = 20
+    """Rated races one player may start an hour, in each rule set together; past it, the race
+    runs unrated for them."""
+    rating_board_min_races: int = 10
+    """Rated races a player needs to be on the rated board (``GET /api/ratings/...``); fewer,
+    and their rating is provisional and not shown there."""
+    winnable_rooms_per_player_per_hour: float = 4.0
+    """Rooms asking for a winnable deal (``create_room`` and ``rematch`` of one) one player may
+    open an hour, bursts of as many; past it, ``too_many_winnable``. Below the pool's target,
+    so that one identity cannot empty it."""
+
     @property
     def worker_count(self) -> int:
         if self.workers is not None:

@@ -42,6 +42,7 @@ class ErrorCode(StrEnum):
     TOO_MANY_CONNECTIONS = "too_many_connections"
     TOO_MANY_PLAYERS = "too_many_players"
     TOO_MANY_ROOMS = "too_many_rooms"
+    TOO_MANY_WINNABLE = "too_many_winnable"
     ROOM_CLOSED = "room_closed"
     # The server.
     UNAVAILABLE = "unavailable"
