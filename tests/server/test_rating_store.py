@@ -14,13 +14,14 @@ from sqlalchemy.exc import DBAPIError
 
 from clients.cli import main as cli_main
 from clients.sdk import RaceClient
-from server.db import RatingChangeRow, RatingRow
+from server.db import EntryRow, PlayerRow, RatingChangeRow, RatingRow
 from server.race import DealKind
 from server.rating_store import rating_board, rebuild
 from server.ratings import Rating, RatingRules
 from server.store import record_results, record_start
-from tests.server.test_ratings import RACE_1, RACE_2, close, race_1_by_hand, two_racers_by_hand
 from tests.server.test_abuse import server_with
+from tests.server.test_bus import two_workers
+from tests.server.test_ratings import RACE_1, RACE_2, close, race_1_by_hand, two_racers_by_hand
 from tests.server.test_server import Server
 from tests.server.test_store import NOW, Sessions, new_players, new_race
 from wire.protocol import RaceFinished, RankEntry, YourView
@@ -202,9 +203,11 @@ board shows players with two rated races."""
 
 
 async def racing_client(server: Server, name: str, tokens: dict[str, str | None],
-                        address: str) -> RaceClient:
-    """A client from ``address`` (for a server ``BEHIND_A_PROXY``), as itself by its token."""
-    client = await RaceClient.connect(server.url,
+                        address: str, follow_reconnect_to: bool = True) -> RaceClient:
+    """A client from ``address`` (for a server ``BEHIND_A_PROXY``), as itself by its token;
+    one that does not follow ``reconnect_to`` stays on the worker it reached, and its requests
+    take the hop to the room's."""
+    client = await RaceClient.connect(server.url, follow_reconnect_to=follow_reconnect_to,
                                       additional_headers={"X-Forwarded-For": address})
     await client.hello(name=name, token=tokens.get(name))
     tokens[name] = client.token
@@ -213,12 +216,16 @@ async def racing_client(server: Server, name: str, tokens: dict[str, str | None]
 
 async def secret_race(server: Server, names: list[str], tokens: dict[str, str | None],
                       addresses: dict[str, str] | None = None,
-                      moving: frozenset[str] | None = None) -> list[RaceFinished]:
+                      moving: frozenset[str] | None = None,
+                      others_on: Server | None = None) -> list[RaceFinished]:
     """A race on a secret deal: each racer from an address of their own (or the one
     ``addresses`` gives), makes one move (those of ``moving``, if given) and resigns; the
-    racers come back as themselves by their ``tokens``."""
-    clients = [await racing_client(server, name, tokens, (addresses or {}).get(
-        name, f"10.1.0.{number}")) for number, name in enumerate(names, start=1)]
+    racers come back as themselves by their ``tokens``. With ``others_on``, every racer but
+    the first is a client of that worker, staying there."""
+    clients = [await racing_client(
+        server if number == 1 or others_on is None else others_on, name, tokens,
+        (addresses or {}).get(name, f"10.1.0.{number}"), follow_reconnect_to=others_on is None)
+        for number, name in enumerate(names, start=1)]
     room = await clients[0].create_room("all-fours", seats=len(names))
     for client in clients[1:]:
         await client.join(room.code)
@@ -276,3 +283,40 @@ async def ratings_on_a_real_server(server: Server, sessions: Sessions) -> None:
     live = await table(sessions)
     assert await rebuild(sessions) == 2
     assert await table(sessions) == live
+
+
+async def test_who_is_rated_is_stored_at_the_start_and_a_rebuild_keeps_it(
+        database_url: str, sessions: Sessions) -> None:
+    """Racers sharing an address are left out (a third from elsewhere is rated against
+    nobody: the race rates nobody); a racer who made no move is left out at the end; the
+    rebuild reads what was stored and finds the same table."""
+    tokens: dict[str, str | None] = {}
+    async with server_with(database_url, **BEHIND_A_PROXY) as server:
+        shared = await secret_race(server, ["Ann", "Bob", "Cy"], tokens,
+                                   addresses={"Ann": "10.2.0.1", "Bob": "10.2.0.1"})
+        idle = await secret_race(server, ["Ann", "Bob", "Cy"], tokens,
+                                 moving=frozenset({"Ann", "Cy"}))
+    assert all(entry.rating is None for entry in shared[0].ranking)
+    rated = {entry.name for entry in idle[0].ranking if entry.rating is not None}
+    assert rated == {"Ann", "Cy"}
+    async with sessions.begin() as session:
+        roles = sorted((await session.execute(
+            select(PlayerRow.name, EntryRow.rated_as).join(PlayerRow)
+            .where(EntryRow.race_id == shared[0].race_id))).all())
+    assert roles == [("Ann", None), ("Bob", None), ("Cy", "established")]
+    live = await table(sessions)
+    assert await rebuild(sessions) == 1
+    assert await table(sessions) == live
+
+
+async def test_the_address_of_a_racer_on_another_worker_is_carried_with_the_hop(
+        database_url: str, redis_url: str, sessions: Sessions) -> None:
+    """Bob's requests hop from the second worker to the first, which holds the room: the
+    address he connected from goes with them, so the room can tell his address from Ann's."""
+    tokens: dict[str, str | None] = {}
+    async with two_workers(database_url, redis_url, **BEHIND_A_PROXY) as (first, second):
+        apart = await secret_race(first, ["Ann", "Bob"], tokens, others_on=second)
+        together = await secret_race(first, ["Ann", "Bob"], tokens, others_on=second,
+                                     addresses={"Ann": "10.3.0.1", "Bob": "10.3.0.1"})
+    assert all(entry.rating is not None for entry in apart[0].ranking)
+    assert all(entry.rating is None for entry in together[0].ranking)
