@@ -93,8 +93,8 @@ class Settings(BaseSettings):
     """A lobby not started this long after it was opened is closed; its members get
     ``room_closed``."""
     rooms_per_player_per_hour: float = 30.0
-    """Rooms (``create_room`` and ``daily``) one player may open an hour, bursts of as many;
-    past it, ``too_many_rooms``."""
+    """Rooms (``create_room``, ``daily``, and ``rematch``: a rematch's race is a room's) one
+    player may open an hour, bursts of as many; past it, ``too_many_rooms``."""
     shutdown_s: float = 3.0
     """How long a graceful shutdown (SIGTERM, Ctrl-C) may take in all, well inside a container's
     10 s stop timeout: storing what is queued, telling the clients, closing their connections.
