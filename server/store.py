@@ -196,12 +196,11 @@ async def record_start(sessions: Sessions, race_id: str, started_at: datetime,
                               (started_at - made_at[player_id]).total_seconds(),
                               recent.get(player_id, ()))
             for player_id in player_ids], rating)
-        never = datetime.max.replace(tzinfo=UTC)
         await _insert_new(session, EntryRow, [
             {"race_id": race_id, "player_id": player_id, "status": "racing",
              "on_foundations": 0, "moves": 0, "rule_set": race.rule_set, "seed": race.seed,
              "daily_day": race.daily_day,
-             "ranked": ranked(race.deal_kind, race.daily_day, made_at.get(player_id, never)),
+             "ranked": ranked(race.deal_kind, race.daily_day, made_at[player_id]),
              "rated_as": roles[player_id],
              "rated_at": None if roles[player_id] is None else started_at}
             for player_id in player_ids])
