@@ -385,51 +385,59 @@ REPLY_S = 5.0
 """How long a farming client waits for a reply or an event before it gives up a round."""
 
 
-async def ask(ws: ClientConnection, request: dict[str, Any], counts: Counts) -> dict[str, Any]:
-    """Send a request with an id of its own and read up to its reply (frames without that id
-    are room events, passed over): the reply, counted as ``reply:<type>`` or
-    ``error:<code>``."""
-    request_id = f"r{time.monotonic_ns()}"
-    await ws.send(json.dumps({**request, "id": request_id}))
-    counts["sent"] += 1
-    async with asyncio.timeout(REPLY_S):
-        while True:
-            message = json.loads(await ws.recv())
-            if message.get("id") == request_id:
-                break
-    if message["type"] == "error":
-        counts[f"error:{message['code']}"] += 1
-    else:
-        counts[f"reply:{message['type']}"] += 1
-    return message  # type: ignore[no-any-return]
+@dataclass
+class Player:
+    """A farming client's connection, as the player of a token: its requests, and the frames
+    read past meanwhile (a countdown of 0 s starts the race before the ``ready`` reply)."""
 
+    ws: ClientConnection
+    player_id: str
+    passed: list[dict[str, Any]]
 
-async def until(ws: ClientConnection, kind: str) -> dict[str, Any]:
-    """Read up to the next frame of type ``kind``."""
-    async with asyncio.timeout(REPLY_S):
-        while True:
-            message = json.loads(await ws.recv())
+    @classmethod
+    async def connect(cls, target: Target, token: str, address: str) -> Player:
+        """Say hello as the player of ``token``, saying it comes from ``address``
+        (``X-Forwarded-For``): a server that trusts no proxy ignores that, as it should; one
+        behind a proxy it trusts takes it, as it would from the proxy (a player with many
+        addresses)."""
+        ws = await connect(target.url, open_timeout=5, close_timeout=1,
+                           additional_headers={"X-Forwarded-For": address})
+        await ws.send(json.dumps({"type": "hello", "token": token}))
+        welcome = json.loads(await ws.recv())
+        return cls(ws, welcome["player_id"], [])
+
+    async def ask(self, request: dict[str, Any], counts: Counts) -> dict[str, Any]:
+        """Send a request with an id of its own and read up to its reply: the reply, counted
+        as ``reply:<type>`` or ``error:<code>``."""
+        request_id = f"r{time.monotonic_ns()}"
+        await self.ws.send(json.dumps({**request, "id": request_id}))
+        counts["sent"] += 1
+        async with asyncio.timeout(REPLY_S):
+            while (message := json.loads(await self.ws.recv())).get("id") != request_id:
+                self.passed.append(message)
+        if message["type"] == "error":
+            counts[f"error:{message['code']}"] += 1
+        else:
+            counts[f"reply:{message['type']}"] += 1
+        return message  # type: ignore[no-any-return]
+
+    async def until(self, kind: str) -> dict[str, Any]:
+        """The next frame of type ``kind``, among those read past or still to come; what came
+        before it is dropped."""
+        while self.passed:
+            message = self.passed.pop(0)
             if message["type"] == kind:
-                return message  # type: ignore[no-any-return]
+                return message
+        async with asyncio.timeout(REPLY_S):
+            while (message := json.loads(await self.ws.recv()))["type"] != kind:
+                pass
+        return message  # type: ignore[no-any-return]
 
-
-async def as_player(target: Target, token: str,
-                    address: str) -> tuple[ClientConnection, str]:
-    """A connection said hello as the player of ``token`` (and that player's id), saying it
-    comes from ``address`` (``X-Forwarded-For``): a server that trusts no proxy ignores that,
-    as it should; one behind a proxy it trusts takes it, as it would from the proxy (a player
-    with many addresses)."""
-    ws = await connect(target.url, open_timeout=5, close_timeout=1,
-                       additional_headers={"X-Forwarded-For": address})
-    await ws.send(json.dumps({"type": "hello", "token": token}))
-    welcome = json.loads(await ws.recv())
-    return ws, welcome["player_id"]
-
-
-async def play_one_move(ws: ClientConnection, view: dict[str, Any], counts: Counts) -> None:
-    """The first legal move of a racer's board (not to resign)."""
-    move = next(move for move in view["view"]["legal_moves"] if move != "resign")
-    await ask(ws, {"type": "move", "move": move}, counts)
+    async def move_once(self, counts: Counts) -> None:
+        """The first legal move of the board the race dealt (not to resign)."""
+        view = await self.until("view")
+        await self.ask({"type": "move", "move": next(
+            move for move in view["view"]["legal_moves"] if move != "resign")}, counts)
 
 
 async def rating_farm(target: Target, seconds: float, counts: Counts) -> None:
@@ -442,32 +450,32 @@ async def rating_farm(target: Target, seconds: float, counts: Counts) -> None:
     end = time.monotonic() + seconds
 
     async def room(number: int, throwaway: str) -> None:
-        host, me = await as_player(target, main, "10.66.0.1")
-        other, _ = await as_player(target, throwaway, f"10.66.1.{number}")
+        host = await Player.connect(target, main, "10.66.0.1")
+        other = await Player.connect(target, throwaway, f"10.66.1.{number}")
         try:
-            opened = await ask(host, {"type": "create_room", "rule_set": FARM_RULE_SET,
-                                      "seats": 2}, counts)
-            if opened["type"] == "error" or (await ask(other, {
-                    "type": "join", "code": opened["code"]}, counts))["type"] == "error":
+            opened = await host.ask({"type": "create_room", "rule_set": FARM_RULE_SET,
+                                     "seats": 2}, counts)
+            if opened["type"] == "error" or (await other.ask(
+                    {"type": "join", "code": opened["code"]}, counts))["type"] == "error":
                 return
             while going(end):
-                for ws in (host, other):
-                    await ask(ws, {"type": "ready"}, counts)
-                views = [await until(ws, "view") for ws in (host, other)]
-                for ws, view in zip((other, host), views[::-1], strict=True):
-                    await play_one_move(ws, view, counts)
-                    await ask(ws, {"type": "resign"}, counts)
-                finished = await until(host, "race_finished")
+                for player in (host, other):
+                    await player.ask({"type": "ready"}, counts)
+                for player in (other, host):  # the throwaway resigns first
+                    await player.move_once(counts)
+                    await player.ask({"type": "resign"}, counts)
+                finished = await host.until("race_finished")
                 counts["race"] += 1
-                mine = next(entry for entry in finished["ranking"] if entry["player_id"] == me)
+                mine = next(entry for entry in finished["ranking"]
+                            if entry["player_id"] == host.player_id)
                 counts["rated" if mine["rating"] else "unrated"] += 1
-                while going(end) and (await ask(host, {"type": "rematch"}, counts)
+                while going(end) and (await host.ask({"type": "rematch"}, counts)
                                       )["type"] == "error":
                     await asyncio.sleep(0.1)  # refused (the rooms quota): ask again later
         except (ConnectionClosed, TimeoutError):
             counts["gave_up"] += 1
         finally:
-            await asyncio.gather(host.close(), other.close())
+            await asyncio.gather(host.ws.close(), other.ws.close())
 
     await asyncio.gather(*(room(number, token)
                            for number, token in enumerate(throwaways, start=1)))
@@ -478,24 +486,25 @@ async def rematch_churn(target: Target, seconds: float, counts: Counts) -> None:
     the replies come (issue 23: 21 stored races in 61 s). Counts the races finished
     (``race``)."""
     end = time.monotonic() + seconds
-    ws, _ = await as_player(target, target.tokens[-1], "10.66.2.1")
+    player = await Player.connect(target, target.tokens[-1], "10.66.2.1")
     try:
-        opened = await ask(ws, {"type": "create_room", "rule_set": FARM_RULE_SET, "seats": 2},
-                           counts)
+        opened = await player.ask({"type": "create_room", "rule_set": FARM_RULE_SET,
+                                   "seats": 2}, counts)
         if opened["type"] == "error":
             return
         while going(end):
-            await ask(ws, {"type": "start"}, counts)
-            await until(ws, "race_started")
-            await ask(ws, {"type": "resign"}, counts)
-            await until(ws, "race_finished")
+            await player.ask({"type": "start"}, counts)
+            await player.until("race_started")
+            await player.ask({"type": "resign"}, counts)
+            await player.until("race_finished")
             counts["race"] += 1
-            while going(end) and (await ask(ws, {"type": "rematch"}, counts))["type"] == "error":
+            while going(end) and (await player.ask({"type": "rematch"}, counts)
+                                  )["type"] == "error":
                 await asyncio.sleep(0.05)  # refused (the rooms quota): ask again
     except (ConnectionClosed, TimeoutError):
         counts["gave_up"] += 1
     finally:
-        await ws.close()
+        await player.ws.close()
 
 
 async def winnable_drain(target: Target, seconds: float, counts: Counts) -> None:
@@ -503,21 +512,21 @@ async def winnable_drain(target: Target, seconds: float, counts: Counts) -> None
     the replies come (issue 23: the pool was empty in under 3 s). Counts the rooms that got a
     proved deal (``winnable:true``) and those that fell back (``winnable:false``)."""
     end = time.monotonic() + seconds
-    ws, _ = await as_player(target, target.tokens[0], "10.66.3.1")
+    player = await Player.connect(target, target.tokens[0], "10.66.3.1")
     request = {"type": "create_room", "rule_set": FARM_RULE_SET, "seats": 2,
                "deal": {"kind": "secret", "winnable": True}}
     try:
         while going(end):
-            opened = await ask(ws, request, counts)
+            opened = await player.ask(request, counts)
             if opened["type"] == "room":
                 counts[f"winnable:{json.dumps(opened['winnable'])}"] += 1
-                await ask(ws, {"type": "leave"}, counts)
+                await player.ask({"type": "leave"}, counts)
             else:
                 await asyncio.sleep(0.05)  # refused: ask again
     except (ConnectionClosed, TimeoutError):
         counts["gave_up"] += 1
     finally:
-        await ws.close()
+        await player.ws.close()
 
 
 ATTACKS.update({attack.__name__.replace("_", "-"): attack for attack in (
