@@ -320,3 +320,27 @@ async def test_the_address_of_a_racer_on_another_worker_is_carried_with_the_hop(
                                      addresses={"Ann": "10.3.0.1", "Bob": "10.3.0.1"})
     assert all(entry.rating is not None for entry in apart[0].ranking)
     assert all(entry.rating is None for entry in together[0].ranking)
+
+
+async def test_two_races_starting_at_once_rate_a_player_in_one_of_them(
+        sessions: Sessions) -> None:
+    """Ann starts two rated races at the same moment (on two workers, say): her player row is
+    locked while each start decides, so the second sees the first under way and leaves her
+    out; her opponents are rated as ever."""
+    ann, bob, cy = await new_players(sessions, "Ann", "Bob", "Cy")
+    races = [await new_race(sessions, ann, rule_set=RULES) for _ in range(2)]
+
+    async def start(race_id: str, other: str) -> None:
+        while True:  # as the server's writer does: a write that failed is tried again
+            try:
+                await record_start(sessions, race_id, NOW, [ann, other], rating=NOBODY_NEW)
+                return
+            except DBAPIError:  # SQLite: the other holds the write lock, or read before it
+                await asyncio.sleep(0.05)
+
+    await asyncio.gather(start(races[0], bob), start(races[1], cy))
+    async with sessions.begin() as session:
+        roles = (await session.execute(select(EntryRow.player_id, EntryRow.rated_as))).all()
+    assert sorted(str(role) for player, role in roles if player == ann) == ["None",
+                                                                           "established"]
+    assert {role for player, role in roles if player != ann} == {"established"}
