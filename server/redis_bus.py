@@ -377,10 +377,10 @@ class RedisBus:
         tell that worker it is done (after the reply's frames: the channel keeps the order)."""
         key = (data["from"], data["conn"])
         member = self._members.get(key)
-        if member is None:
+        if member is None:  # ("addr": none from a worker of an older version, while upgrading)
             member = self._members[key] = RemoteMember(data["from"], data["conn"],
                                                        data["player"], data["name"], data["own"],
-                                                       address=data["addr"])
+                                                       address=data.get("addr", ""))
         error = None
         try:
             message = CLIENT_MESSAGE.validate_python(data["msg"])
