@@ -195,6 +195,8 @@ class EntryRow(Base):
               "race_id", "player_id"),
         Index("ix_entries_daily_board", "rule_set", "daily_day", "ranked", "standing",
               "finished_at", "race_id", "player_id"),
+        # A player's rated races of the last hours, at each start (migration 0011).
+        Index("ix_entries_rated", "player_id", "rated_at"),
     )
 
     race_id: Mapped[str] = mapped_column(ForeignKey("races.id"), primary_key=True)
@@ -223,6 +225,14 @@ class EntryRow(Base):
     its face-down cards); a daily deal's is when the racer's identity was made before that
     day (UTC) began, so an identity made on the day gains nothing on the day's boards. Decided
     when the race starts (``server.store.ranked``); every result is on its deal's board."""
+    rated_as: Mapped[str | None] = mapped_column(String(12))
+    """How the racer may be rated in this race, decided at its start (``server.ratings.roles``):
+    ``established``, ``provisional``, or null (not rated: not a secret deal, an address shared
+    with another racer, another rated race under way, the hourly cap). The rating at the end
+    and ``ratings rebuild`` read it, never the facts it was decided from."""
+    rated_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    """The race's start, for a racer ``rated_as`` something: their rated races of the last
+    hours are found by it (``ix_entries_rated``)."""
 
     race: Mapped[RaceRow] = relationship(back_populates="entries", lazy="raise")
     player: Mapped[PlayerRow] = relationship(lazy="raise")

@@ -285,7 +285,8 @@ class HttpApi:
             return error_response(HTTPStatus.BAD_REQUEST, "limit: a whole number, 1 to 100")
         if rule_set not in RULE_SET_NAMES:
             return error_response(HTTPStatus.NOT_FOUND, f"no rule set {rule_set!r}")
-        board = await rating_board(self.service.sessions, rule_set, int(limit), around)
+        board = await rating_board(self.service.sessions, rule_set, int(limit), around,
+                                   self.service.settings.rating_board_min_races)
         return json_response(HTTPStatus.OK, board.model_dump(mode="json"))
 
     async def race(self, race_id: str) -> Response:

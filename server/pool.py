@@ -10,7 +10,9 @@ on the event loop; its own process, so hints do not wait behind it) within
 ``winnable_pool_rule_sets`` has its target; then it looks again every ``POOL_CHECK_S``.
 
 A room asking for a winnable deal takes the oldest ready one (``take_winnable``: the database
-marks it used, so of two rooms taking at once only one gets it, and each deal is used once). If
+marks it used, so of two rooms taking at once only one gets it, and each deal is used once); a
+room whose race never starts gives it back as its lobby is closed (``give_back``), and each
+player may open ``winnable_rooms_per_player_per_hour`` such rooms (``server.rooms``). If
 none is ready it waits up to ``winnable_pool_wait_s``, looking every ``POLL_S``, and then falls
 back to an unproved secret deal: the room says ``winnable: false``. A rule set not in
 ``winnable_pool_rule_sets`` (by default Four Corners, where the solver found a win in 2 deals
@@ -114,6 +116,16 @@ async def winnable_seed(settings: Settings, sessions: Sessions, rule_set: str,
         if seed is not None or loop.time() + POLL_S > give_up:
             return seed
         await asyncio.sleep(POLL_S)
+
+
+async def give_back(session: AsyncSession, rule_set: str, seed: int) -> None:
+    """Put a deal taken by a room whose race never started back in the pool, in the
+    transaction that deletes that race: nobody was dealt it, and its commitment was never
+    published (a lobby shows none), so it is as good as unused."""
+    await session.execute(
+        update(WinnableDealRow).where(WinnableDealRow.rule_set == rule_set,
+                                      WinnableDealRow.seed == seed)
+        .values(used_at=None))
 
 
 def daily_draw(settings: Settings, rule_set: str

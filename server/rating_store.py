@@ -11,8 +11,10 @@ writer at a time: the insert takes the database's write lock before anything is 
 race changed is kept in ``rating_changes`` (written with a plain insert: the primary key
 refuses a second rating of the same race, and the writer's retry then finds the first).
 
-``rebuild`` rates every stored race again, in the order they finished, with the same code: the
-table it leaves is the one the live updates made.
+Who a race rates was decided at its start and stored with each entry (``entries.rated_as``,
+``server.ratings``): ``rebuild`` rates every stored race again, in the order they finished,
+with the same code and from the same stored facts, so the table it leaves is the one the live
+updates made. The rated board shows the players with enough rated races (``min_races``).
 """
 
 from __future__ import annotations
@@ -37,9 +39,12 @@ Sessions = async_sessionmaker[AsyncSession]
 
 async def rate_race(session: AsyncSession, race: RaceRow, ranking: Sequence[RankEntry],
                     ended_at: datetime) -> dict[str, RatingChange]:
-    """Rate a finished race in the caller's transaction: each racer's change (none when the
-    race is not rated, ``ratings.is_rated``). A race rated already gives its stored changes."""
-    if not ratings.is_rated(race.deal_kind, len(ranking)):
+    """Rate a finished race in the caller's transaction (``race.entries`` loaded): each rated
+    racer's change (``ratings.rated_ranking``: none when the race rates nobody). A race rated
+    already gives its stored changes."""
+    ranking = ratings.rated_ranking(ranking, {entry.player_id: entry.rated_as
+                                              for entry in race.entries})
+    if not ranking:
         return {}
     players = sorted(entry.player_id for entry in ranking)
     rows = await _locked(session, race.rule_set, players, ended_at)
@@ -94,9 +99,10 @@ async def _locked(session: AsyncSession, rule_set: str, players: list[str],
 
 
 async def rating_board(sessions: Sessions, rule_set: str, limit: int,
-                       around: str | None = None) -> RatingBoard:
-    """The rule set's rated players by ordinal, highest first: the top ``limit``, or with
-    ``around`` the ``limit`` lines around that player's (and their line as ``me``).
+                       around: str | None = None, min_races: int = 1) -> RatingBoard:
+    """The rule set's rated players with ``min_races`` rated races or more (the others'
+    ratings are provisional, and not shown) by ordinal, highest first: the top ``limit``, or
+    with ``around`` the ``limit`` lines around that player's (and their line as ``me``).
 
     Lines are in the order (ordinal, player id), descending, along ``ix_ratings_board``; a
     line's rank is one more than the number of players with a higher ordinal, so equal ordinals
@@ -105,12 +111,13 @@ async def rating_board(sessions: Sessions, rule_set: str, limit: int,
         raise ValueError(f"a board shows at least one line, not {limit}")
     r = RatingRow
     key = tuple_(r.ordinal, r.player_id)
+    min_races = max(1, min_races)
     lines = (select(r.player_id, PlayerRow.name, r.mu, r.sigma, r.ordinal, r.races)
              .join(PlayerRow, PlayerRow.id == r.player_id)
-             .where(r.rule_set == rule_set, r.races > 0))
+             .where(r.rule_set == rule_set, r.races >= min_races))
     async with sessions.begin() as session:
         mine = None if around is None else await session.get(RatingRow, (rule_set, around))
-        if mine is not None and not mine.races:
+        if mine is not None and mine.races < min_races:
             mine = None
         if mine is None:
             rows = list((await session.execute(
@@ -128,7 +135,7 @@ async def rating_board(sessions: Sessions, rule_set: str, limit: int,
             first = rows[0]
             before, better = (await session.execute(
                 select(func.count(), func.count().filter(r.ordinal > first.ordinal))
-                .where(r.rule_set == rule_set, r.races > 0,
+                .where(r.rule_set == rule_set, r.races >= min_races,
                        key > tuple_(literal(first.ordinal, r.ordinal.type),
                                     literal(first.player_id, r.player_id.type))))).one()
     made: list[RatingLine] = []
@@ -143,7 +150,7 @@ async def rating_board(sessions: Sessions, rule_set: str, limit: int,
                                sigma=row.sigma, ordinal=row.ordinal, races=row.races))
     me = next((line for line in made if mine is not None and line.player_id == mine.player_id),
               None)
-    return RatingBoard(rule_set=rule_set, lines=made, me=me)
+    return RatingBoard(rule_set=rule_set, min_races=min_races, lines=made, me=me)
 
 
 # -- rebuilding ----------------------------------------------------------------------------------
@@ -155,7 +162,7 @@ async def rebuild(sessions: Sessions) -> int:
     transaction: the board never shows a half-rebuilt table. Safe while servers run."""
     e = EntryRow
     results = (select(e.race_id, e.player_id, e.rank, e.status, e.time_ms, e.on_foundations,
-                      e.reached_at_ms, e.moves, RaceRow.rule_set, RaceRow.deal_kind,
+                      e.reached_at_ms, e.moves, e.rated_as, RaceRow.rule_set,
                       RaceRow.ended_at)
                .join(RaceRow, RaceRow.id == e.race_id)
                .where(RaceRow.ended_at.is_not(None), e.rank.is_not(None))
@@ -174,16 +181,16 @@ async def rebuild(sessions: Sessions) -> int:
         for race_id, group in groupby(rows, key=lambda row: row.race_id):
             entries = list(group)
             first = entries[0]
-            if not ratings.is_rated(first.deal_kind, len(entries)):
+            ranking = ratings.rated_ranking(
+                [RankEntry(rank=row.rank, player_id=row.player_id, name="", status=row.status,
+                           time_ms=row.time_ms, on_foundations=row.on_foundations,
+                           reached_at_ms=row.reached_at_ms, moves=row.moves)
+                 for row in entries], {row.player_id: row.rated_as for row in entries})
+            if not ranking:
                 continue
             rated += 1
-            ranking = [RankEntry(rank=row.rank, player_id=row.player_id, name="",
-                                 status=row.status, time_ms=row.time_ms,
-                                 on_foundations=row.on_foundations,
-                                 reached_at_ms=row.reached_at_ms, moves=row.moves)
-                       for row in entries]
-            before = {row.player_id: Rating(held.mu, held.sigma) for row in entries
-                      if (held := current.get((first.rule_set, row.player_id))) is not None}
+            before = {entry.player_id: Rating(held.mu, held.sigma) for entry in ranking
+                      if (held := current.get((first.rule_set, entry.player_id))) is not None}
             for player_id, rating in ratings.rate(ranking, before).items():
                 old = before.get(player_id, ratings.NEW)
                 changes.append({"race_id": race_id, "player_id": player_id,

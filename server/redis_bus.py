@@ -363,7 +363,7 @@ class RedisBus:
         self._publish(worker, {
             "k": "req", "from": self.id, "conn": client.connection_id,
             "player": client.player_id, "name": client.name, "own": client.own_progress,
-            "msg": message.model_dump(mode="json", by_alias=True)})
+            "addr": client.address, "msg": message.model_dump(mode="json", by_alias=True)})
         try:
             async with asyncio.timeout(HOP_TIMEOUT_S):
                 code, error = await done
@@ -391,9 +391,10 @@ class RedisBus:
         tell that worker it is done (after the reply's frames: the channel keeps the order)."""
         key = (data["from"], data["conn"])
         member = self._members.get(key)
-        if member is None:
+        if member is None:  # ("addr": none from a worker of an older version, while upgrading)
             member = self._members[key] = RemoteMember(data["from"], data["conn"],
-                                                       data["player"], data["name"], data["own"])
+                                                       data["player"], data["name"], data["own"],
+                                                       address=data.get("addr", ""))
         error = None
         try:
             message = CLIENT_MESSAGE.validate_python(data["msg"])

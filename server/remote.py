@@ -27,8 +27,9 @@ class RemoteMember:
     own_progress: bool = True
     room: Room | None = None
     ws: None = None
-    address: None = None
-    """Not carried by the hop: a room is opened only by a connection of its own worker."""
+    address: str = ""
+    """Whom the connection counts against (``server.gateway.address_of``), as its worker
+    found it: who may be rated in a race depends on it (``server.ratings.roles``)."""
 
 
 class Carrier(Protocol):

@@ -39,6 +39,7 @@ from server.outbox import Addressed, Outbox
 from server.pool import daily_draw, winnable_seed
 from server.race import Outgoing, Phase, Race, as_frame
 from server.rank_cache import RedisRanks
+from server.ratings import RatingRules
 from server.rematch import may_rematch, rematch
 from server.remote import Carrier, Directory, OneProcess, RemoteMember
 from server.settings import Settings
@@ -109,6 +110,9 @@ class Room:
     """The address the room was opened from (``server.gateway.address_of``), whose public
     lobbies are bounded and listed in turn with other addresses' (``server.listing``); None
     for a room restored from the database."""
+    addresses: dict[str, str] = field(default_factory=dict)
+    """Where each racer seated in the room connected from (as they sat down or came back):
+    stored with the race's start, for who may be rated in it (``server.ratings.roles``)."""
 
     def address(self, outgoing: Outgoing) -> tuple[list[Client | RemoteMember], str]:
         """What the race said, to the members in the room now that it is meant for."""
@@ -181,7 +185,16 @@ class RoomHost:
         self.room_quota = AddressLimiter(settings.rooms_per_player_per_hour / 3600,
                                          max(1.0, settings.rooms_per_player_per_hour),
                                          settings.http_rate_clients)
-        """Rooms each player may open: a bucket per player id (bounded, as the HTTP one)."""
+        """Rooms each player may open (a rematch's race included): a bucket per player id
+        (bounded, as the HTTP one)."""
+        self.winnable_quota = AddressLimiter(settings.winnable_rooms_per_player_per_hour / 3600,
+                                             max(1.0, settings.winnable_rooms_per_player_per_hour),
+                                             settings.http_rate_clients)
+        """Rooms asking for a winnable deal each player may open: so one identity cannot take
+        the whole pool (``server.pool``)."""
+        self.rating_rules = RatingRules(settings.rating_provisional_s,
+                                        settings.rated_races_per_player_per_hour,
+                                        settings.max_race_s)
         self._opening: Counter[tuple[str, str]] = Counter()
         """Public lobbies being opened (their deal drawn, their race stored), by ``("player",
         id)`` and ``("address", address)``: counted with those open, so that many requests
@@ -254,6 +267,8 @@ class RoomHost:
             case LeaveRoom():
                 room = self._current(client)
                 self.deliver(room, room.race.leave(client.player_id, now))
+                if client.player_id not in room.race.racers:
+                    room.addresses.pop(client.player_id, None)
                 room.members.discard(client)
                 client.room = None
                 await room.reply(client, Ok(id=message.id))
@@ -321,6 +336,8 @@ class RoomHost:
         self._may_enter(client, room)
         client.room = room
         room.members.add(client)
+        if client.player_id in room.race.racers:
+            room.addresses[client.player_id] = client.address
 
     async def _new_code(self) -> str:
         while True:
@@ -339,8 +356,10 @@ class RoomHost:
         opening = self._may_list(client) if message.public else []
         self._opening.update(opening)
         try:
-            self._take_room(client)
             deal = message.deal  # (a chosen number is checked by the model, "daily" refused)
+            if deal.winnable:
+                self._take_winnable(client)
+            self._take_room(client)
             seed, winnable = await self._draw(message.rule_set, int(deal.number or 0)
                                               if deal.kind == "number" else None, deal.winnable)
             await self._open(client, message.id, rule_set=message.rule_set, seed=seed,
@@ -402,8 +421,17 @@ class RoomHost:
     def _take_room(self, client: Client | RemoteMember) -> None:
         assert client.player_id is not None
         if self.room_quota.take(client.player_id, self.clock()) > 0:
-            raise Refusal(ErrorCode.TOO_MANY_ROOMS, "you have opened too many rooms: "
-                          f"at most {self.settings.rooms_per_player_per_hour:g} an hour")
+            raise Refusal(ErrorCode.TOO_MANY_ROOMS, "you have opened too many rooms (a "
+                          "rematch is one): at most "
+                          f"{self.settings.rooms_per_player_per_hour:g} an hour")
+
+    def _take_winnable(self, client: Client | RemoteMember) -> None:
+        assert client.player_id is not None
+        if self.winnable_quota.take(client.player_id, self.clock()) > 0:
+            raise Refusal(ErrorCode.TOO_MANY_WINNABLE, "you have asked for too many winnable "
+                          "deals: at most "
+                          f"{self.settings.winnable_rooms_per_player_per_hour:g} an hour; a "
+                          "room without \"winnable\" is welcome")
 
     async def _open(self, client: Client | RemoteMember, request_id: str | None,
                     **race_settings: Any) -> Room:
@@ -454,6 +482,9 @@ class RoomHost:
                 return
             await room.reply(client, Ok(id=message.id))
             return
+        if finished.winnable is not None:
+            self._take_winnable(client)
+        self._take_room(client)  # a rematch's race is a room's: the same quota
         room.rematching = asyncio.get_running_loop().create_future()
         try:
             seed, winnable = await self._draw(finished.rule_set, finished.seed if (
@@ -574,8 +605,9 @@ class RoomHost:
         race, epoch = room.race, room.epoch
         at = datetime.fromtimestamp(started.started_at_ms / 1000, UTC)
         racers = list(race.racers)
+        addresses = {player_id: room.addresses.get(player_id, "") for player_id in racers}
         self.writer.run(lambda: store.record_start(self.sessions, race.race_id, at, racers,
-                                                   epoch))
+                                                   epoch, addresses, self.rating_rules))
 
     def _store_result(self, room: Room) -> asyncio.Future[bool]:
         """Queue the race's result for storage; the room closes a while after it is stored."""

@@ -95,8 +95,8 @@ class Settings(BaseSettings):
     """A lobby not started this long after it was opened is closed; its members get
     ``room_closed``."""
     rooms_per_player_per_hour: float = 30.0
-    """Rooms (``create_room`` and ``daily``) one player may open an hour, bursts of as many;
-    past it, ``too_many_rooms``."""
+    """Rooms (``create_room``, ``daily``, and ``rematch``: a rematch's race is a room's) one
+    player may open an hour, bursts of as many; past it, ``too_many_rooms``."""
     shutdown_s: float = 3.0
     """How long a graceful shutdown (SIGTERM, Ctrl-C) may take in all, well inside a container's
     10 s stop timeout: storing what is queued, telling the clients, closing their connections.
@@ -179,6 +179,21 @@ class Settings(BaseSettings):
     spectators_per_room: int = 100
     """Spectators one room may have at once (racers aside); past it,
     ``too_many_spectators``."""
+
+    # -- what one person can gain from ratings and the winnable pool (issue 23, items 1 and 4) --
+    rating_provisional_s: float = 24 * 3600.0
+    """An identity younger than this at a race's start is provisional there: racers who are
+    all provisional race unrated against each other (``server.ratings.roles``)."""
+    rated_races_per_player_per_hour: int = 20
+    """Rated races one player may start an hour, in each rule set together; past it, the race
+    runs unrated for them."""
+    rating_board_min_races: int = 10
+    """Rated races a player needs to be on the rated board (``GET /api/ratings/...``); fewer,
+    and their rating is provisional and not shown there."""
+    winnable_rooms_per_player_per_hour: float = 4.0
+    """Rooms asking for a winnable deal (``create_room`` and ``rematch`` of one) one player may
+    open an hour, bursts of as many; past it, ``too_many_winnable``. Below the pool's target,
+    so that one identity cannot empty it."""
 
     @property
     def worker_count(self) -> int:

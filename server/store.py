@@ -47,7 +47,7 @@ from sqlalchemy.orm import selectinload
 from engine.moves import Move
 from engine.replay import MoveLog, replay_trusted
 from engine.solver import FULL_KNOWLEDGE
-from server import holding, ranks
+from server import holding, ranks, ratings
 from server.db import (
     Base,
     DailyDealRow,
@@ -61,6 +61,7 @@ from server.db import (
 )
 from server.race import DealKind
 from server.rating_store import rate_race
+from server.ratings import DEFAULT_RULES, RatingRules
 from wire.commitment import commitment
 from wire.protocol import RankEntry
 from wire.ratings import RatingChange
@@ -168,25 +169,60 @@ def ranked(deal_kind: str, daily_day: date | None, player_made_at: datetime) -> 
 
 
 async def record_start(sessions: Sessions, race_id: str, started_at: datetime,
-                       player_ids: Sequence[str], epoch: int | None = None) -> None:
-    """The race started with these racers: each gets an entry, ``racing``, ``ranked`` or not.
-    Safe to retry. ``Fenced`` if the race's epoch is no longer ``epoch``."""
+                       player_ids: Sequence[str], epoch: int | None = None,
+                       addresses: Mapping[str, str] | None = None,
+                       rating: RatingRules = DEFAULT_RULES) -> None:
+    """The race started with these racers: each gets an entry, ``racing``, ``ranked`` or not,
+    and how they may be rated in it (``ratings.roles``: ``addresses`` are where each racer
+    connected from; without them, each racer counts as from an address of their own). Safe
+    to retry. ``Fenced`` if the race's epoch is no longer ``epoch``.
+
+    The racers' player rows are locked first (in id order, as ``rating_store`` does; ``FOR NO
+    KEY UPDATE`` on PostgreSQL, which rows referring to them do not wait for), so that two
+    races starting at once for one player on two workers decide one after the other: the
+    second sees the first as a rated race under way."""
     async with sessions.begin() as session:
         await holding.check(session, race_id, epoch)
         race = await session.get_one(RaceRow, race_id)
         race.started_at = started_at
-        made_at: dict[str, datetime] = {}
-        if race.deal_kind == "daily":
-            made_at = dict((await session.execute(
-                select(PlayerRow.id, PlayerRow.created_at)
-                .where(PlayerRow.id.in_(player_ids)))).all())
-        never = datetime.max.replace(tzinfo=UTC)
+        made_at: dict[str, datetime] = dict((await session.execute(
+            select(PlayerRow.id, PlayerRow.created_at).where(PlayerRow.id.in_(player_ids))
+            .order_by(PlayerRow.id).with_for_update(key_share=True))).all())
+        recent = (await _rated_lately(session, race_id, started_at, player_ids, rating)
+                  if race.deal_kind == "secret" and len(player_ids) > 1 else {})
+        roles = ratings.roles(race.deal_kind, [
+            ratings.Candidate(player_id, player_id if addresses is None
+                              else addresses.get(player_id, ""),
+                              (started_at - made_at[player_id]).total_seconds(),
+                              recent.get(player_id, ()))
+            for player_id in player_ids], rating)
         await _insert_new(session, EntryRow, [
             {"race_id": race_id, "player_id": player_id, "status": "racing",
              "on_foundations": 0, "moves": 0, "rule_set": race.rule_set, "seed": race.seed,
              "daily_day": race.daily_day,
-             "ranked": ranked(race.deal_kind, race.daily_day, made_at.get(player_id, never))}
+             "ranked": ranked(race.deal_kind, race.daily_day, made_at[player_id]),
+             "rated_as": roles[player_id],
+             "rated_at": None if roles[player_id] is None else started_at}
             for player_id in player_ids])
+
+
+async def _rated_lately(session: AsyncSession, race_id: str, started_at: datetime,
+                        player_ids: Sequence[str],
+                        rating: RatingRules) -> dict[str, list[tuple[float, bool]]]:
+    """Each racer's other rated races started in the ``looks_back_s`` before ``started_at``:
+    how long before, and whether still under way (``ratings.Candidate.recent``), read along
+    ``ix_entries_rated``."""
+    e = EntryRow
+    rows = await session.execute(
+        select(e.player_id, e.rated_at, e.ended_at)
+        .where(e.player_id.in_(player_ids), e.race_id != race_id,
+               e.rated_at > started_at - timedelta(seconds=rating.looks_back_s)))
+    recent: dict[str, list[tuple[float, bool]]] = {}
+    for player_id, rated_at, ended_at in rows:
+        assert rated_at is not None  # (the query's range leaves out the nulls)
+        recent.setdefault(player_id, []).append(
+            ((started_at - rated_at).total_seconds(), ended_at is None))
+    return recent
 
 
 class AcceptedMove(TypedDict):

@@ -11,7 +11,7 @@ The service (``server.app``) runs ``sweep`` every ``sweep_interval(settings)`` s
 - a lobby (a room whose race has not begun its countdown) nobody has been in for
   ``lobby_empty_s``, or opened more than ``lobby_max_s`` ago, is closed: its members get
   ``room_closed``, its code is free, and its stored row (a race never started) is deleted, so
-  it is not restored at the next start.
+  it is not restored at the next start; a winnable deal it took goes back to the pool.
 
 A sweep walks every connection and room once: microseconds each, once a second at most.
 """
@@ -24,6 +24,7 @@ from sqlalchemy import delete
 
 from server.connections import Elsewhere
 from server.db import RaceRow
+from server.pool import give_back
 from server.race import Phase, as_frame
 from server.rooms import Room
 from server.settings import Settings
@@ -97,8 +98,11 @@ def close_lobby(host: RoomHost, room: Room) -> None:
 
     async def discard() -> None:  # (unless another process holds it now: it is theirs)
         async with host.sessions.begin() as session:
-            await session.execute(delete(RaceRow).where(RaceRow.id == race_id,
-                                                        RaceRow.started_at.is_(None),
-                                                        RaceRow.holder_epoch == epoch))
+            deleted = (await session.execute(
+                delete(RaceRow).where(RaceRow.id == race_id, RaceRow.started_at.is_(None),
+                                      RaceRow.holder_epoch == epoch)
+                .returning(RaceRow.rule_set, RaceRow.seed, RaceRow.winnable))).first()
+            if deleted is not None and deleted.winnable:
+                await give_back(session, deleted.rule_set, deleted.seed)
 
     host.writer.run(discard)

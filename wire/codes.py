@@ -43,6 +43,7 @@ class ErrorCode(StrEnum):
     TOO_MANY_CONNECTIONS = "too_many_connections"
     TOO_MANY_PLAYERS = "too_many_players"
     TOO_MANY_ROOMS = "too_many_rooms"
+    TOO_MANY_WINNABLE = "too_many_winnable"
     ROOM_CLOSED = "room_closed"
     TOO_MANY_LOBBIES = "too_many_lobbies"
     # The server.

@@ -52,6 +52,9 @@ class RatingBoard(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     rule_set: str
+    min_races: int = Field(description=(
+        "The rated races a player needs to be on the board: fewer, and their rating is "
+        "provisional and not shown here."))
     lines: list[RatingLine]
     me: RatingLine | None = Field(default=None, description=(
         "With ?around=PLAYER_ID: that player's line, if they are rated in this rule set."))

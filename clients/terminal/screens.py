@@ -448,5 +448,5 @@ class LeaderboardScreen(RacerScreen):
                          f"{line.ordinal:.1f}", f"{line.mu:.1f}", f"{line.sigma:.2f}",
                          line.races) for line in board.lines])
         if not board.lines:
-            table.add_row("", Text("nobody rated yet: races on a secret deal rate their racers",
-                                   style="dim"))
+            table.add_row("", Text(f"nobody rated yet: the board shows players with "
+                                   f"{board.min_races} rated races or more", style="dim"))

@@ -1,6 +1,7 @@
 // The rated board of a rule set (#/ratings/RULE-SET): GET /api/ratings/RULE-SET, each player's
 // rating (openskill's ordinal, mu − 3·sigma, the conservative figure) from the secret-deal races
-// of two racers or more. Your own line is marked, and shown below if it is not on the board.
+// of two racers or more, for racers with min_races rated races or more. Your own line is
+// marked, and shown below if it is not on the board.
 
 import { h } from "./dom.js";
 import { getJson, identity } from "./net.js";
@@ -32,7 +33,9 @@ export async function ratingsPage(main, route, context) {
     shown.replaceChildren(board.lines.length ? h("table", { class: "board-table ratings-table" },
       h("thead", {}, h("tr", {}, ["#", "racer", "rating", "races"].map((t) => h("th", {}, t)))),
       h("tbody", {}, board.lines.map(row), board.me && !onBoard ? row(board.me) : null))
-      : h("p", { class: "quiet" }, "No rated race yet."));
+      : h("p", { class: "quiet" }, `Nobody has ${board.min_races} rated races yet.`),
+      h("p", { class: "quiet" }, `The board shows racers with ${board.min_races} rated races `,
+        "or more. Racers from one address, or all new, race unrated against each other."));
   } catch (error) {
     shown.replaceChildren(h("p", { class: "problem", role: "alert" }, error.message));
   }

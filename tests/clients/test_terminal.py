@@ -29,6 +29,7 @@ from clients.terminal.screens import LeaderboardScreen, RoomScreen, StartScreen,
 from clients.terminal.session import DEFAULT_SERVER, Identity, IdentityFile, RaceSession
 from engine.registry import RULE_SET_NAMES, find_rule_set
 from engine.view import Slot
+from tests.clients.conftest import RATED_BETWEEN_CLIENTS, rated_racer
 from tests.server.test_bus import two_workers
 from tests.server.test_server import Server, make_settings, start_server, stop_server
 from wire.protocol import RaceFinished, YourView
@@ -50,8 +51,10 @@ def free_port() -> int:
 @pytest_asyncio.fixture
 async def server(sessions: async_sessionmaker[AsyncSession],
                  database_url: str) -> AsyncIterator[Server]:
-    """On a fixed port, so that a restarted server is found at the same address."""
-    settings = make_settings(database_url).model_copy(update={"port": free_port()})
+    """On a fixed port, so that a restarted server is found at the same address; rated races
+    between the app and a ``rated_racer`` (``RATED_BETWEEN_CLIENTS``)."""
+    settings = make_settings(database_url, **RATED_BETWEEN_CLIENTS).model_copy(
+        update={"port": free_port()})
     running = await start_server(settings)
     try:
         yield running
@@ -231,12 +234,15 @@ async def test_the_results_show_each_racers_new_rating_and_the_boards_the_rated_
         await on_screen(pilot, RoomScreen)
         code = re.search(r"Room (\w+)", shown(pilot, "#room-title"))
         assert code is not None
-        bob = await server.client("Bob")
+        bob = await rated_racer(server, "Bob")  # from another address: the race is rated
         await bob.join(code.group(1))
         await race_against(pilot, bob)
-        await bob.next_event(YourView)
+        view = (await bob.next_event(YourView)).view
+        await bob.move(next(move for move in view.legal_moves if move != "resign"))
         await bob.resign()
         await until(pilot, lambda: "resigned" in row_of(pilot, "#racers", "Bob"))
+        await type_move(pilot, "1")  # a move of her own: a racer who made none is not rated
+        await until(pilot, lambda: "You played" in shown(pilot, "#last"))
         await pilot.press("ctrl+r")
         await pilot.press("y")
         await on_screen(pilot, ResultsScreen)
@@ -248,17 +254,16 @@ async def test_the_results_show_each_racers_new_rating_and_the_boards_the_rated_
             change = ratings[name]
             assert change is not None
             assert row_of(pilot, "#ranking", name).endswith(f"| {change}")
-        # Both resigned at the deal, as even as can be: a tie, mu stays 25 and sigma shrinks
-        # (25/3 to 8.066), so each new rating of 0 rises to 0.8.
-        assert row_of(pilot, "#ranking", "Ann").endswith("| 0.8 (+0.8)")
 
         await pilot.press("l")
         await on_screen(pilot, LeaderboardScreen)
         await until(pilot, lambda: "Bob" in shown(pilot, "#ratings"))
         lines = shown(pilot, "#ratings").splitlines()
-        assert len(lines) == 2
-        assert all(line.startswith("1 | ") and line.endswith("| 1") for line in lines)
-        assert "1 | Ann (you) | 0.8 | 25.0 | 8.07 | 1" in lines
+        assert len(lines) == 2 and all(line.endswith("| 1") for line in lines)
+        after = ratings["Ann"]
+        assert after is not None
+        assert any(f"| Ann (you) | {after.after} | {after.after.mu:.1f} |" in line
+                   for line in lines)
         app.screen.query_one("#board-rule-set", Select).value = "octagon"
         await until(pilot, lambda: "nobody rated yet" in shown(pilot, "#ratings"))
         await bob.close()

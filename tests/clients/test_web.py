@@ -33,6 +33,7 @@ from playwright.async_api import (
 from clients.sdk import RaceClient
 from engine.moves import Move
 from engine.registry import RULE_SET_NAMES, find_rule_set
+from tests.clients.conftest import rated_racer
 from tests.server.test_bus import two_workers
 from tests.server.test_server import Server, Sessions, play_to_end
 from wire.protocol import ProgressEvent, RaceFinished, YourView
@@ -152,9 +153,11 @@ async def resign(page: Page) -> None:
 
 
 async def test_a_secret_race_shows_each_racers_new_rating_and_the_rated_board(
-        open_page: OpenPage) -> None:
-    """A secret deal raced by two is rated: the finish panel gives each racer's rating after
-    the race and its change, and the rule set's rated board lists both."""
+        server: Server, open_page: OpenPage) -> None:
+    """A secret deal raced by two from two addresses, each making a move, is rated: the
+    finish panel gives each racer's rating after the race and its change, and the rule set's
+    rated board lists both. (Two pages of this browser are one address: Bob races from
+    another, ``rated_racer``.)"""
     ann = await open_page()
     await give_name(ann, "Ann")
     await ann.select_option("select[name=rule_set]", "octagon")
@@ -162,17 +165,22 @@ async def test_a_secret_race_shows_each_racers_new_rating_and_the_rated_board(
     await ann.click(".create button[type=submit]")
     await expect(ann.locator(".room-head .code")).to_be_visible()
     code = await ann.locator(".room-head .code").inner_text()
-    bob = await open_page(f"/#/room/{code}")
-    await give_name(bob, "Bob")
+    bob = await rated_racer(server, "Bob")
+    await bob.join(code)
     await expect(ann.locator(".seat")).to_have_count(2)
-    await race_in_room(ann, bob)
-    await resign(bob)
+    await bob.ready()
+    await ann.click(".ready-button")
+    await expect(ann.locator(".board")).to_have_attribute("data-status", "in_progress")
+    await play_a_few(ann, 1)  # a racer who made no move is not rated
+    view = (await bob.next_event(YourView)).view
+    await bob.move(next(move for move in view.legal_moves if move != "resign"))
+    await bob.resign()
     await resign(ann)
-    for page in (ann, bob):
-        ratings = page.locator(".finish td.rating")
-        await expect(ratings).to_have_count(2)
-        for text in await ratings.all_inner_texts():
-            assert re.fullmatch(r"-?\d+\.\d \([+-]\d+\.\d\)", text), text
+    ratings = ann.locator(".finish td.rating")
+    await expect(ratings).to_have_count(2)
+    for text in await ratings.all_inner_texts():
+        assert re.fullmatch(r"-?\d+\.\d \([+-]\d+\.\d\)", text), text
+    await bob.close()
     await ann.click(".finish a[href='#/ratings/octagon']")
     await expect(ann.locator(".ratings-table tbody tr")).to_have_count(2)
     await expect(ann.locator(".ratings-table")).to_contain_text("Bob")

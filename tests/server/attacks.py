@@ -536,3 +536,162 @@ async def until_stopped(attack: Coroutine[Any, Any, None], seconds: float,
 def ready() -> bool:
     """Nothing: submitted first to a child process, so it has imported this module."""
     return True
+
+
+# -- farming ratings, rooms and the winnable pool (issue 23, items 1, 2 and 4) --------------------
+
+FARM_RULE_SET = "all-fours"
+"""Quick to deal and to move in, and pooled: nearly half its deals are won, each decided in
+milliseconds (docs/winnability.md)."""
+REPLY_S = 5.0
+"""How long a farming client waits for a reply or an event before it gives up a round."""
+
+
+@dataclass
+class Player:
+    """A farming client's connection, as the player of a token: its requests, and the frames
+    read past meanwhile (a countdown of 0 s starts the race before the ``ready`` reply)."""
+
+    ws: ClientConnection
+    player_id: str
+    passed: list[dict[str, Any]]
+
+    @classmethod
+    async def connect(cls, target: Target, token: str, address: str) -> Player:
+        """Say hello as the player of ``token``, saying it comes from ``address``
+        (``X-Forwarded-For``): a server that trusts no proxy ignores that, as it should; one
+        behind a proxy it trusts takes it, as it would from the proxy (a player with many
+        addresses)."""
+        ws = await connect(target.url, open_timeout=5, close_timeout=1,
+                           additional_headers={"X-Forwarded-For": address})
+        await ws.send(json.dumps({"type": "hello", "token": token}))
+        welcome = json.loads(await ws.recv())
+        return cls(ws, welcome["player_id"], [])
+
+    async def ask(self, request: dict[str, Any], counts: Counts) -> dict[str, Any]:
+        """Send a request with an id of its own and read up to its reply: the reply, counted
+        as ``reply:<type>`` or ``error:<code>``."""
+        request_id = f"r{time.monotonic_ns()}"
+        await self.ws.send(json.dumps({**request, "id": request_id}))
+        counts["sent"] += 1
+        async with asyncio.timeout(REPLY_S):
+            while (message := json.loads(await self.ws.recv())).get("id") != request_id:
+                self.passed.append(message)
+        if message["type"] == "error":
+            counts[f"error:{message['code']}"] += 1
+        else:
+            counts[f"reply:{message['type']}"] += 1
+        return message  # type: ignore[no-any-return]
+
+    async def until(self, kind: str) -> dict[str, Any]:
+        """The next frame of type ``kind``, among those read past or still to come; what came
+        before it is dropped."""
+        while self.passed:
+            message = self.passed.pop(0)
+            if message["type"] == kind:
+                return message
+        async with asyncio.timeout(REPLY_S):
+            while (message := json.loads(await self.ws.recv()))["type"] != kind:
+                pass
+        return message  # type: ignore[no-any-return]
+
+    async def move_once(self, counts: Counts) -> None:
+        """The first legal move of the board the race dealt (not to resign)."""
+        view = await self.until("view")
+        await self.ask({"type": "move", "move": next(
+            move for move in view["view"]["legal_moves"] if move != "resign")}, counts)
+
+
+async def rating_farm(target: Target, seconds: float, counts: Counts) -> None:
+    """The farm of issue 23: the first identity at hand sits in a rated room (a secret deal)
+    with each of the others at once, and every race, both make a move and resign, and the first
+    asks for a rematch, as fast as the replies come. Each identity says it comes from an
+    address of its own. Counts the races finished (``race``) and those the first identity
+    was rated in (``rated``)."""
+    main, *throwaways = target.tokens
+    end = time.monotonic() + seconds
+
+    async def room(number: int, throwaway: str) -> None:
+        host = await Player.connect(target, main, "10.66.0.1")
+        other = await Player.connect(target, throwaway, f"10.66.1.{number}")
+        try:
+            opened = await host.ask({"type": "create_room", "rule_set": FARM_RULE_SET,
+                                     "seats": 2}, counts)
+            if opened["type"] == "error" or (await other.ask(
+                    {"type": "join", "code": opened["code"]}, counts))["type"] == "error":
+                return
+            while going(end):
+                for player in (host, other):
+                    await player.ask({"type": "ready"}, counts)
+                for player in (other, host):  # the throwaway resigns first
+                    await player.move_once(counts)
+                    await player.ask({"type": "resign"}, counts)
+                finished = await host.until("race_finished")
+                counts["race"] += 1
+                mine = next(entry for entry in finished["ranking"]
+                            if entry["player_id"] == host.player_id)
+                counts["rated" if mine["rating"] else "unrated"] += 1
+                while going(end) and (await host.ask({"type": "rematch"}, counts)
+                                      )["type"] == "error":
+                    await asyncio.sleep(0.1)  # refused (the rooms quota): ask again later
+        except (ConnectionClosed, TimeoutError):
+            counts["gave_up"] += 1
+        finally:
+            await asyncio.gather(host.ws.close(), other.ws.close())
+
+    await asyncio.gather(*(room(number, token)
+                           for number, token in enumerate(throwaways, start=1)))
+
+
+async def rematch_churn(target: Target, seconds: float, counts: Counts) -> None:
+    """One identity alone in a room on a secret deal: start, resign, rematch, again, as fast as
+    the replies come (issue 23: 21 stored races in 61 s). Counts the races finished
+    (``race``)."""
+    end = time.monotonic() + seconds
+    player = await Player.connect(target, target.tokens[-1], "10.66.2.1")
+    try:
+        opened = await player.ask({"type": "create_room", "rule_set": FARM_RULE_SET,
+                                   "seats": 2}, counts)
+        if opened["type"] == "error":
+            return
+        while going(end):
+            await player.ask({"type": "start"}, counts)
+            await player.until("race_started")
+            await player.ask({"type": "resign"}, counts)
+            await player.until("race_finished")
+            counts["race"] += 1
+            while going(end) and (await player.ask({"type": "rematch"}, counts)
+                                  )["type"] == "error":
+                await asyncio.sleep(0.05)  # refused (the rooms quota): ask again
+    except (ConnectionClosed, TimeoutError):
+        counts["gave_up"] += 1
+    finally:
+        await player.ws.close()
+
+
+async def winnable_drain(target: Target, seconds: float, counts: Counts) -> None:
+    """One identity opens rooms asking for a winnable deal and leaves each at once, as fast as
+    the replies come (issue 23: the pool was empty in under 3 s). Counts the rooms that got a
+    proved deal (``winnable:true``) and those that fell back (``winnable:false``)."""
+    end = time.monotonic() + seconds
+    player = await Player.connect(target, target.tokens[0], "10.66.3.1")
+    request = {"type": "create_room", "rule_set": FARM_RULE_SET, "seats": 2,
+               "deal": {"kind": "secret", "winnable": True}}
+    try:
+        while going(end):
+            opened = await player.ask(request, counts)
+            if opened["type"] == "room":
+                counts[f"winnable:{json.dumps(opened['winnable'])}"] += 1
+                await player.ask({"type": "leave"}, counts)
+            else:
+                await asyncio.sleep(0.05)  # refused: ask again
+    except (ConnectionClosed, TimeoutError):
+        counts["gave_up"] += 1
+    finally:
+        await player.ws.close()
+
+
+ATTACKS.update({attack.__name__.replace("_", "-"): attack for attack in (
+    rating_farm, rematch_churn, winnable_drain)})
+"""Each spends its identities' rooms: the bench runs them on a server of their own
+(``--attack NAME``); after the lobby flood they are refused at once."""

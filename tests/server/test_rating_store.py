@@ -14,17 +14,21 @@ from sqlalchemy.exc import DBAPIError
 
 from clients.cli import main as cli_main
 from clients.sdk import RaceClient
-from server.db import RatingChangeRow, RatingRow
+from server.db import EntryRow, PlayerRow, RatingChangeRow, RatingRow
 from server.race import DealKind
 from server.rating_store import rating_board, rebuild
-from server.ratings import Rating
+from server.ratings import Rating, RatingRules
 from server.store import record_results, record_start
+from tests.server.test_abuse import server_with
+from tests.server.test_bus import two_workers
 from tests.server.test_ratings import RACE_1, RACE_2, close, race_1_by_hand, two_racers_by_hand
 from tests.server.test_server import Server
 from tests.server.test_store import NOW, Sessions, new_players, new_race
 from wire.protocol import RaceFinished, RankEntry, YourView
 
 RULES = "octagon"
+NOBODY_NEW = RatingRules(provisional_s=0)
+"""The tests' identities are made for them: none is provisional."""
 
 
 async def store_race(sessions: Sessions, ranking: list[RankEntry], players: dict[str, str],
@@ -37,7 +41,8 @@ async def store_race(sessions: Sessions, ranking: list[RankEntry], players: dict
     race_id = await new_race(sessions, ranking[0].player_id, rule_set=rule_set,
                              deal_kind=deal_kind, daily_day=daily_day)
     started = NOW + timedelta(minutes=at)
-    await record_start(sessions, race_id, started, [entry.player_id for entry in ranking])
+    await record_start(sessions, race_id, started, [entry.player_id for entry in ranking],
+                       rating=NOBODY_NEW)
     recorded = await record_results(sessions, race_id, started + timedelta(minutes=10), ranking)
     return race_id, recorded.ratings
 
@@ -106,23 +111,27 @@ async def test_a_retried_result_rates_once_and_gives_the_same_changes(
 
 async def test_two_races_finishing_at_once_for_one_player_are_rated_one_after_the_other(
         sessions: Sessions) -> None:
+    """One rated race at a time: the second started longer than the longest race after the
+    first (as when the first was restored after an outage), so both are rated."""
     ann, bob, cy = await new_players(sessions, "Ann", "Bob", "Cy")
     stored: list[list[RankEntry]] = []
     races = []
-    for other in (bob, cy):  # Ann loses to each
+    rules = RatingRules(provisional_s=0, longest_race_s=3600)
+    for number, other in enumerate((bob, cy)):  # Ann loses to each
         ranking = [entry.model_copy(update={"player_id": player, "rank": rank})
                    for rank, (entry, player) in enumerate(zip(RACE_2, (other, ann), strict=True),
                                                           start=1)]
         race_id = await new_race(sessions, ann, rule_set=RULES)
-        await record_start(sessions, race_id, NOW, [ann, other])
+        await record_start(sessions, race_id, NOW + timedelta(hours=2 * number), [ann, other],
+                           rating=rules)
         races.append(race_id)
         stored.append(ranking)
 
     async def finish(number: int) -> None:
         while True:  # as the server's writer does: a write that failed is tried again
             try:
-                await record_results(sessions, races[number], NOW + timedelta(minutes=number),
-                                     stored[number])
+                await record_results(sessions, races[number],
+                                     NOW + timedelta(hours=2, minutes=number), stored[number])
                 return
             except DBAPIError:  # SQLite: the other holds the write lock
                 await asyncio.sleep(0.05)
@@ -186,23 +195,46 @@ async def test_rebuild_gives_exactly_the_table_the_live_updates_made(
     assert await table(sessions) == live
 
 
-async def secret_race(server: Server, names: list[str],
-                      tokens: dict[str, str | None]) -> list[RaceFinished]:
-    """A race on a secret deal in which every racer resigns at once (all tied: nobody got a
-    card home); the racers come back as themselves by their ``tokens``."""
-    clients = []
-    for name in names:
-        client = await RaceClient.connect(server.url)
-        await client.hello(name=name, token=tokens.get(name))
-        tokens[name] = client.token
-        clients.append(client)
+BEHIND_A_PROXY: dict[str, Any] = {"trusted_proxies": frozenset({"127.0.0.1"}),
+                                  "rating_provisional_s": 0.0, "rating_board_min_races": 2}
+"""A server that takes 127.0.0.1 for a reverse proxy, so that each test client names its own
+address (``X-Forwarded-For``) as players on machines of their own would; nobody is new, and the
+board shows players with two rated races."""
+
+
+async def racing_client(server: Server, name: str, tokens: dict[str, str | None],
+                        address: str, follow_reconnect_to: bool = True) -> RaceClient:
+    """A client from ``address`` (for a server ``BEHIND_A_PROXY``), as itself by its token;
+    one that does not follow ``reconnect_to`` stays on the worker it reached, and its requests
+    take the hop to the room's."""
+    client = await RaceClient.connect(server.url, follow_reconnect_to=follow_reconnect_to,
+                                      additional_headers={"X-Forwarded-For": address})
+    await client.hello(name=name, token=tokens.get(name))
+    tokens[name] = client.token
+    return client
+
+
+async def secret_race(server: Server, names: list[str], tokens: dict[str, str | None],
+                      addresses: dict[str, str] | None = None,
+                      moving: frozenset[str] | None = None,
+                      others_on: Server | None = None) -> list[RaceFinished]:
+    """A race on a secret deal: each racer from an address of their own (or the one
+    ``addresses`` gives), makes one move (those of ``moving``, if given) and resigns; the
+    racers come back as themselves by their ``tokens``. With ``others_on``, every racer but
+    the first is a client of that worker, staying there."""
+    clients = [await racing_client(
+        server if number == 1 or others_on is None else others_on, name, tokens,
+        (addresses or {}).get(name, f"10.1.0.{number}"), follow_reconnect_to=others_on is None)
+        for number, name in enumerate(names, start=1)]
     room = await clients[0].create_room("all-fours", seats=len(names))
     for client in clients[1:]:
         await client.join(room.code)
     for client in clients:
         await client.ready()
-    for client in clients:
-        await client.next_event(YourView)
+    for name, client in zip(names, clients, strict=True):
+        view = (await client.next_event(YourView)).view
+        if moving is None or name in moving:
+            await client.move(next(move for move in view.legal_moves if move != "resign"))
     for client in clients:
         await client.resign()
     finished = [await client.next_event(RaceFinished, timeout=20) for client in clients]
@@ -213,7 +245,12 @@ async def secret_race(server: Server, names: list[str],
 
 @pytest.mark.asyncio
 async def test_race_finished_carries_ratings_the_board_shows_and_a_rebuild_keeps(
-        server: Server, sessions: Sessions) -> None:
+        database_url: str, sessions: Sessions) -> None:
+    async with server_with(database_url, **BEHIND_A_PROXY) as server:
+        await ratings_on_a_real_server(server, sessions)
+
+
+async def ratings_on_a_real_server(server: Server, sessions: Sessions) -> None:
     tokens: dict[str, str | None] = {}
     first = await secret_race(server, ["Ann", "Bob"], tokens)
     assert first[0] == first[1]
@@ -224,6 +261,8 @@ async def test_race_finished_carries_ratings_the_board_shows_and_a_rebuild_keeps
         assert stored is not None
         assert (entry.rating.after.mu, entry.rating.after.sigma) == (stored.mu, stored.sigma)
         assert entry.rating.after.ordinal == stored.ordinal
+    status, board = await server.http_get("/api/ratings/all-fours")
+    assert status == 200 and board["lines"] == [] and board["min_races"] == 2  # one race each
     second = (await secret_race(server, ["Ann", "Bob"], tokens))[0]
     for entry in second.ranking:
         before = next(e for e in first[0].ranking if e.player_id == entry.player_id)
@@ -244,3 +283,64 @@ async def test_race_finished_carries_ratings_the_board_shows_and_a_rebuild_keeps
     live = await table(sessions)
     assert await rebuild(sessions) == 2
     assert await table(sessions) == live
+
+
+async def test_who_is_rated_is_stored_at_the_start_and_a_rebuild_keeps_it(
+        database_url: str, sessions: Sessions) -> None:
+    """Racers sharing an address are left out (a third from elsewhere is rated against
+    nobody: the race rates nobody); a racer who made no move is left out at the end; the
+    rebuild reads what was stored and finds the same table."""
+    tokens: dict[str, str | None] = {}
+    async with server_with(database_url, **BEHIND_A_PROXY) as server:
+        shared = await secret_race(server, ["Ann", "Bob", "Cy"], tokens,
+                                   addresses={"Ann": "10.2.0.1", "Bob": "10.2.0.1"})
+        idle = await secret_race(server, ["Ann", "Bob", "Cy"], tokens,
+                                 moving=frozenset({"Ann", "Cy"}))
+    assert all(entry.rating is None for entry in shared[0].ranking)
+    rated = {entry.name for entry in idle[0].ranking if entry.rating is not None}
+    assert rated == {"Ann", "Cy"}
+    async with sessions.begin() as session:
+        roles = sorted((await session.execute(
+            select(PlayerRow.name, EntryRow.rated_as).join(PlayerRow)
+            .where(EntryRow.race_id == shared[0].race_id))).all())
+    assert roles == [("Ann", None), ("Bob", None), ("Cy", "established")]
+    live = await table(sessions)
+    assert await rebuild(sessions) == 1
+    assert await table(sessions) == live
+
+
+async def test_the_address_of_a_racer_on_another_worker_is_carried_with_the_hop(
+        database_url: str, redis_url: str, sessions: Sessions) -> None:
+    """Bob's requests hop from the second worker to the first, which holds the room: the
+    address he connected from goes with them, so the room can tell his address from Ann's."""
+    tokens: dict[str, str | None] = {}
+    async with two_workers(database_url, redis_url, **BEHIND_A_PROXY) as (first, second):
+        apart = await secret_race(first, ["Ann", "Bob"], tokens, others_on=second)
+        together = await secret_race(first, ["Ann", "Bob"], tokens, others_on=second,
+                                     addresses={"Ann": "10.3.0.1", "Bob": "10.3.0.1"})
+    assert all(entry.rating is not None for entry in apart[0].ranking)
+    assert all(entry.rating is None for entry in together[0].ranking)
+
+
+async def test_two_races_starting_at_once_rate_a_player_in_one_of_them(
+        sessions: Sessions) -> None:
+    """Ann starts two rated races at the same moment (on two workers, say): her player row is
+    locked while each start decides, so the second sees the first under way and leaves her
+    out; her opponents are rated as ever."""
+    ann, bob, cy = await new_players(sessions, "Ann", "Bob", "Cy")
+    races = [await new_race(sessions, ann, rule_set=RULES) for _ in range(2)]
+
+    async def start(race_id: str, other: str) -> None:
+        while True:  # as the server's writer does: a write that failed is tried again
+            try:
+                await record_start(sessions, race_id, NOW, [ann, other], rating=NOBODY_NEW)
+                return
+            except DBAPIError:  # SQLite: the other holds the write lock, or read before it
+                await asyncio.sleep(0.05)
+
+    await asyncio.gather(start(races[0], bob), start(races[1], cy))
+    async with sessions.begin() as session:
+        roles = (await session.execute(select(EntryRow.player_id, EntryRow.rated_as))).all()
+    assert sorted(str(role) for player, role in roles if player == ann) == ["None",
+                                                                           "established"]
+    assert {role for player, role in roles if player != ann} == {"established"}

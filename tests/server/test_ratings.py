@@ -23,10 +23,23 @@ from math import exp, isclose, sqrt
 
 import pytest
 
-from server.ratings import NEW, Rating, is_rated, rate, tied_ranks
+from server.ratings import (
+    ESTABLISHED,
+    HOUR_S,
+    NEW,
+    PROVISIONAL,
+    Candidate,
+    Rating,
+    RatingRules,
+    rate,
+    rated_ranking,
+    roles,
+    tied_ranks,
+)
 from wire.protocol import RankEntry
 
 BETA, TAU = 25 / 6, 25 / 300
+DAY_S = 24 * HOUR_S
 
 
 def entry(player: str, status: str, time_ms: int, home: int,
@@ -129,12 +142,65 @@ def test_a_new_player_is_openskills_default_and_shown_by_ordinal() -> None:
     assert NEW.wire().model_dump() == {"mu": 25.0, "sigma": 25 / 3, "ordinal": 0.0}
 
 
+RULES = RatingRules(provisional_s=DAY_S, per_hour=3, longest_race_s=2 * HOUR_S)
+
+
+def racer(player: str, address: str = "", age_s: float = 2 * DAY_S,
+          recent: tuple[tuple[float, bool], ...] = ()) -> Candidate:
+    return Candidate(player, address or f"10.0.0.{len(player)}{player[0]}", age_s, recent)
+
+
 @pytest.mark.parametrize(("deal_kind", "racers", "rated"), [
     ("secret", 2, True), ("secret", 8, True), ("secret", 1, False),
     ("number", 3, False), ("daily", 3, False)])
-def test_only_secret_deals_of_two_or_more_are_rated(deal_kind: str, racers: int,
-                                                    rated: bool) -> None:
-    assert is_rated(deal_kind, racers) is rated
+def test_only_secret_deals_of_two_or_more_rate_anyone(deal_kind: str, racers: int,
+                                                      rated: bool) -> None:
+    made = roles(deal_kind, [racer(f"p{n}", f"10.0.0.{n}") for n in range(racers)], RULES)
+    assert set(made.values()) == ({ESTABLISHED} if rated else {None})
+
+
+def test_racers_sharing_an_address_are_left_out_and_the_rest_rated() -> None:
+    made = roles("secret", [racer("ann", "10.0.0.1"), racer("bob", "10.0.0.1"),
+                            racer("cy", "10.0.0.2"), racer("di", "10.0.0.3")], RULES)
+    assert made == {"ann": None, "bob": None, "cy": ESTABLISHED, "di": ESTABLISHED}
+
+
+def test_an_identity_younger_than_a_day_is_provisional() -> None:
+    made = roles("secret", [racer("ann", age_s=DAY_S - 1), racer("bob", age_s=DAY_S)], RULES)
+    assert made == {"ann": PROVISIONAL, "bob": ESTABLISHED}
+
+
+def test_one_rated_race_at_a_time_and_so_many_an_hour() -> None:
+    under_way = ((600.0, True),)
+    three_this_hour = ((100.0, False), (1000.0, False), (3000.0, False))
+    two_this_hour = ((100.0, False), (1000.0, False), (3700.0, False))
+    made = roles("secret", [racer("ann", recent=under_way), racer("bob", recent=three_this_hour),
+                            racer("cy", recent=two_this_hour), racer("di")], RULES)
+    assert made == {"ann": None, "bob": None, "cy": ESTABLISHED, "di": ESTABLISHED}
+
+
+def test_a_racer_who_made_no_move_is_left_out_of_the_rating() -> None:
+    """A resignation (or an abandoned seat, resigned for the racer) is counted among the
+    moves, but is no move of one's own."""
+    ann, bob = RACE_2[0], RACE_2[1]
+    resigned = bob.model_copy(update={"status": "resigned", "moves": 1})
+    abandoned = bob.model_copy(update={"status": "abandoned", "moves": 1})
+    timed_out = bob.model_copy(update={"status": "timed_out", "moves": 0})
+    both = {"bob": ESTABLISHED, "ann": ESTABLISHED}
+    for idle in (resigned, abandoned, timed_out):
+        assert rated_ranking([ann, idle], both) == []
+    moved_once = bob.model_copy(update={"status": "resigned", "moves": 2})
+    assert rated_ranking([ann, moved_once], both) == [ann, moved_once]
+
+
+def test_provisional_racers_alone_are_not_rated_but_with_an_established_one_are() -> None:
+    ann, bob, cy = RACE_1
+    assert rated_ranking(RACE_1, {"ann": PROVISIONAL, "bob": PROVISIONAL,
+                                  "cy": PROVISIONAL}) == []
+    assert rated_ranking(RACE_1, {"ann": PROVISIONAL, "bob": PROVISIONAL,
+                                  "cy": ESTABLISHED}) == RACE_1
+    assert rated_ranking(RACE_1, {"ann": None, "bob": ESTABLISHED, "cy": PROVISIONAL}) == [bob, cy]
+    assert rated_ranking(RACE_1, {"ann": ESTABLISHED}) == []
 
 
 def test_a_race_of_one_is_not_rated() -> None:
