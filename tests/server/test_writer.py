@@ -10,7 +10,6 @@ import pytest
 from server.store import AcceptedMove
 from server.writer import WriteGivenUp, Writer
 
-
 HELD = ("r", 1)
 """The race the moves are of, and the epoch this process holds it at."""
 
