@@ -60,7 +60,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 import redis.asyncio as redis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from websockets.asyncio.server import broadcast
 
 from server import holding, store
@@ -91,6 +95,8 @@ ROOM_TTL_S = 24 * 3600
 REAP_LOCK_S = 30
 HOP_TIMEOUT_S = 10.0
 """A request to another worker not answered by then: that worker is taken for dead."""
+RESUBSCRIBE_S = 0.2
+"""How soon a worker subscribes again to its channel once Redis has failed it."""
 ORPHAN_SWEEP_S = 30.0
 """How often one worker looks for stored races in progress that no worker holds."""
 TAKE_OVER = """
@@ -108,12 +114,20 @@ class HopFailed(Exception):
     """The worker holding the room did not answer: the connection is closed (1012)."""
 
 
+class NobodyListening(Exception):
+    """Nobody reads the channel of the worker holding the room: refused, try again."""
+
+
 class RedisBus:
     def __init__(self, url: str, prefix: str, host: RoomHost, sessions: Sessions,
                  name: str | None = None, json_library: JsonLibrary = "json") -> None:
         self.id = name or holding.process_name()
         self.prefix, self.host, self.sessions = prefix, host, sessions
-        self.redis = redis.from_url(url, decode_responses=True)
+        # A command on a pooled connection that Redis dropped (it restarted) is tried again
+        # at once on a new one, rather than taken for Redis being away.
+        self.redis = redis.from_url(
+            url, decode_responses=True, retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), 2),
+            retry_on_error=[RedisConnectionError, RedisTimeoutError])
         self._loads, self._dumps = json_loads(json_library), json_dumps(json_library)
         self.address = ""
         """This worker's own WebSocket address (``reconnect_to``), once it serves."""
@@ -325,6 +339,9 @@ class RedisBus:
             await self._hop(client, worker, message)
         except HopFailed:
             self._moved(client)
+        except NobodyListening:
+            raise Refusal(ErrorCode.UNAVAILABLE, "the worker that holds the room is not "
+                          "listening yet: try again in a moment") from None
         except RedisError as error:
             self._redis_failed(error)
             raise Refusal(ErrorCode.UNAVAILABLE, "the servers' directory (Redis) cannot be "
@@ -447,7 +464,7 @@ class RedisBus:
                 self._redis_failed(error)
             with contextlib.suppress(Exception):
                 await pubsub.aclose()
-            await asyncio.sleep(HEARTBEAT_S)
+            await asyncio.sleep(RESUBSCRIBE_S)
             pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
             with contextlib.suppress(RedisError):
                 await pubsub.subscribe(self._key("to", self.id))
@@ -519,8 +536,9 @@ class RedisBus:
             try:
                 await self._write(batch)
             except RedisError as error:
+                (log.debug if self.down_since is not None else log.warning)(
+                    "the Redis bus could not send %d messages: %s", len(batch), error)
                 self._redis_failed(error)
-                log.warning("the Redis bus could not send %d messages: %s", len(batch), error)
             except Exception:
                 log.exception("the Redis bus could not send %d messages", len(batch))
 
@@ -548,7 +566,18 @@ class RedisBus:
                 pipe.publish(channel, f"[{','.join(payloads)}]")
             for write in writes:
                 write(pipe)
-            await pipe.execute()
+            answers = await pipe.execute()
+        for channel, listening in zip(by_channel, answers, strict=False):
+            if listening == 0:
+                self._nobody_listening(channel.removeprefix(self._key("to", "")))
+
+    def _nobody_listening(self, worker: str) -> None:
+        """Nobody reads that worker's channel (it is dead, or subscribing again after Redis came
+        back): the requests hopped to it will not be answered, and fail now, not at
+        ``HOP_TIMEOUT_S``."""
+        for connection_id, waiting in list(self._waiting.items()):
+            if self._hopping_to.get(connection_id) == worker and not waiting.done():
+                waiting.set_exception(NobodyListening())
 
     # -- watching the other workers ---------------------------------------------------------------
 

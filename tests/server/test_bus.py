@@ -30,7 +30,7 @@ from tests.server.test_server import (
     start_server,
     stop_server,
 )
-from wire.protocol import RaceFinished, RoomState, YourView
+from wire.protocol import ErrorCode, RaceFinished, RoomState, YourView
 
 
 @asynccontextmanager
@@ -186,6 +186,8 @@ async def test_a_join_in_flight_to_a_worker_that_dies_fails_as_soon_as_it_is_see
     async with two_workers(database_url, redis_url) as (_, second):
         prefix = second.settings.redis_prefix
         connection = redis.from_url(redis_url)
+        ghost_ears = connection.pubsub()  # it reads its channel, and answers nothing
+        await ghost_ears.subscribe(f"{prefix}to:ghost")
         try:
             await connection.set(f"{prefix}worker:ghost", "ws://127.0.0.1:9/ws", ex=60)
             await connection.sadd(f"{prefix}workers", "ghost")
@@ -202,6 +204,31 @@ async def test_a_join_in_flight_to_a_worker_that_dies_fails_as_soon_as_it_is_see
             assert loop.time() - began < HOP_TIMEOUT_S / 2
             with pytest.raises(ConnectionError):
                 await joining
+        finally:
+            await ghost_ears.aclose()
+            await connection.aclose()
+
+
+async def test_a_request_for_a_worker_nobody_listens_for_is_refused_at_once(
+        database_url: str, redis_url: str) -> None:
+    """The room's worker is alive as far as Redis says, but nobody reads its channel (it is
+    subscribing again after Redis came back, or it is gone): Redis says so as the request is
+    published, and the request is refused with ``unavailable`` at once, not after the hop's
+    10 s; the connection stays open, to try again."""
+    async with two_workers(database_url, redis_url) as (_, second):
+        prefix = second.settings.redis_prefix
+        connection = redis.from_url(redis_url)
+        try:
+            await connection.set(f"{prefix}worker:deaf", "ws://127.0.0.1:9/ws", ex=60)
+            await connection.set(f"{prefix}room:DEAFROOM", "deaf")
+            bob = await hopping(second, "Bob")
+            loop = asyncio.get_running_loop()
+            began = loop.time()
+            with pytest.raises(RequestRefused) as refused:
+                await bob.join("DEAFROOM")
+            assert refused.value.code == ErrorCode.UNAVAILABLE
+            assert loop.time() - began < HOP_TIMEOUT_S / 2
+            assert (await bob.leaderboard("octagon")).type == "leaderboard"  # still open
         finally:
             await connection.aclose()
 
