@@ -507,14 +507,18 @@ class RoomHost:
 
         The moves the race accepted are queued for storage, and what it said waits until they
         are committed. A race's result is stored before it is announced: the result and what
-        follows wait for that. Whatever is queued later waits behind all of it. ``after_move``
+        follows wait for that. A race's start is stored, with its seats, before
+        ``race_started`` is sent: a race announced as started comes back started, every racer
+        seated, after a crash. Whatever is queued later waits behind all of it. ``after_move``
         says that a move made ``out``: the room's timer is then left as it is (``_arm``)."""
         race = room.race
+        after: asyncio.Future[bool] | None = None
         for outgoing in out:
             if isinstance(outgoing.message, RaceStarted):
-                self._record_start(room, outgoing.message)
+                after = self._record_start(room, outgoing.message)
         rows = room.unsaved_moves()
-        after = self.writer.store_moves(rows, (race.race_id, room.epoch)) if rows else None
+        if rows:  # (the writer commits in order: once these moves are, so is the start)
+            after = self.writer.store_moves(rows, (race.race_id, room.epoch))
         frames: list[Addressed] = []
         for outgoing in out:
             if isinstance(outgoing.message, RaceFinished):
@@ -529,12 +533,14 @@ class RoomHost:
             self.directory.listed(room)
         return room.outbox.add(frames, after)
 
-    def _record_start(self, room: Room, started: RaceStarted) -> None:
+    def _record_start(self, room: Room, started: RaceStarted) -> asyncio.Future[bool]:
+        """Queue the race's start and its seats for storage; the future says when it is
+        stored (False if it never will be: the server stopped, or another holds the room)."""
         race, epoch = room.race, room.epoch
         at = datetime.fromtimestamp(started.started_at_ms / 1000, UTC)
         racers = list(race.racers)
-        self.writer.run(lambda: store.record_start(self.sessions, race.race_id, at, racers,
-                                                   epoch))
+        return self.writer.run(lambda: store.record_start(self.sessions, race.race_id, at,
+                                                          racers, epoch))
 
     def _store_result(self, room: Room) -> asyncio.Future[bool]:
         """Queue the race's result for storage; the room closes a while after it is stored."""
