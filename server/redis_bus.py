@@ -365,7 +365,8 @@ class RedisBus:
         self._hopping_to[client.connection_id] = worker
         self._publish(worker, {
             "k": "req", "from": self.id, "conn": client.connection_id,
-            "player": client.player_id, "name": client.name, "own": client.own_progress,
+            "player": client.player_id, "name": client.name, "addr": client.address,
+            "own": client.own_progress,
             "msg": message.model_dump(mode="json", by_alias=True)})
         try:
             async with asyncio.timeout(HOP_TIMEOUT_S):
@@ -396,7 +397,8 @@ class RedisBus:
         member = self._members.get(key)
         if member is None:
             member = self._members[key] = RemoteMember(data["from"], data["conn"],
-                                                       data["player"], data["name"], data["own"])
+                                                       data["player"], data["name"],
+                                                       data["addr"], data["own"])
         error = None
         try:
             message = CLIENT_MESSAGE.validate_python(data["msg"])

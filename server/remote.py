@@ -24,6 +24,8 @@ class RemoteMember:
     connection_id: str
     player_id: str | None
     name: str | None
+    address: str
+    """Whom the connection counts against (``server.gateway.address_of``)."""
     own_progress: bool = True
     room: Room | None = None
     ws: None = None

@@ -103,6 +103,9 @@ class Room:
     epoch: int = 1
     """The epoch at which this process holds the race (``server.holding``): every write of
     the race is refused once another process has taken it."""
+    addresses: dict[str, str] = field(default_factory=dict)
+    """The client address each racer last came into the room from (``server.gateway``): whom
+    the search of the race's deal counts against (``SolverPool.after_race``)."""
 
     def address(self, outgoing: Outgoing) -> tuple[list[Client | RemoteMember], str]:
         """What the race said, to the members in the room now that it is meant for."""
@@ -265,7 +268,8 @@ class RoomHost:
                 await self._daily(client, message, now)
             case AskHint():
                 room = self._current(client)
-                given = await self.solver.hint(room.race, client.player_id, message.id, now)
+                given = await self.solver.hint(room.race, client.player_id, client.address,
+                                               message.id, now)
                 await room.reply(client, given)
             case Rematch():
                 await self._rematch(client, message)
@@ -311,6 +315,8 @@ class RoomHost:
         self._may_enter(client, room)
         client.room = room
         room.members.add(client)
+        if client.player_id in room.race.racers:
+            room.addresses[client.player_id] = client.address
 
     async def _new_code(self) -> str:
         while True:
@@ -558,7 +564,9 @@ class RoomHost:
 
         stored = self.writer.run(store_result)
         stored.add_done_callback(lambda _: self._close_later(room, race))
-        stored.add_done_callback(lambda _: self.solver.after_race(race))
+        addresses = frozenset(address for player_id, address in room.addresses.items()
+                              if player_id in race.racers)
+        stored.add_done_callback(lambda _: self.solver.after_race(race, addresses))
         return stored
 
     def _close_later(self, room: Room, race: Race) -> None:
