@@ -1,6 +1,6 @@
 """An honest player's hints, alone and under the solver floods (issue 23, item 5).
 
-    python bench/hint_bench.py [--attack NAME]... [--hints 6] [--pause 2]
+    python bench/hint_bench.py [--attack NAME]... [--hints 6] [--pause 5]
 
 ``patience-race serve`` from this tree on a fresh SQLite file, with the solver's default
 settings (hints 1.5 s, a 10 s search of each race's deal after it) but no winnable pool, whose
@@ -101,7 +101,8 @@ async def main() -> None:
     parser.add_argument("--attack", action="append", choices=list(ATTACKS),
                         help=f"only these attacks (default: {', '.join(DEFAULT_ATTACKS)})")
     parser.add_argument("--hints", type=int, default=6, help="honest hints per round")
-    parser.add_argument("--pause", type=float, default=2.0, help="seconds between them")
+    parser.add_argument("--pause", type=float, default=5.0,
+                        help="seconds between them (5: a player's 12 a minute)")
     args = parser.parse_args()
     rows = []
     loop = asyncio.get_running_loop()

@@ -21,10 +21,12 @@ identities are cheap (ten from one address are ten players): for a hint, each pl
 minute (``hints_per_player_per_min``) and each address's (``hints_per_address_per_min``), token
 buckets, past them ``rate_limited``; hints searched or waiting at once from one address
 (``hints_at_once_per_address``, past it ``rate_limited``) and in all (``hint_queue_max``, past
-it ``unavailable``). A hint holds up its asker's next request by up to its budget (requests are
-handled one at a time per connection), nobody else's; an honest hint waits at most for the few
-hints each other address may have under way. With several workers each has its own processes
-and bounds: an address counts in the worker that holds its rooms.
+it ``unavailable``). Hints waiting for a process take turns by address (``Turns``, round
+robin, the address just served last), so an honest hint waits for the searches under way and
+at most one of each other address, however many that address asks for. A hint holds up its
+asker's next request by up to its budget (requests are handled one at a time per connection),
+nobody else's. With several workers each has its own processes and bounds: an address counts
+in the worker that holds its rooms.
 
 After a race the pool searches its deal from the start (``after_race``, budget
 ``verdict_budget_s``) and stores the verdict (``server.store.save_verdict``) for the race record:
@@ -42,10 +44,12 @@ a move the player can make now, and reveals no card.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing
 import os
-from collections.abc import Collection
+from collections import OrderedDict, deque
+from collections.abc import AsyncIterator, Collection
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from datetime import UTC, datetime
@@ -187,6 +191,62 @@ class SolverProcesses:
             self._executor = None
 
 
+class Turns:
+    """Whose hint is searched next: ``slots`` at a time (one per hint process); the others wait
+    their turn by client, round robin, and a client whose search has just ended goes behind
+    the others waiting. An honest player's hint then waits for the searches under way and at
+    most one of each other client, however many that client asks for."""
+
+    def __init__(self, slots: int) -> None:
+        self.slots, self.running = slots, 0
+        self._waiting: OrderedDict[str, deque[asyncio.Future[None]]] = OrderedDict()
+        """Per client, its hints waiting in the order asked; the client next in turn first."""
+
+    @contextlib.asynccontextmanager
+    async def turn(self, client: str) -> AsyncIterator[None]:
+        """Wait for ``client``'s turn, and hold a slot while the block runs."""
+        if self.running < self.slots and not self._waiting:
+            self.running += 1
+        else:
+            ready = asyncio.get_running_loop().create_future()
+            self._waiting.setdefault(client, deque()).append(ready)
+            try:
+                await ready
+            except asyncio.CancelledError:
+                if ready.done() and not ready.cancelled():
+                    self._next(client)  # its turn had come: it is handed on
+                else:
+                    self._forget(client, ready)
+                raise
+        try:
+            yield
+        finally:
+            self._next(client)
+
+    def _next(self, done: str) -> None:
+        """``done``'s slot is free: give it to the client next in turn."""
+        self.running -= 1
+        if done in self._waiting and len(self._waiting) > 1:
+            self._waiting.move_to_end(done)
+        while self._waiting and self.running < self.slots:
+            client, waiting = next(iter(self._waiting.items()))
+            ready = waiting.popleft()
+            if waiting:
+                self._waiting.move_to_end(client)
+            else:
+                del self._waiting[client]
+            if not ready.done():  # (not given up meanwhile)
+                ready.set_result(None)
+                self.running += 1
+
+    def _forget(self, client: str, ready: asyncio.Future[None]) -> None:
+        waiting = self._waiting.get(client)
+        if waiting is not None and ready in waiting:
+            waiting.remove(ready)
+            if not waiting:
+                del self._waiting[client]
+
+
 class SolverPool:
     """The server's solver processes for hints and for verdicts, and who may use them how
     much."""
@@ -207,6 +267,7 @@ class SolverPool:
                                              max(1.0, settings.hints_per_address_per_min / 4),
                                              settings.http_rate_clients)
         self._hinting = InFlight(settings.hints_at_once_per_address, settings.hint_queue_max)
+        self._turns = Turns(settings.solver_processes)
         self._verdicting = InFlight(settings.verdicts_at_once_per_address,
                                     settings.verdict_queue_max)
 
@@ -239,10 +300,12 @@ class SolverPool:
         assert game is not None
         moves = len(game.history)
         seconds = settings.hint_budget_s
+        log_json = MoveLog.of(game).to_json()
         self._hinting.begin(addresses)
         try:
-            answer = await self.hints.run(hint_for_log, MoveLog.of(game).to_json(), seconds,
-                                          within_s=seconds + SLACK_S)
+            async with self._turns.turn(address):
+                answer = await self.hints.run(hint_for_log, log_json, seconds,
+                                              within_s=seconds + SLACK_S)
         finally:
             self._hinting.end(addresses)
         return HintGiven(id=request_id, after_moves=moves, knowledge=FULL_KNOWLEDGE, **answer)

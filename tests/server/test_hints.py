@@ -28,7 +28,7 @@ from engine.moves import Move
 from engine.registry import find_rule_set
 from engine.solver import Budget, Result, solve
 from server.errors import Refusal
-from server.hints import SolverPool, SolverProcesses, refusal
+from server.hints import SolverPool, SolverProcesses, Turns, refusal
 from server.race import Race
 from server.settings import Settings
 from server.solver_process import NICENESS, pid_after
@@ -298,3 +298,29 @@ async def test_solver_processes_start_warm_and_start_again_when_one_dies() -> No
         processes.close()
     with pytest.raises(Refusal):
         await processes.run(os.getpid, within_s=30)
+
+
+async def test_hints_waiting_for_a_process_take_turns_by_address() -> None:
+    """One slot: while A's first hint is searched, A asks twice more, then C and B once each;
+    once A's is answered, B's goes next, not behind A's others. A hint given up while waiting
+    (C's) is skipped."""
+    turns = Turns(1)
+    order: list[str] = []
+    release = asyncio.Event()
+
+    async def hint(address: str, name: str) -> None:
+        async with turns.turn(address):
+            order.append(name)
+            if name == "a1":
+                await release.wait()
+
+    first = asyncio.create_task(hint("A", "a1"))
+    await asyncio.sleep(0)
+    waiting = [asyncio.create_task(hint(address, name)) for address, name in
+               (("A", "a2"), ("A", "a3"), ("C", "c1"), ("B", "b1"))]
+    await asyncio.sleep(0)
+    waiting[2].cancel()  # C gives up
+    release.set()
+    await asyncio.gather(first, *waiting, return_exceptions=True)
+    assert order == ["a1", "b1", "a2", "a3"]
+    assert turns.running == 0
