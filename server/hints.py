@@ -148,14 +148,15 @@ class SolverProcesses:
     async def run(self, function: Any, *args: Any, within_s: float) -> Any:
         """``function(*args)`` in one of the processes; ``unavailable`` when the answer does not
         come within ``within_s`` or the process died."""
+        executor = self._pool()
         self.searching += 1
         try:
-            future = asyncio.get_running_loop().run_in_executor(self._pool(), function, *args)
+            future = asyncio.get_running_loop().run_in_executor(executor, function, *args)
             return await asyncio.wait_for(future, within_s)
         except TimeoutError:
             raise Refusal(ErrorCode.UNAVAILABLE, "the solver took too long: try again") from None
         except BrokenProcessPool:  # a solver process died (killed, out of memory): start anew
-            if not self._closed:
+            if executor is self._executor:  # (once, by the first search to hear of it)
                 log.exception("a solver process for %s died: starting them again", self.kind)
                 self._start_again()
             raise Refusal(ErrorCode.UNAVAILABLE, "the solver failed: try again") from None

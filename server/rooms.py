@@ -315,8 +315,11 @@ class RoomHost:
         self._may_enter(client, room)
         client.room = room
         room.members.add(client)
-        if client.player_id in room.race.racers:
-            room.addresses[client.player_id] = client.address
+        racers = room.race.racers
+        if client.player_id in racers:  # (kept for those seated now only: at most the seats)
+            room.addresses = {player_id: address for player_id, address in
+                              [*room.addresses.items(), (client.player_id, client.address)]
+                              if player_id in racers}
 
     async def _new_code(self) -> str:
         while True:
