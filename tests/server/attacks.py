@@ -341,22 +341,26 @@ REFUSED_PAUSE_S = 0.2
 
 async def until_reply(ws: ClientConnection, counts: Counts, request: dict[str, Any],
                       kind: str | None = None) -> dict[str, Any]:
-    """Send ``request`` with an id and read until its reply (or, with ``kind``, until a frame
-    of that type after it), counting the reply."""
+    """Send ``request`` with an id and read until its reply, counted; with ``kind``, until a
+    room event of that type too (it may come before the reply: what a request makes happen
+    is said before the reply), which is returned unless the reply is an error."""
     request_id = f"r{time.monotonic_ns()}"
     await ws.send(json.dumps({**request, "id": request_id}))
     counts["sent"] += 1
-    answered = False
-    while True:
+    reply: dict[str, Any] | None = None
+    event: dict[str, Any] | None = None
+    while reply is None or (kind is not None and event is None):
         message = json.loads(await ws.recv())
         if message.get("id") == request_id:
-            answered = True
-            error = message.get("type") == "error"
-            counts[f"error:{message['code']}" if error else f"reply:{message['type']}"] += 1
-            if error or kind is None:
-                return dict(message)
-        if answered and message.get("type") == kind:
-            return dict(message)
+            reply = dict(message)
+            error = reply["type"] == "error"
+            counts[f"error:{reply['code']}" if error else f"reply:{reply['type']}"] += 1
+            if error:
+                return reply
+        elif kind is not None and message.get("type") == kind:
+            event = dict(message)
+    assert reply is not None
+    return event or reply
 
 
 async def answered_connection(target: Target, seconds: float, counts: Counts, token: str,
