@@ -137,7 +137,9 @@ class PoolFiller:
         """Deals searched since the start (for the logs and the tests)."""
 
     async def run(self) -> None:
-        """Fill until cancelled."""
+        """Start the solver process (``/healthz`` says when it is warm), and fill until
+        cancelled."""
+        await self.solver.start()
         while True:
             try:
                 filled = await self.fill_round()
