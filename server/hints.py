@@ -63,7 +63,13 @@ from server.errors import Refusal
 from server.limits import AddressLimiter, InFlight
 from server.race import Phase, Race
 from server.settings import Settings
-from server.solver_process import BACKGROUND_NICENESS, NICENESS, begin, pid_after
+from server.solver_process import (
+    BACKGROUND_NICENESS,
+    NICENESS,
+    begin,
+    pid_after,
+    sigint_held,
+)
 from server.store import Sessions
 from server.writer import Writer
 from wire.protocol import ErrorCode, HintGiven
@@ -151,7 +157,8 @@ class SolverProcesses:
         executor = self._pool()
         self.searching += 1
         try:
-            future = asyncio.get_running_loop().run_in_executor(executor, function, *args)
+            with sigint_held():  # (where the executor starts a process, it starts it here)
+                future = asyncio.get_running_loop().run_in_executor(executor, function, *args)
             return await asyncio.wait_for(future, within_s)
         except TimeoutError:
             raise Refusal(ErrorCode.UNAVAILABLE, "the solver took too long: try again") from None

@@ -11,7 +11,10 @@ the hint most of the CPU (at nice 10 against 19, about 7 parts in 8).
 
 Ctrl-C at a terminal sends SIGINT to every process of its group, solver processes included;
 their server stops them itself (``SolverProcesses.close``), so they ignore it rather than print
-a ``KeyboardInterrupt`` traceback each.
+a ``KeyboardInterrupt`` traceback each. From their first instruction: the server spawns them
+with SIGINT blocked (``sigint_held``; a blocked signal stays blocked across ``exec``), since a
+Ctrl-C in the second or two a process takes to import its way to ``begin`` would otherwise
+interrupt the import.
 
 A server stopped cleanly stops its solver processes; one killed (``kill -9``, out of memory)
 cannot, and a process of ``ProcessPoolExecutor`` waiting for work would wait for ever, holding
@@ -26,11 +29,12 @@ spawned process imports it before anything else.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 WATCH_EVERY_S = 1.0
 NICENESS = 10
@@ -44,6 +48,17 @@ def begin(parent: int, niceness: int, warm: Callable[[], object]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     exit_with_parent(parent)
     warm()
+
+
+@contextlib.contextmanager
+def sigint_held() -> Iterator[None]:
+    """SIGINT blocked in this thread meanwhile: a process spawned from it starts so. The server
+    loses no Ctrl-C: its other threads take the signal, or it waits until this ends."""
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def exit_with_parent(parent: int) -> None:

@@ -8,6 +8,7 @@ Every test runs on SQLite and, when PATIENCE_RACE_TEST_POSTGRES_URL is set, on P
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import os
 import signal
@@ -324,3 +325,39 @@ async def test_hints_waiting_for_a_process_take_turns_by_address() -> None:
     await asyncio.gather(first, *waiting, return_exceptions=True)
     assert order == ["a1", "b1", "a2", "a3"]
     assert turns.running == 0
+
+
+def stopped_as_it_serves(tmp_path: Path, signal_number: int) -> str:
+    """``serve`` stopped by ``signal_number`` (SIGINT: to its whole process group, as Ctrl-C
+    at a terminal) as soon as it says it is serving: what it wrote after that, to the end
+    (every process holding its output, its solver processes too, has ended)."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "clients.cli", "serve", "--port", "0",
+         "--database-url", f"sqlite:///{tmp_path / 'quiet.sqlite3'}"], stderr=subprocess.PIPE,
+        text=True, start_new_session=True, cwd=Path(__file__).resolve().parents[2],
+        env=dict(os.environ, PATIENCE_RACE_WINNABLE_POOL_TARGET="0"))
+    assert server.stderr is not None
+    try:
+        for line in server.stderr:
+            if "serving on" in line:
+                break
+        if signal_number == signal.SIGINT:
+            os.killpg(server.pid, signal_number)
+        else:
+            server.send_signal(signal_number)
+        rest = server.stderr.read()
+        assert server.wait(timeout=30) == 0, rest
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGKILL)
+    return rest
+
+
+@pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM])
+def test_a_server_stopped_while_its_solver_processes_warm_up_stops_quietly(
+        tmp_path: Path, signal_number: int) -> None:
+    """The solver processes start with the server: a Ctrl-C at the terminal or a SIGTERM,
+    while they are still starting, stops it all without a traceback."""
+    rest = stopped_as_it_serves(tmp_path, signal_number)
+    assert "Traceback" not in rest, rest
+    assert "shutting down" in rest
