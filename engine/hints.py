@@ -20,12 +20,14 @@ from typing import Any
 
 from engine.game import Game
 from engine.moves import Move
-from engine.registry import find_rule_set
+from engine.registry import RULE_SET_NAMES, find_rule_set
 from engine.replay import MoveLog, replay_trusted
 from engine.solver import FULL_KNOWLEDGE, Budget, Result, Verdict, solve
 
 HINT_BUDGET = Budget(seconds=1.5)
 """A hint's default search: short enough to wait for at the table."""
+WARM_UP_BUDGET = Budget(nodes=50)
+"""``warm_up``'s search of each rule set: a few milliseconds."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,3 +86,10 @@ def solve_deal(rule_set: str, seed: int, algorithm: int, rules: int,
     game = find_rule_set(rule_set)(seed, algorithm, rules=rules)
     verdict = solve(game, Budget(seconds=seconds))
     return {"result": str(verdict.result), "line": [str(move) for move in verdict.line]}
+
+
+def warm_up() -> None:
+    """A trivial search of each rule set's deal 0: what a fresh solver process runs before its
+    first real search, so that search pays neither for the imports nor for the first run."""
+    for name in RULE_SET_NAMES:
+        solve(find_rule_set(name)(0), WARM_UP_BUDGET)

@@ -71,6 +71,7 @@ class Service:
         self.filler = (PoolFiller(settings, self.sessions, self.writer)
                        if fills_pool and settings.winnable_pool_target > 0 else None)
         self._filling: asyncio.Task[None] | None = None
+        self._warming: asyncio.Task[None] | None = None
 
     @property
     def rooms(self) -> dict[str, Room]:
@@ -97,8 +98,10 @@ class Service:
 
     async def start(self) -> None:
         """Rebuild the races in progress, or with Redis join the other workers (who rebuild the
-        races of workers that are gone), and start sweeping."""
+        races of workers that are gone), and start sweeping. The solver processes start and
+        warm up meanwhile (``SolverPool.start``): the listener does not wait for them."""
         self.writer.start()
+        self._warming = asyncio.create_task(self.host.solver.start())
         if self.redis_bus is not None:
             await self.redis_bus.start()
         else:
@@ -153,6 +156,8 @@ class Service:
         await self.gateway.close(self.clients, self._time_left())
         await self.writer.stopped()
         await self.move_recorder.close()
+        if self._warming is not None:
+            self._warming.cancel()
         self.host.solver.close()
         if self._ranking is not None:
             self._ranking.cancel()

@@ -1,7 +1,8 @@
 """Plain HTTP on the WebSocket port: health, and JSON under /api.
 
     GET /healthz                         ok or degraded (database writes failing, Redis down),
-                                         and counts
+                                         counts, and the solver processes (warm or not,
+                                         searches out)
     GET /api/games                       the rule sets, with their table layouts and rules pages
     GET /api/rooms                       public rooms open for racers, newest first (at most 50)
     GET /api/leaderboards/<rule-set>     ?board=fastest|most_wins|deal|daily &period=today|week|all
@@ -243,9 +244,18 @@ class HttpApi:
                 "ready": None if ready is None else {
                     name: ready.get(name, 0) for name in settings.winnable_pool_rule_sets},
                 "filled_here": self.service.filler is not None},
+            "solver": self._solver(),
         }
         status = HTTPStatus.OK if body["status"] == "ok" else HTTPStatus.SERVICE_UNAVAILABLE
         return json_response(status, body)
+
+    def _solver(self) -> dict[str, Any]:
+        """The solver processes of this process: for hints, for verdicts after races, and for
+        the winnable pool if this process fills it."""
+        health = self.service.host.solver.health()
+        if self.service.filler is not None:
+            health["winnable_pool"] = self.service.filler.solver.health()
+        return health
 
     async def leaderboard(self, rule_set: str, query: dict[str, str]) -> Response:
         unknown = sorted(query.keys() - LEADERBOARD_PARAMETERS)

@@ -1,4 +1,5 @@
-"""Bounded tables for the HTTP API: a token bucket per client address, and a cache of answers.
+"""Bounded tables for the HTTP API: a token bucket per client address, and a cache of answers;
+and the count of work under way per client (the solver's, ``server.hints``).
 
 Pure: no I/O, no clock of their own (the caller passes the time), so they are tested with plain
 numbers. Both are bounded, whatever clients send: a table keyed by what clients choose (their
@@ -10,6 +11,7 @@ from __future__ import annotations
 import ipaddress
 import math
 from collections import OrderedDict
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -129,3 +131,52 @@ class LruCache(Generic[K]):
         while self.size > self.max_bytes:
             _, dropped = self._items.popitem(last=False)
             self.size -= len(dropped) + self.OVERHEAD
+
+
+# -- work under way per client (issue 23) ---------------------------------------------------------
+
+class InFlight:
+    """Work under way (searched or waiting), at most ``per_client`` of it for each client and
+    ``total`` in all. A piece of work may count against several clients (a race's verdict,
+    against each of its racers' addresses). Bounded: a client is in the table only while work
+    of theirs is under way, and at most ``total`` pieces of work are."""
+
+    def __init__(self, per_client: int, total: int) -> None:
+        if per_client < 1 or total < 1:
+            raise ValueError("work under way needs per_client >= 1 and total >= 1")
+        self.per_client, self.total = per_client, total
+        self.count = 0
+        self._by_client: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        """Clients with work under way."""
+        return len(self._by_client)
+
+    def of(self, client: str) -> int:
+        """How much of ``client``'s work is under way."""
+        return self._by_client.get(client, 0)
+
+    def refusal(self, clients: Collection[str]) -> str | None:
+        """Why one more piece of work for ``clients`` may not begin (``"total"`` or
+        ``"client"``), or None."""
+        if self.count >= self.total:
+            return "total"
+        if any(self.of(client) >= self.per_client for client in clients):
+            return "client"
+        return None
+
+    def begin(self, clients: Collection[str]) -> None:
+        """Count a piece of work for ``clients`` (``refusal`` said it may begin)."""
+        self.count += 1
+        for client in clients:
+            self._by_client[client] = self.of(client) + 1
+
+    def end(self, clients: Collection[str]) -> None:
+        """That piece of work is done (or given up)."""
+        self.count -= 1
+        for client in clients:
+            left = self.of(client) - 1
+            if left > 0:
+                self._by_client[client] = left
+            else:
+                del self._by_client[client]

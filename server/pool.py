@@ -5,7 +5,7 @@ set, up to ``winnable_pool_target`` deals the solver has proved winnable and no 
 the database (``winnable_deals``; their winning lines in ``deal_verdicts``). One process fills
 it: the only server, or worker 0 of ``serve --workers N`` (``Service.start``). The
 ``PoolFiller`` draws random secret seeds and searches each in a solver process of its own (never
-on the event loop; its own process, so hints do not wait behind it) within
+on the event loop; its own process, at the lowest priority, so hints do not wait behind it) within
 ``winnable_pool_budget_s``, keeping the wins, one rule set after another, until every rule set of
 ``winnable_pool_rule_sets`` has its target; then it looks again every ``POOL_CHECK_S``.
 
@@ -41,8 +41,9 @@ from engine.hints import solve_deal
 from server import store
 from server.db import WinnableDealRow
 from server.errors import Refusal
-from server.hints import SLACK_S, SolverPool
+from server.hints import SLACK_S, SolverProcesses
 from server.settings import Settings
+from server.solver_process import BACKGROUND_NICENESS
 from server.store import Sessions
 from server.writer import Writer
 
@@ -143,12 +144,14 @@ class PoolFiller:
 
     def __init__(self, settings: Settings, sessions: Sessions, writer: Writer) -> None:
         self.settings, self.sessions, self.writer = settings, sessions, writer
-        self.solver = SolverPool(settings, writer, sessions)
+        self.solver = SolverProcesses("the winnable pool", 1, BACKGROUND_NICENESS)
         self.searched = 0
         """Deals searched since the start (for the logs and the tests)."""
 
     async def run(self) -> None:
-        """Fill until cancelled."""
+        """Start the solver process (``/healthz`` says when it is warm), and fill until
+        cancelled."""
+        await self.solver.start()
         while True:
             try:
                 filled = await self.fill_round()

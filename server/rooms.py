@@ -111,8 +111,10 @@ class Room:
     lobbies are bounded and listed in turn with other addresses' (``server.listing``); None
     for a room restored from the database."""
     addresses: dict[str, str] = field(default_factory=dict)
-    """Where each racer seated in the room connected from (as they sat down or came back):
-    stored with the race's start, for who may be rated in it (``server.ratings.roles``)."""
+    """The client address each racer seated now last came into the room from
+    (``server.gateway``): stored with the race's start, for who may be rated in it
+    (``server.ratings.roles``), and whom the search of the race's deal counts against
+    (``SolverPool.after_race``)."""
 
     def address(self, outgoing: Outgoing) -> tuple[list[Client | RemoteMember], str]:
         """What the race said, to the members in the room now that it is meant for."""
@@ -290,7 +292,8 @@ class RoomHost:
                 await self._daily(client, message, now)
             case AskHint():
                 room = self._current(client)
-                given = await self.solver.hint(room.race, client.player_id, message.id, now)
+                given = await self.solver.hint(room.race, client.player_id, client.address,
+                                               message.id, now)
                 await room.reply(client, given)
             case Rematch():
                 await self._rematch(client, message)
@@ -336,8 +339,11 @@ class RoomHost:
         self._may_enter(client, room)
         client.room = room
         room.members.add(client)
-        if client.player_id in room.race.racers:
-            room.addresses[client.player_id] = client.address
+        racers = room.race.racers
+        if client.player_id in racers:  # (kept for those seated now only: at most the seats)
+            room.addresses = {player_id: address for player_id, address in
+                              [*room.addresses.items(), (client.player_id, client.address)]
+                              if player_id in racers}
 
     async def _new_code(self) -> str:
         while True:
@@ -579,14 +585,18 @@ class RoomHost:
 
         The moves the race accepted are queued for storage, and what it said waits until they
         are committed. A race's result is stored before it is announced: the result and what
-        follows wait for that. Whatever is queued later waits behind all of it. ``after_move``
+        follows wait for that. A race's start is stored, with its seats, before
+        ``race_started`` is sent: a race announced as started comes back started, every racer
+        seated, after a crash. Whatever is queued later waits behind all of it. ``after_move``
         says that a move made ``out``: the room's timer is then left as it is (``_arm``)."""
         race = room.race
+        after: asyncio.Future[bool] | None = None
         for outgoing in out:
             if isinstance(outgoing.message, RaceStarted):
-                self._record_start(room, outgoing.message)
+                after = self._record_start(room, outgoing.message)
         rows = room.unsaved_moves()
-        after = self.writer.store_moves(rows, (race.race_id, room.epoch)) if rows else None
+        if rows:  # (the writer commits in order: once these moves are, so is the start)
+            after = self.writer.store_moves(rows, (race.race_id, room.epoch))
         frames: list[Addressed] = []
         for outgoing in out:
             if isinstance(outgoing.message, RaceFinished):
@@ -601,13 +611,16 @@ class RoomHost:
             self.directory.listed(room)
         return room.outbox.add(frames, after)
 
-    def _record_start(self, room: Room, started: RaceStarted) -> None:
+    def _record_start(self, room: Room, started: RaceStarted) -> asyncio.Future[bool]:
+        """Queue the race's start and its seats for storage; the future says when it is
+        stored (False if it never will be: the server stopped, or another holds the room)."""
         race, epoch = room.race, room.epoch
         at = datetime.fromtimestamp(started.started_at_ms / 1000, UTC)
         racers = list(race.racers)
         addresses = {player_id: room.addresses.get(player_id, "") for player_id in racers}
-        self.writer.run(lambda: store.record_start(self.sessions, race.race_id, at, racers,
-                                                   epoch, addresses, self.rating_rules))
+        return self.writer.run(lambda: store.record_start(self.sessions, race.race_id, at,
+                                                          racers, epoch, addresses,
+                                                          self.rating_rules))
 
     def _store_result(self, room: Room) -> asyncio.Future[bool]:
         """Queue the race's result for storage; the room closes a while after it is stored."""
@@ -625,7 +638,9 @@ class RoomHost:
 
         stored = self.writer.run(store_result)
         stored.add_done_callback(lambda _: self._close_later(room, race))
-        stored.add_done_callback(lambda _: self.solver.after_race(race))
+        addresses = frozenset(address for player_id, address in room.addresses.items()
+                              if player_id in race.racers)
+        stored.add_done_callback(lambda _: self.solver.after_race(race, addresses))
         return stored
 
     def _close_later(self, room: Room, race: Race) -> None:

@@ -139,7 +139,8 @@ class Settings(BaseSettings):
     """The most the HTTP API keeps of finished races' records and replays (their JSON), the
     least recently asked for dropped first; a long replay is about 0.5 MB."""
     solver_processes: int = 1
-    """Processes the solver runs in (``server.hints``): hints never run on the event loop."""
+    """Processes that search hints (``server.hints``), started and warmed up when the server
+    starts: hints never run on the event loop, nor wait behind a verdict's search."""
     hint_budget_s: float = 1.5
     """How long a hint's search may take; then the answer is "unknown"."""
     hint_queue_max: int = 4
@@ -194,6 +195,19 @@ class Settings(BaseSettings):
     """Rooms asking for a winnable deal (``create_room`` and ``rematch`` of one) one player may
     open an hour, bursts of as many; past it, ``too_many_winnable``. Below the pool's target,
     so that one identity cannot empty it."""
+
+    # -- the solver's work per address (issue 23) ----------------------------------------------
+    verdict_processes: int = 1
+    """Processes that search deals after their races (``server.hints``), apart from the hints'
+    and at the lowest priority; none when ``verdict_budget_s`` is 0."""
+    hints_per_address_per_min: float = 24.0
+    """Hints the players of one client address may ask for a minute, all together (bursts of
+    a quarter of it); past it, ``rate_limited``."""
+    hints_at_once_per_address: int = 2
+    """Hints from one client address searched or waiting at once; past it, ``rate_limited``."""
+    verdicts_at_once_per_address: int = 2
+    """Deals searched or waiting at once after races with a racer from one client address;
+    past it, the deal is not searched."""
 
     @property
     def worker_count(self) -> int:

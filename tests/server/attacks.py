@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import secrets
 import threading
 import time
 from collections import Counter
@@ -487,6 +488,143 @@ async def board_readers(target: Target, seconds: float, counts: Counts) -> None:
 
 ATTACKS.update({attack.__name__.replace("_", "-"): attack for attack in (
     public_lobby_flood, spectator_churn, unknown_codes, board_readers)})
+
+
+# -- the solver (issue 23, item 5) ----------------------------------------------------------------
+
+SOLVER_IDENTITIES = 10
+"""Identities the solver floods make from one address (as many as it may make in a minute)."""
+VERDICT_IDENTITIES = 4
+HARD_RULE_SET = "four-corners"
+"""Where the solver seldom finds a win within its budget: every search runs it out."""
+REFUSED_PAUSE_S = 0.2
+"""How long a flooder waits after a refusal before it asks again (so as not to be closed)."""
+
+
+async def until_reply(ws: ClientConnection, counts: Counts, request: dict[str, Any],
+                      kind: str | None = None) -> dict[str, Any]:
+    """Send ``request`` with an id and read until its reply, counted; with ``kind``, until a
+    room event of that type too (it may come before the reply: what a request makes happen
+    is said before the reply), which is returned unless the reply is an error."""
+    request_id = f"r{time.monotonic_ns()}"
+    await ws.send(json.dumps({**request, "id": request_id}))
+    counts["sent"] += 1
+    reply: dict[str, Any] | None = None
+    event: dict[str, Any] | None = None
+    while reply is None or (kind is not None and event is None):
+        message = json.loads(await ws.recv())
+        if message.get("id") == request_id:
+            reply = dict(message)
+            error = reply["type"] == "error"
+            counts[f"error:{reply['code']}" if error else f"reply:{reply['type']}"] += 1
+            if error:
+                return reply
+        elif kind is not None and message.get("type") == kind:
+            event = dict(message)
+    assert reply is not None
+    return event or reply
+
+
+async def answered_connection(target: Target, seconds: float, counts: Counts, token: str,
+                              body: Callable[[ClientConnection, float], Awaitable[None]]
+                              ) -> None:
+    """``connection`` for a body that reads its own replies (``until_reply``)."""
+    end = time.monotonic() + seconds
+    while going(end):
+        try:
+            async with connect(target.url, open_timeout=5, close_timeout=2) as ws:
+                try:
+                    await until_reply(ws, counts, {"type": "hello", "token": token})
+                    await body(ws, end)
+                except ConnectionClosed:
+                    pass
+                if ws.close_code is not None:
+                    counts[f"close:{ws.close_code}"] += 1
+        except (OSError, InvalidStatus, TimeoutError) as refused:
+            counts[f"refused:{type(refused).__name__}"] += 1
+            await asyncio.sleep(0.1)
+
+
+async def solver_identities(target: Target, counts: Counts, wanted: int) -> list[str]:
+    """Tokens of ``wanted`` identities: the target's, then new ones made from this address
+    (as many as the server lets it make; a refusal is counted)."""
+    tokens = list(target.tokens[:wanted])
+    async with connect(target.url, open_timeout=5, close_timeout=2) as ws:
+        while len(tokens) < wanted:
+            welcome = await until_reply(ws, counts, {"type": "hello",
+                                                     "name": f"Solver{len(tokens)}"})
+            if welcome["type"] != "welcome":
+                break
+            tokens.append(welcome["token"])
+    return tokens
+
+
+async def practising(ws: ClientConnection, counts: Counts) -> bool:
+    """Open a room alone on a random chosen deal of the hard rule set and start it: whether
+    the race is on."""
+    opened = await until_reply(ws, counts, {
+        "type": "create_room", "rule_set": HARD_RULE_SET, "seats": 2,
+        "deal": {"kind": "number", "number": str(secrets.randbelow(2**63))}})
+    if opened["type"] == "error":
+        return False
+    started = await until_reply(ws, counts, {"type": "start"}, kind="race_started")
+    return started["type"] != "error"
+
+
+async def asking_hints(target: Target, seconds: float, counts: Counts, token: str) -> None:
+    """One identity practising alone, asking for a hint again as soon as the last is answered
+    (after a refusal, ``REFUSED_PAUSE_S`` later)."""
+    async def body(ws: ClientConnection, end: float) -> None:
+        if not await practising(ws, counts):
+            return
+        while going(end):
+            given = await until_reply(ws, counts, {"type": "hint"})
+            if given["type"] == "error":
+                await asyncio.sleep(REFUSED_PAUSE_S)
+    await answered_connection(target, seconds, counts, token, body)
+
+
+async def finishing_races(target: Target, seconds: float, counts: Counts, token: str) -> None:
+    """One identity starting races alone on random deals and resigning each at once: each
+    finished race's deal is for the solver to search."""
+    async def body(ws: ClientConnection, end: float) -> None:
+        while going(end):
+            if await practising(ws, counts):
+                await until_reply(ws, counts, {"type": "resign"}, kind="race_finished")
+                counts["races_finished"] += 1
+            left = await until_reply(ws, counts, {"type": "leave"})
+            if left["type"] == "error":
+                await asyncio.sleep(REFUSED_PAUSE_S)
+    await answered_connection(target, seconds, counts, token, body)
+
+
+async def hint_flood(target: Target, seconds: float, counts: Counts) -> None:
+    """Ten identities of one address, each practising alone on a hard deal and asking for
+    hints as fast as they are answered."""
+    tokens = await solver_identities(target, counts, SOLVER_IDENTITIES)
+    await asyncio.gather(*(asking_hints(target, seconds, counts, token) for token in tokens))
+
+
+async def verdict_flood(target: Target, seconds: float, counts: Counts) -> None:
+    """Four identities of one address finishing races alone as fast as they can, each race's
+    deal a new one for the solver to search (10 s each by default)."""
+    tokens = await solver_identities(target, counts, VERDICT_IDENTITIES)
+    await asyncio.gather(*(finishing_races(target, seconds, counts, token)
+                           for token in tokens))
+
+
+async def solver_flood(target: Target, seconds: float, counts: Counts) -> None:
+    """Both at once from one address: four of its ten identities finish races, the other six
+    ask for hints."""
+    tokens = await solver_identities(target, counts, SOLVER_IDENTITIES)
+    await asyncio.gather(
+        *(finishing_races(target, seconds, counts, token)
+          for token in tokens[:VERDICT_IDENTITIES]),
+        *(asking_hints(target, seconds, counts, token) for token in tokens[VERDICT_IDENTITIES:]))
+
+
+ATTACKS.update({attack.__name__.replace("_", "-"): attack for attack in (
+    hint_flood, verdict_flood, solver_flood)})
 
 
 def run_attack(name: str, target: Target, seconds: float,

@@ -18,7 +18,7 @@ from websockets.exceptions import ConnectionClosed
 
 from clients.sdk import RaceClient
 from server.db import EntryRow, MoveRow, RaceRow
-from wire.protocol import RaceFinished, Resynced, YourView
+from wire.protocol import RaceFinished, RaceStarted, Resynced, YourView
 
 Sessions = async_sessionmaker[AsyncSession]
 SERVING = re.compile(r"serving on (ws://[\d.]+:\d+/ws)")
@@ -218,3 +218,48 @@ async def test_kill_9_with_moves_in_flight_keeps_every_acknowledged_move(
         player = racer.client.player_id
         assert player is not None
         assert stored[player] == racer.acked >= acked_before_kill[player]
+
+
+KILLS_AT_START = 8
+
+
+async def test_kill_9_right_after_race_started_brings_the_race_back_started_with_every_seat(
+        database_url: str) -> None:
+    """A race announced as started was stored as started, with its seats, before it was
+    announced: killed within milliseconds of ``race_started``, the server brings it back
+    racing, and every racer resumes into it (rather than a lobby with the host alone). Each
+    restart is the next try's server."""
+    server = await start_process(database_url)
+    try:
+        for attempt in range(KILLS_AT_START):
+            clients = []
+            for name in ("Ann", "Bob", "Cy"):
+                client = await RaceClient.connect(server.url)
+                await client.hello(name=name)
+                clients.append(client)
+            room = await clients[0].create_room("octagon", seats=3, deal="number",
+                                                number=100 + attempt)
+            for client in clients[1:]:
+                await client.join(room.code)
+            for client in clients:
+                await client.ready()
+            await clients[-1].next_event(RaceStarted)
+            server.process.send_signal(signal.SIGKILL)  # at once, nothing else awaited first
+            await server.process.wait()
+            for client in clients:
+                await client.close()
+
+            server = await start_process(database_url)
+            for client in clients:
+                client.url = server.url
+                resynced = await client.reconnect()  # not_in_room if its seat was lost
+                room_now = next(event for event in resynced.missed if event["type"] == "room")
+                assert room_now["phase"] == "racing", f"try {attempt}: came back as a lobby"
+                assert len(room_now["seats"]) == len(clients), f"try {attempt}: a seat lost"
+                view = (await client.next_event(YourView)).view
+                assert (view.status, view.moves) == ("in_progress", 0), f"try {attempt}"
+            for client in clients:
+                await client.close()
+    finally:
+        server.process.send_signal(signal.SIGTERM)
+        await server.process.wait()

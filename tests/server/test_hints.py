@@ -8,11 +8,15 @@ Every test runs on SQLite and, when PATIENCE_RACE_TEST_POSTGRES_URL is set, on P
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import multiprocessing
 import os
+import signal
 import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, cast
 
@@ -25,11 +29,12 @@ from engine.moves import Move
 from engine.registry import find_rule_set
 from engine.solver import Budget, Result, solve
 from server.errors import Refusal
-from server.hints import SolverPool, refusal
+from server.hints import SolverPool, SolverProcesses, Turns, refusal
 from server.race import Race
 from server.settings import Settings
-from server.solver_process import NICENESS
+from server.solver_process import NICENESS, pid_after
 from server.writer import Writer
+from tests.server.attacks import Target, run_attack
 from tests.server.test_server import Server, make_settings, start_server, stop_server
 from wire.protocol import RaceFinished, RaceStarted, YourView
 
@@ -190,14 +195,14 @@ async def test_a_players_hints_are_rate_limited_and_the_solver_runs_in_another_p
                 time_limit_s=None, countdown_s=0)
     race.start("ann", 0.0)
     try:
-        given = await pool.hint(race, "ann", "h", 1.0)
+        given = await pool.hint(race, "ann", "127.0.0.1", "h", 1.0)
         assert given.result == "won"
         with pytest.raises(Refusal) as limited:
-            await pool.hint(race, "ann", "h", 2.0)
+            await pool.hint(race, "ann", "127.0.0.1", "h", 2.0)
         assert limited.value.code == "rate_limited"
-        assert (await pool.hint(race, "ann", "h", 16.0)).result == "won"  # a token back
-        assert await pool.run(os.getpid, within_s=10) != os.getpid()
-        assert await pool.run(os.nice, 0, within_s=10) == min(19, os.nice(0) + NICENESS)
+        assert (await pool.hint(race, "ann", "127.0.0.1", "h", 16.0)).result == "won"
+        assert await pool.hints.run(os.getpid, within_s=10) != os.getpid()
+        assert await pool.hints.run(os.nice, 0, within_s=10) == min(19, os.nice(0) + NICENESS)
     finally:
         pool.close()
 
@@ -208,7 +213,7 @@ def test_a_solver_process_ends_when_its_server_is_killed() -> None:
               "from server.settings import Settings; import asyncio\n"
               "async def main():\n"
               "    pool = SolverPool(Settings(), None, None)\n"
-              "    print(await pool.run(os.getpid, within_s=30), flush=True)\n"
+              "    print(await pool.hints.run(os.getpid, within_s=30), flush=True)\n"
               "    os.kill(os.getpid(), 9)\n"
               "if __name__ == '__main__':\n"
               "    asyncio.run(main())\n")
@@ -220,3 +225,139 @@ def test_a_solver_process_ends_when_its_server_is_killed() -> None:
             return
         time.sleep(0.1)
     raise AssertionError(f"solver process {child} outlived its killed server")
+
+
+HONEST_ADDRESS = "127.0.0.2"
+"""Where the honest player connects from: another address than the flood's 127.0.0.1 (Linux
+routes all of 127/8 to this machine)."""
+FLOOD_HEAD_START_S = 3.0
+LONGEST_FLOOD_S = 120.0
+
+
+async def test_an_honest_hint_is_answered_while_one_address_floods_the_solver(
+        database_url: str) -> None:
+    """Ten identities of one address (``tests.server.attacks.solver_flood``): four finish races
+    alone as fast as they can, each deal a 10 s search for the solver, and six ask for hints as
+    fast as they are answered. An honest player of another address, practising alone, gets
+    each hint it asks for within its limit (none ``unavailable``), while the verdicts' searches
+    run; the flood's hints past its address's share are ``rate_limited``."""
+    running = await start_server(make_settings(database_url, verdict_budget_s=10.0))
+    loop = asyncio.get_running_loop()
+    try:
+        with (ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as child,
+              multiprocessing.Manager() as manager):
+            stop = manager.Event()
+            flooding = loop.run_in_executor(child, run_attack, "solver-flood",
+                                            Target(running.url, running.http, "", ()),
+                                            LONGEST_FLOOD_S, stop)
+            await asyncio.sleep(FLOOD_HEAD_START_S)
+            honest = await RaceClient.connect(running.url, local_addr=(HONEST_ADDRESS, 0))
+            await honest.hello(name="Honest")
+            legal = await practice(honest, WON)
+            for _ in range(3):  # the player's burst: within its limit
+                given = await honest.hint()  # (an ``unavailable`` would raise)
+                assert given.result == "won" and given.move in legal
+                legal = (await honest.move(given.move)).legal_moves
+            _, health = await running.http_get("/healthz")
+            stop.set()
+            counts = await flooding
+            await honest.close()
+    finally:
+        await stop_server(running)
+    solver = health["solver"]
+    assert solver["hints"]["warm"] and solver["verdicts"]["searching"] > 0, solver
+    assert counts["races_finished"] > 0 and counts["reply:hint"] > 0, counts
+    assert counts["error:rate_limited"] > 0, counts
+    assert "error:unavailable" not in counts, counts  # its share (2 at once) before the total (4)
+
+
+async def test_solver_processes_start_warm_and_start_again_when_one_dies() -> None:
+    """``start`` starts every process and waits for each to be warm; a process killed fails
+    the search under way (``unavailable``), and they are started and warmed again at once.
+    Closed, they search nothing more."""
+    processes = SolverProcesses("hints", 2, NICENESS)
+    try:
+        await processes.start()
+        assert processes.health() == {"processes": 2, "warm": True, "searching": 0,
+                                      "restarts": 0}
+        pids = set(await asyncio.gather(*(processes.run(pid_after, 0.3, within_s=30)
+                                          for _ in range(2))))
+        assert len(pids) == 2, "each process took a part"
+        searching = asyncio.create_task(processes.run(time.sleep, 30, within_s=60))
+        await asyncio.sleep(0.5)
+        os.kill(min(pids), signal.SIGKILL)  # one dead: the pool is broken
+        with pytest.raises(Refusal) as failed:
+            await searching
+        assert failed.value.code == "unavailable"
+        for _ in range(300):
+            if processes.warm:
+                break
+            await asyncio.sleep(0.1)
+        assert processes.health()["restarts"] == 1 and processes.warm
+        assert await processes.run(os.getpid, within_s=30) not in pids
+    finally:
+        processes.close()
+    with pytest.raises(Refusal):
+        await processes.run(os.getpid, within_s=30)
+
+
+async def test_hints_waiting_for_a_process_take_turns_by_address() -> None:
+    """One slot: while A's first hint is searched, A asks twice more, then C and B once each;
+    once A's is answered, B's goes next, not behind A's others. A hint given up while waiting
+    (C's) is skipped."""
+    turns = Turns(1)
+    order: list[str] = []
+    release = asyncio.Event()
+
+    async def hint(address: str, name: str) -> None:
+        async with turns.turn(address):
+            order.append(name)
+            if name == "a1":
+                await release.wait()
+
+    first = asyncio.create_task(hint("A", "a1"))
+    await asyncio.sleep(0)
+    waiting = [asyncio.create_task(hint(address, name)) for address, name in
+               (("A", "a2"), ("A", "a3"), ("C", "c1"), ("B", "b1"))]
+    await asyncio.sleep(0)
+    waiting[2].cancel()  # C gives up
+    release.set()
+    await asyncio.gather(first, *waiting, return_exceptions=True)
+    assert order == ["a1", "b1", "a2", "a3"]
+    assert turns.running == 0
+
+
+def stopped_as_it_serves(tmp_path: Path, signal_number: int) -> str:
+    """``serve`` stopped by ``signal_number`` (SIGINT: to its whole process group, as Ctrl-C
+    at a terminal) as soon as it says it is serving: what it wrote after that, to the end
+    (every process holding its output, its solver processes too, has ended)."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "clients.cli", "serve", "--port", "0",
+         "--database-url", f"sqlite:///{tmp_path / 'quiet.sqlite3'}"], stderr=subprocess.PIPE,
+        text=True, start_new_session=True, cwd=Path(__file__).resolve().parents[2],
+        env=dict(os.environ, PATIENCE_RACE_WINNABLE_POOL_TARGET="0"))
+    assert server.stderr is not None
+    try:
+        for line in server.stderr:
+            if "serving on" in line:
+                break
+        if signal_number == signal.SIGINT:
+            os.killpg(server.pid, signal_number)
+        else:
+            server.send_signal(signal_number)
+        rest = server.stderr.read()
+        assert server.wait(timeout=30) == 0, rest
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGKILL)
+    return rest
+
+
+@pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM])
+def test_a_server_stopped_while_its_solver_processes_warm_up_stops_quietly(
+        tmp_path: Path, signal_number: int) -> None:
+    """The solver processes start with the server: a Ctrl-C at the terminal or a SIGTERM,
+    while they are still starting, stops it all without a traceback."""
+    rest = stopped_as_it_serves(tmp_path, signal_number)
+    assert "Traceback" not in rest, rest
+    assert "shutting down" in rest

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.limits import AddressLimiter, LruCache, client_key, retry_after
+from server.limits import AddressLimiter, InFlight, LruCache, client_key, retry_after
 
 
 def test_a_burst_then_one_request_per_token_earned() -> None:
@@ -98,3 +98,33 @@ def test_an_answer_bigger_than_the_cache_is_not_kept_and_a_key_is_replaced() -> 
     assert cache.get("a") == b"b" * 20 and cache.size == 20 + LruCache.OVERHEAD
     cache.put("a", b"c" * 2000)  # too big: the old one is gone too, not kept stale
     assert "a" not in cache and cache.size == 0
+
+
+# -- work under way per client (issue 23) ---------------------------------------------------------
+
+def test_work_under_way_is_bounded_per_client_and_in_all() -> None:
+    work = InFlight(per_client=2, total=3)
+    for _ in range(2):
+        assert work.refusal(["10.0.0.1"]) is None
+        work.begin(["10.0.0.1"])
+    assert work.refusal(["10.0.0.1"]) == "client"
+    assert work.refusal(["10.0.0.2"]) is None  # another client has its own share
+    work.begin(["10.0.0.2"])
+    assert work.refusal(["10.0.0.3"]) == "total"
+    work.end(["10.0.0.1"])
+    assert work.refusal(["10.0.0.1"]) is None and work.of("10.0.0.1") == 1
+
+
+def test_work_for_several_clients_counts_against_each_and_the_table_empties() -> None:
+    work = InFlight(per_client=1, total=10)
+    work.begin(["10.0.0.1", "10.0.0.2"])
+    assert work.refusal(["10.0.0.2", "10.0.0.3"]) == "client"
+    assert work.refusal(["10.0.0.3"]) is None and work.refusal([]) is None
+    work.end(["10.0.0.1", "10.0.0.2"])
+    assert (work.count, work.of("10.0.0.1"), work.of("10.0.0.2")) == (0, 0, 0)
+    assert len(work) == 0, "a client with nothing under way is not kept"
+
+
+def test_bad_bounds_of_work_are_refused() -> None:
+    with pytest.raises(ValueError):
+        InFlight(per_client=0, total=1)
