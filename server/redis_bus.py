@@ -114,10 +114,6 @@ class HopFailed(Exception):
     """The worker holding the room did not answer: the connection is closed (1012)."""
 
 
-class NobodyListening(Exception):
-    """Nobody reads the channel of the worker holding the room: refused, try again."""
-
-
 class RedisBus:
     def __init__(self, url: str, prefix: str, host: RoomHost, sessions: Sessions,
                  name: str | None = None, json_library: JsonLibrary = "json") -> None:
@@ -339,9 +335,6 @@ class RedisBus:
             await self._hop(client, worker, message)
         except HopFailed:
             self._moved(client)
-        except NobodyListening:
-            raise Refusal(ErrorCode.UNAVAILABLE, "the worker that holds the room is not "
-                          "listening yet: try again in a moment") from None
         except RedisError as error:
             self._redis_failed(error)
             raise Refusal(ErrorCode.UNAVAILABLE, "the servers' directory (Redis) cannot be "
@@ -572,12 +565,13 @@ class RedisBus:
                 self._nobody_listening(channel.removeprefix(self._key("to", "")))
 
     def _nobody_listening(self, worker: str) -> None:
-        """Nobody reads that worker's channel (it is dead, or subscribing again after Redis came
-        back): the requests hopped to it will not be answered, and fail now, not at
-        ``HOP_TIMEOUT_S``."""
+        """Nobody reads that worker's channel (it is dead or stopped, or subscribing again
+        after Redis came back): the requests hopped to it will not be answered. They fail now,
+        not at ``HOP_TIMEOUT_S``: their connections are closed (1012), to reconnect and resume
+        where the room is."""
         for connection_id, waiting in list(self._waiting.items()):
             if self._hopping_to.get(connection_id) == worker and not waiting.done():
-                waiting.set_exception(NobodyListening())
+                waiting.set_exception(HopFailed())
 
     # -- watching the other workers ---------------------------------------------------------------
 
