@@ -179,7 +179,7 @@ async def test_a_secret_race_shows_each_racers_new_rating_and_the_rated_board(
     ratings = ann.locator(".finish td.rating")
     await expect(ratings).to_have_count(2)
     for text in await ratings.all_inner_texts():
-        assert re.fullmatch(r"-?\d+\.\d \([+-]\d+\.\d\)", text), text
+        assert re.fullmatch(r"-?\d+\.\d \([+\u2212]\d+\.\d\)", text), text  # (a typographic minus)
     await bob.close()
     await ann.click(".finish a[href='#/ratings/octagon']")
     await expect(ann.locator(".ratings-table tbody tr")).to_have_count(2)
