@@ -265,19 +265,27 @@ class RedisBus:
         if codes[0] in self._adopting:
             await self._adopting[codes[0]]
             return self.id if codes[0] in self.host.rooms else None
-        claimed = [code for code in codes if code not in self._adopting and await self._take_over(
-            keys=[self._key("room", code)], args=[dead or "", self.id, ROOM_TTL_S])]
+        # Marked before the first claim is awaited: a request for one of them meanwhile (whose
+        # directory entry may already name this worker) waits for this adoption instead of
+        # claiming and taking the race a second time, which would leave the room behind the
+        # epoch the database has.
+        adopting = [code for code in codes if code not in self._adopting]
+        adopted = asyncio.get_running_loop().create_future()
+        self._adopting.update(dict.fromkeys(adopting, adopted))
+        found: set[str] = set()
+        held_elsewhere: dict[str, str] = {}
+        try:
+            claimed = [code for code in adopting if await self._take_over(
+                keys=[self._key("room", code)], args=[dead or "", self.id, ROOM_TTL_S])]
+            if claimed:
+                found, held_elsewhere = await self._take(claimed)
+        finally:
+            for code in adopting:
+                del self._adopting[code]
+            adopted.set_result(None)
         if not claimed:
             holder = await self._get("room", codes[0])
             return holder if holder != self.id else None
-        adopted = asyncio.get_running_loop().create_future()
-        self._adopting.update(dict.fromkeys(claimed, adopted))
-        try:
-            found, held_elsewhere = await self._take(claimed)
-        finally:
-            for code in claimed:
-                del self._adopting[code]
-            adopted.set_result(None)
         async with self.redis.pipeline(transaction=False) as pipe:
             for code in claimed:
                 if code in found:

@@ -160,6 +160,38 @@ async def test_a_connection_closed_on_one_worker_leaves_its_seat_away_on_the_oth
         assert {s.name: s.connected for s in state.seats} == {"Ann": True, "Bob": False}
 
 
+async def test_racers_resuming_at_once_on_the_worker_taking_over_make_it_take_the_race_once(
+        sessions: Sessions, database_url: str, redis_url: str) -> None:
+    """The room's worker stops; both racers resume on the other at the same moment. The first
+    resume claims the room; the second, seeing the directory name this worker before the room
+    is rebuilt, waits for that, rather than taking the race in the database a second time
+    (its epoch would then move past the rebuilt room's, and the room's next write would be
+    refused and the room let go). Both race on to the end on one holder. (The window is the
+    one Redis round trip of the first claim: this test did not hit it in three runs without
+    the fix; the full suite's practice-bot test did, once.)"""
+    async with two_workers(database_url, redis_url) as (first, second):
+        ann, bob = await first.client("Ann"), await first.client("Bob")
+        room = await ann.create_room("octagon", seats=2, deal="number", number=5)
+        await bob.join(room.code)
+        for racer in (ann, bob):
+            await racer.ready()
+        for racer in (ann, bob):
+            await racer.next_event(YourView)
+        await stop_server(first)
+        for racer in (ann, bob):
+            racer.url = second.url
+        await asyncio.gather(ann.reconnect(), bob.reconnect())
+        for racer in (ann, bob):
+            view = (await racer.next_event(YourView)).view
+            await racer.move(next(move for move in view.legal_moves if move != "resign"))
+            await racer.resign()
+        finished = await ann.next_event(RaceFinished, timeout=30)
+        assert len(finished.ranking) == 2
+    async with sessions() as session:
+        epochs = (await session.scalars(select(RaceRow.holder_epoch))).all()
+    assert epochs == [2], "taken once: by the worker that took over, after the one that opened"
+
+
 async def test_a_room_taken_over_on_a_request_still_closes_its_members_elsewhere_with_1012(
         sessions: Sessions, database_url: str, redis_url: str) -> None:
     """Ann, back first after the room's worker stopped, makes the live worker take the room
