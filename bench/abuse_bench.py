@@ -96,12 +96,21 @@ def cost_us(refuse: Any, number: int) -> float:
 
 
 def start_server(checkout: Path, directory: Path) -> tuple[subprocess.Popen[str], str]:
+    return serve(checkout, ["--database-url", f"sqlite:///{directory / 'bench.sqlite3'}"], {
+        "PATIENCE_RACE_COUNTDOWN_S": "0", "PATIENCE_RACE_WINNABLE_POOL_TARGET": "0",
+        "PATIENCE_RACE_VERDICT_BUDGET_S": "0"})
+
+
+def serve(checkout: Path, arguments: list[str],
+          settings: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
+    """``patience-race serve`` of ``checkout`` on 127.0.0.1 and a free port, with ``arguments``
+    and no ``PATIENCE_RACE_`` setting but ``settings``; once it serves, the process and its
+    address (its output read from then on). For this bench and the others."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PATIENCE_RACE_")}
-    env.update(PYTHONPATH=str(checkout), PATIENCE_RACE_COUNTDOWN_S="0",
-               PATIENCE_RACE_WINNABLE_POOL_TARGET="0", PATIENCE_RACE_VERDICT_BUDGET_S="0")
+    env.update(PYTHONPATH=str(checkout), **settings)
     process = subprocess.Popen(
         [sys.executable, "-m", "clients.cli", "serve", "--host", "127.0.0.1", "--port", "0",
-         "--database-url", f"sqlite:///{directory / 'bench.sqlite3'}"], cwd=checkout, env=env,
+         *arguments], cwd=checkout, env=env,
         text=True, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     assert process.stdout is not None
     for line in process.stdout:

@@ -30,18 +30,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing
-import os
 import re
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.abuse_bench import serve  # noqa: E402
 from clients.sdk import RaceClient, RequestRefused  # noqa: E402
 from tests.server.attacks import ATTACKS, Target, ready, run_attack  # noqa: E402
 from wire.protocol import YourView  # noqa: E402
@@ -55,19 +54,8 @@ DEFAULT_ATTACKS = ("hint-flood", "verdict-flood", "solver-flood")
 
 
 def start_server(directory: Path) -> tuple[subprocess.Popen[str], str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PATIENCE_RACE_")}
-    env.update(PYTHONPATH=str(HERE), PATIENCE_RACE_WINNABLE_POOL_TARGET="0")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "clients.cli", "serve", "--host", "127.0.0.1", "--port", "0",
-         "--database-url", f"sqlite:///{directory / 'bench.sqlite3'}"], cwd=HERE, env=env,
-        text=True, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    assert process.stdout is not None
-    for line in process.stdout:
-        match = SERVING.search(line)
-        if match:
-            threading.Thread(target=process.stdout.read, daemon=True).start()
-            return process, f"ws://{match.group(1)}:{match.group(2)}/ws"
-    raise RuntimeError("the server did not start")
+    return serve(HERE, ["--database-url", f"sqlite:///{directory / 'bench.sqlite3'}"],
+                 {"PATIENCE_RACE_WINNABLE_POOL_TARGET": "0"})
 
 
 async def honest_hints(url: str, count: int, pause: float) -> tuple[list[float], list[str]]:

@@ -33,7 +33,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -43,6 +42,11 @@ from sqlalchemy import make_url, text
 from sqlalchemy.ext.asyncio import create_async_engine
 from sqlalchemy.pool import NullPool
 from websockets.asyncio.client import connect
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.abuse_bench import serve  # noqa: E402
+from tests.server.conftest import postgres_admin  # noqa: E402
 
 HERE = Path(__file__).resolve().parents[1]
 SERVING = re.compile(r"serving on ws://([\d.]+):(\d+)/")
@@ -114,15 +118,6 @@ async def transactions(url: str | None) -> int:
         await engine.dispose()
 
 
-async def postgres_admin(server_url: str, statement: str) -> None:
-    engine = create_async_engine(server_url, isolation_level="AUTOCOMMIT", poolclass=NullPool)
-    try:
-        async with engine.connect() as connection:
-            await connection.execute(text(statement))
-    finally:
-        await engine.dispose()
-
-
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -150,23 +145,12 @@ def private_redis() -> Iterator[int]:
 
 def start_server(checkout: Path, database_url: str, redis_port: int | None
                  ) -> tuple[subprocess.Popen[str], str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PATIENCE_RACE_")}
-    env.update(PYTHONPATH=str(checkout), PATIENCE_RACE_WINNABLE_POOL_TARGET="0",
-               PATIENCE_RACE_VERDICT_BUDGET_S="0", PATIENCE_RACE_FLOOD_CLOSE_AFTER="1000000000",
-               PATIENCE_RACE_RATE_PER_S="1000000000", PATIENCE_RACE_RATE_BURST="1000000000")
     workers = [] if redis_port is None else [
         "--workers", "2", "--redis-url", f"redis://127.0.0.1:{redis_port}/0"]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "clients.cli", "serve", "--host", "127.0.0.1", "--port", "0",
-         "--database-url", database_url, *workers], cwd=checkout, env=env, text=True,
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    assert process.stdout is not None
-    for line in process.stdout:
-        match = SERVING.search(line)
-        if match:
-            threading.Thread(target=process.stdout.read, daemon=True).start()
-            return process, f"ws://{match.group(1)}:{match.group(2)}/ws"
-    raise RuntimeError("the server did not start")
+    return serve(checkout, ["--database-url", database_url, *workers], {
+        "PATIENCE_RACE_WINNABLE_POOL_TARGET": "0", "PATIENCE_RACE_VERDICT_BUDGET_S": "0",
+        "PATIENCE_RACE_FLOOD_CLOSE_AFTER": "1000000000",
+        "PATIENCE_RACE_RATE_PER_S": "1000000000", "PATIENCE_RACE_RATE_BURST": "1000000000"})
 
 
 async def ask_unknown(url: str, requests: int, connections: int) -> dict[str, int]:

@@ -78,7 +78,7 @@ async def create_database(kind: str, directory: Path) -> str:
         return f"sqlite+aiosqlite:///{directory / f'test-{secrets.token_hex(4)}.sqlite3'}"
     server = make_url(async_url(os.environ[POSTGRES_URL_VARIABLE]))
     name = f"patience_race_test_{secrets.token_hex(6)}"
-    await _postgres_admin(server.render_as_string(hide_password=False),
+    await postgres_admin(server.render_as_string(hide_password=False),
                           f'CREATE DATABASE "{name}"')
     return server.set(database=name).render_as_string(hide_password=False)
 
@@ -89,11 +89,11 @@ async def drop_database(url: str) -> None:
     database = make_url(url)
     if database.get_backend_name() == "postgresql":
         server = make_url(async_url(os.environ[POSTGRES_URL_VARIABLE]))
-        await _postgres_admin(server.render_as_string(hide_password=False),
+        await postgres_admin(server.render_as_string(hide_password=False),
                               f'DROP DATABASE IF EXISTS "{database.database}" WITH (FORCE)')
 
 
-async def _postgres_admin(server_url: str, statement: str) -> None:
+async def postgres_admin(server_url: str, statement: str) -> None:
     """Run a statement that cannot run in a transaction (CREATE/DROP DATABASE)."""
     engine = create_async_engine(server_url, isolation_level="AUTOCOMMIT", poolclass=NullPool)
     try:

@@ -26,7 +26,7 @@ from sqlalchemy import select
 from clients.sdk import RaceClient, RequestRefused
 from server.db import MoveRow
 from tests.server.test_server import Sessions
-from tests.server.test_workers import Workers, serving_workers
+from tests.server.test_workers import Workers, seat_two, serving_workers
 from wire.protocol import ErrorCode, RaceFinished, YourView
 
 RESTARTS = 4
@@ -136,17 +136,8 @@ class Racer:
 
 async def open_race(workers: Workers, urls: tuple[str, str], rule_set: str,
                     deal: int) -> list[Racer]:
-    clients = []
-    for name, url in zip(("Ann", "Bob"), urls, strict=True):
-        client = await RaceClient.connect(url, follow_reconnect_to=False)
-        await client.hello(name=name)
-        clients.append(client)
-    room = await clients[0].create_room(rule_set, seats=2, deal="number", number=deal)
-    await clients[1].join(room.code)
-    for client in clients:
-        await client.ready()
-    return [Racer(client, workers.url, (await client.next_event(YourView)).view.legal_moves)
-            for client in clients]
+    return [Racer(client, workers.url, legal)
+            for client, legal in await seat_two(urls, rule_set, deal)]
 
 
 def get_json(url: str) -> tuple[int, object]:

@@ -110,8 +110,14 @@ def test_more_than_one_worker_without_redis_is_refused() -> None:
 
 
 async def open_race(urls: tuple[str, str], rule_set: str, deal: int) -> list[Racer]:
+    return [Racer(client, legal) for client, legal in await seat_two(urls, rule_set, deal)]
+
+
+async def seat_two(urls: tuple[str, str], rule_set: str,
+                   deal: int) -> list[tuple[RaceClient, list[str]]]:
     """Ann on the first address opens the room, Bob on the second joins it (and stays there,
-    ignoring ``reconnect_to``, so his requests take the hop)."""
+    ignoring ``reconnect_to``, so his requests take the hop); both ready, the race starts.
+    Each racer's client and first legal moves."""
     clients = []
     for name, url in zip(("Ann", "Bob"), urls, strict=True):
         client = await RaceClient.connect(url, follow_reconnect_to=False)
@@ -121,7 +127,7 @@ async def open_race(urls: tuple[str, str], rule_set: str, deal: int) -> list[Rac
     await clients[1].join(room.code)
     for client in clients:
         await client.ready()
-    return [Racer(client, (await client.next_event(YourView)).view.legal_moves)
+    return [(client, (await client.next_event(YourView)).view.legal_moves)
             for client in clients]
 
 
