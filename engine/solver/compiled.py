@@ -1,0 +1,143 @@
+"""The compiled search core (engine/solver/core/, docs/solver.md "The compiled core"), seen
+from the engine: which core is in use, a position handed to it and back, and ``solve`` with
+the same answer as the pure-Python search's, won, lost or unknown.
+
+The core is optional: it is built by the install where a C compiler is present, and
+``PATIENCE_RACE_SOLVER_CORE=python`` turns it off. Where it is absent, or knows no rule set of
+the game (Hidden Cards and All Fours, which the Python search decides exactly already), the
+Python search (engine/solver/search.py) answers. The engine stays the judge: every winning line
+the core finds is replayed through a fresh game with the validated ``play`` (``check_line``)
+before it is reported.
+
+Between the two a position is its piles, in the rule set's ``pile_ids`` order, each a bytes of
+card codes bottom to top (``suit * 13 + rank - 1``), and its state fields as whole numbers,
+which each rule set's ``Codec`` (engine/solver/codecs.py) writes and reads.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+from engine.cards import CARDS, Card, Suit
+from engine.game import Game
+from engine.moves import ACTIONS, Move
+from engine.position import Position
+from engine.solver.codecs import CODECS
+from engine.solver.search import NO_LIMIT, check_line
+from engine.solver.search import solve as python_solve
+from engine.solver.verdict import Budget, Effort, Result, Verdict
+
+CORE_SETTING = "PATIENCE_RACE_SOLVER_CORE"
+"""``python`` keeps the compiled core out, where it is built (to compare, or to test that
+path); ``compiled`` (or unset) uses it where it is built."""
+TABLE_MB = 256
+"""Memory for the table of positions seen, per search."""
+
+
+def _load_core() -> ModuleType | None:
+    if os.environ.get(CORE_SETTING, "compiled") == "python":
+        return None
+    try:
+        from engine.solver import _core  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return _core  # type: ignore[no-any-return]
+
+
+CORE = _load_core()
+RULE_SETS: frozenset[str] = frozenset(CORE.rule_sets()) if CORE is not None else frozenset()
+"""The rule sets the compiled core searches (empty without the core)."""
+
+
+def core_name() -> str:
+    """Which core the solver uses for the heap games: ``compiled`` or ``python``."""
+    return "compiled" if CORE is not None else "python"
+
+
+def core_description() -> str:
+    """A line for logs and ``/healthz``: which core, and for which rule sets."""
+    if CORE is None:
+        return "python (the compiled core is not built, or PATIENCE_RACE_SOLVER_CORE=python)"
+    return f"compiled (C) for {', '.join(sorted(RULE_SETS))}; python for the others"
+
+
+def uses_core(game: Game) -> bool:
+    return game.name in RULE_SETS
+
+
+# -- a position to the core and back ------------------------------------------------------------
+
+def card_code(card: Card) -> int:
+    return card.suit.value * 13 + card.rank - 1
+
+
+def code_card(code: int) -> Card:
+    return CARDS[code % 13 + 1, Suit(code // 13), 0]
+
+
+def encode(game: Game) -> tuple[list[bytes], list[int]]:
+    """``game``'s position as the core reads it: piles and state fields."""
+    position = game.position()
+    piles = [bytes(card_code(card) for card in position.pile(pile).cards)
+             for pile in game.pile_ids]
+    return piles, CODECS[game.name].encode(position.state)
+
+
+def decode(game: Game, piles: list[bytes], fields: list[int]) -> tuple[list[list[str]],
+                                                                      dict[str, Any]]:
+    """A position the core exports, as the cards' texts of each pile (in ``pile_ids`` order)
+    and the position's ``state``: the terms the tests compare with ``game.position()``."""
+    return ([[code_card(code).text for code in pile] for pile in piles],
+            CODECS[game.name].decode(fields))
+
+
+def engine_terms(position: Position, pile_ids: tuple[Any, ...]) -> tuple[list[list[str]],
+                                                                        dict[str, Any]]:
+    """The engine's position in the terms ``decode`` gives."""
+    return ([[card.text for card in position.pile(pile).cards] for pile in pile_ids],
+            position.state)
+
+
+def to_move(game: Game, move: tuple[Any, ...]) -> Move:
+    """A move the core gives, (source, target, card, count, bottom, action), as the engine's."""
+    source, target, card, count, bottom, action = move
+    if action:
+        return Move.act(ACTIONS[action - 1])
+    return Move(game.pile_ids[source], game.pile_ids[target],
+                None if card is None else code_card(card), count, bottom)
+
+
+# -- the search --------------------------------------------------------------------------------
+
+def solve(game: Game, budget: Budget = NO_LIMIT, *,
+          progress: Callable[[Effort], None] | None = None, variant: int = 0,
+          reductions: bool = True, core: str | None = None) -> Verdict:
+    """Search ``game``'s position within ``budget`` with the compiled core where it is built
+    and knows the rule set (``core="python"`` insists on the Python search), else with the
+    Python search; the game is left as it is. ``variant`` picks a move order and
+    ``reductions=False`` the plain search (tests); ``progress`` is called now and then with
+    the effort so far."""
+    if CORE is None or not uses_core(game) or core == "python":
+        return python_solve(game, budget, progress=progress)
+    piles, fields = encode(game)
+    start = time.perf_counter()
+
+    def report(nodes: int, positions: int) -> bool:
+        assert progress is not None
+        progress(Effort(nodes, positions, time.perf_counter() - start))
+        return False
+
+    found = CORE.solve(game.name, piles, fields, nodes=budget.nodes or 0,
+                       seconds=budget.seconds or 0.0, table_mb=TABLE_MB, variant=variant,
+                       reductions=reductions, progress=None if progress is None else report)
+    effort = Effort(found["nodes"], found["positions"], time.perf_counter() - start)
+    result = Result(found["result"])
+    if result is Result.WON:
+        line = tuple(to_move(game, move) for move in found["line"])
+        check_line(game, line)
+        return Verdict(result, line, effort, budget)
+    return Verdict(result, (), effort, budget)
