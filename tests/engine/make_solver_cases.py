@@ -21,7 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from engine.game import Game  # noqa: E402
 from engine.registry import find_rule_set  # noqa: E402
-from engine.solver import Budget, solve  # noqa: E402
+from engine.solver import Budget  # noqa: E402
+from engine.solver.search import solve  # noqa: E402
 
 EXACT = ("hidden-cards", "all-fours")
 SEARCHED = ("four-corners", "cornerstones", "cornerstones-arnold", "puss-in-the-corner",

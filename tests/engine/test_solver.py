@@ -26,8 +26,8 @@ from engine.solver import (
     Verdict,
     check_line,
     ordered_moves,
-    solve,
 )
+from engine.solver.search import solve
 from engine.view import Status
 from tests.engine.make_solver_cases import shuffled_piles
 

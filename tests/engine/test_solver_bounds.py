@@ -13,9 +13,10 @@ import pytest
 
 from engine.game import Game
 from engine.registry import find_rule_set
-from engine.solver import Budget, Result, check_line, solve
+from engine.solver import Budget, Result, check_line
 from engine.solver.bounds import dead_end, octagon_reach
 from engine.solver.bounds import octagon_buried as simple_bound
+from engine.solver.search import solve
 
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 

@@ -15,7 +15,8 @@ import pytest
 from engine.game import Game
 from engine.players import HOME_KINDS, GreedyPlayer
 from engine.registry import find_rule_set
-from engine.solver import Budget, Result, check_line, ordered_moves, solve
+from engine.solver import Budget, Result, check_line, ordered_moves
+from engine.solver.search import solve
 from engine.solver.symmetry import solver_key
 
 NAMES = ("puss-in-the-corner", "octagon")
