@@ -113,31 +113,69 @@ def to_move(game: Game, move: tuple[Any, ...]) -> Move:
 
 # -- the search --------------------------------------------------------------------------------
 
+PORTFOLIO = (0.5, 0.25, 0.25)
+"""How a budget is shared among the move orders (variants 0, 1, 2) a search tries in turn:
+a search that runs out of budget in one order is often decided at once in another, and a
+"lost" from any of them is a proof (each is the whole search, in another order)."""
+
+
 def solve(game: Game, budget: Budget = NO_LIMIT, *,
-          progress: Callable[[Effort], None] | None = None, variant: int = 0,
+          progress: Callable[[Effort], None] | None = None, variant: int | None = None,
           reductions: bool = True, core: str | None = None) -> Verdict:
     """Search ``game``'s position within ``budget`` with the compiled core where it is built
     and knows the rule set (``core="python"`` insists on the Python search), else with the
-    Python search; the game is left as it is. ``variant`` picks a move order and
-    ``reductions=False`` the plain search (tests); ``progress`` is called now and then with
-    the effort so far."""
+    Python search; the game is left as it is. The compiled core tries the move orders of
+    ``PORTFOLIO`` in turn, each with its share of the budget (all of it for a search without
+    limit, which the first order decides), unless ``variant`` names one order to search with
+    the whole budget; ``reductions=False`` is the plain search (tests). ``progress`` is called
+    now and then with the effort so far."""
     if CORE is None or not uses_core(game) or core == "python":
         return python_solve(game, budget, progress=progress)
     piles, fields = encode(game)
     start = time.perf_counter()
-
-    def report(nodes: int, positions: int) -> bool:
-        assert progress is not None
-        progress(Effort(nodes, positions, time.perf_counter() - start))
-        return False
-
-    found = CORE.solve(game.name, piles, fields, nodes=budget.nodes or 0,
-                       seconds=budget.seconds or 0.0, table_mb=TABLE_MB, variant=variant,
-                       reductions=reductions, progress=None if progress is None else report)
-    effort = Effort(found["nodes"], found["positions"], time.perf_counter() - start)
-    result = Result(found["result"])
+    nodes = positions = 0
+    if variant is not None:
+        plan = [(variant, budget)]
+    elif budget.nodes is None and budget.seconds is None:
+        plan = [(0, budget)]
+    else:
+        plan = [(order, _share(budget, share)) for order, share in enumerate(PORTFOLIO)]
+    for order, part in plan:
+        found = _search(game, piles, fields, part, order, reductions, progress, start,
+                        nodes, positions)
+        nodes += found["nodes"]
+        positions += found["positions"]
+        result = Result(found["result"])
+        if result is not Result.UNKNOWN:
+            break
+    effort = Effort(nodes, positions, time.perf_counter() - start)
     if result is Result.WON:
         line = tuple(to_move(game, move) for move in found["line"])
         check_line(game, line)
         return Verdict(result, line, effort, budget)
     return Verdict(result, (), effort, budget)
+
+
+def _share(budget: Budget, share: float) -> Budget:
+    return Budget(None if budget.seconds is None else budget.seconds * share,
+                  None if budget.nodes is None else max(1, int(budget.nodes * share)))
+
+
+def _search(game: Game, piles: list[bytes], fields: list[int], budget: Budget, variant: int,
+            reductions: bool, progress: Callable[[Effort], None] | None, start: float,
+            nodes_before: int, positions_before: int) -> dict[str, Any]:
+    """One search by the core in one move order; ``progress`` hears the effort counted from
+    ``start``, the searches before this one's included."""
+    assert CORE is not None
+
+    def report(nodes: int, positions: int) -> bool:
+        assert progress is not None
+        progress(Effort(nodes_before + nodes, positions_before + positions,
+                        time.perf_counter() - start))
+        return False
+
+    found: dict[str, Any] = CORE.solve(
+        game.name, piles, fields, nodes=budget.nodes or 0, seconds=budget.seconds or 0.0,
+        table_mb=TABLE_MB, variant=variant, reductions=reductions,
+        progress=None if progress is None else report)
+    return found
