@@ -31,11 +31,12 @@ from clients.terminal.session import DEFAULT_SERVER
 from engine.deal import deal_number, parse_seed
 from engine.errors import EngineError, IllegalMoveError, InvalidLogError
 from engine.game import Game
-from engine.hints import HINT_BUDGET, hint
+from engine.hints import hint
 from engine.moves import Move
 from engine.registry import RULE_SET_NAMES, all_rule_sets, find_rule_set
 from engine.replay import MoveLog, check_claim, replay
 from engine.solver import FULL_KNOWLEDGE, Budget, Effort, Result, solve
+from engine.solver.compiled import uses_core
 from wire.commitment import commitment
 
 if TYPE_CHECKING:
@@ -136,8 +137,9 @@ class Session:
             "save": self.save,
             "hint": lambda _: self.write(str(hint(self.game, self.hint_budget))),
         }
-        self.hint_budget = HINT_BUDGET
-        """A hint is searched here, in this process: the game is local."""
+        self.hint_budget: Budget | None = None
+        """A hint is searched here, in this process (the game is local), within this budget
+        (None: the rule set's, ``engine.hints.hint_budget``)."""
 
     def show_board(self) -> None:
         self.write(draw(self.game.view(), self.game.layout, self.colour,
@@ -239,6 +241,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0
 
 
+CORE_WORDS = {"compiled": "compiled core (C)", "python": "Python search"}
+"""How ``solve`` names the core that searched (``engine.solver.core_name``)."""
+
+
+def core_of(game: Game) -> str:
+    """Which core ``engine.solver.solve`` searches ``game`` with: ``compiled`` where the core
+    is built and knows its rule set, else ``python``."""
+    return "compiled" if uses_core(game) else "python"
+
+
 SOLVE_BUDGET_S = 10.0
 """``solve``'s default budget: the issue's aim is a verdict for nearly every deal within 10 s."""
 
@@ -258,14 +270,16 @@ def cmd_solve(args: argparse.Namespace) -> int:
         print(f"searching {game.name} deal {game.seed}: {effort}", file=sys.stderr, flush=True)
 
     verdict = solve(game, budget, progress=None if args.json else report)
+    core = core_of(game)
     if args.json:
         print(json.dumps({"rule_set": game.name, "seed": str(game.seed),
-                          "algorithm": game.algorithm, "rules": game.rules,
+                          "algorithm": game.algorithm, "rules": game.rules, "core": core,
                           **verdict.to_json()}, indent=2))
         return 0
     print(f"{game.title}, deal {game.seed}: {verdict.result}")
     print(f"  {FULL_KNOWLEDGE}")
     print(f"  {verdict}")
+    print(f"  searched by the {CORE_WORDS[core]}")
     if verdict.result is Result.WON:
         print(f"the winning line, {len(verdict.line)} moves, each checked by the engine:")
         for move in verdict.line:

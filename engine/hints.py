@@ -23,9 +23,16 @@ from engine.moves import Move
 from engine.registry import RULE_SET_NAMES, find_rule_set
 from engine.replay import MoveLog, replay_trusted
 from engine.solver import FULL_KNOWLEDGE, Budget, Result, Verdict, solve
+from engine.solver.compiled import RULE_SETS as COMPILED_RULE_SETS
 
 HINT_BUDGET = Budget(seconds=1.5)
-"""A hint's default search: short enough to wait for at the table."""
+"""A hint's search where the Python search answers (engine/solver/search.py): short enough to
+wait for at the table, long enough for it to decide Hidden Cards and All Fours and some of the
+heap games' positions."""
+FAST_HINT_BUDGET = Budget(seconds=0.15)
+"""A hint's search where the compiled core answers (engine/solver/compiled.py): at its one to
+four million positions a second this decides what the Python search's 1.5 s did, and answers
+within 200 ms, the search's set-up and the replay of its line included."""
 WARM_UP_BUDGET = Budget(nodes=50)
 """``warm_up``'s search of each rule set: a few milliseconds."""
 
@@ -65,16 +72,25 @@ class Hint:
         return f"hint: {self.message()}; {FULL_KNOWLEDGE}"
 
 
-def hint(game: Game, budget: Budget = HINT_BUDGET) -> Hint:
-    """A hint for ``game``'s position (the game is left as it is)."""
-    return Hint(solve(game, budget))
+def hint_budget(rule_set: str) -> Budget:
+    """A hint's search for the rule set: ``FAST_HINT_BUDGET`` where the compiled core searches
+    it, else ``HINT_BUDGET``."""
+    return FAST_HINT_BUDGET if rule_set in COMPILED_RULE_SETS else HINT_BUDGET
 
 
-def hint_for_log(log: dict[str, Any], seconds: float) -> dict[str, Any]:
+def hint(game: Game, budget: Budget | None = None) -> Hint:
+    """A hint for ``game``'s position (the game is left as it is), searched within ``budget``
+    (by default ``hint_budget`` of its rule set)."""
+    return Hint(solve(game, hint_budget(game.name) if budget is None else budget))
+
+
+def hint_for_log(log: dict[str, Any], seconds: float | None) -> dict[str, Any]:
     """A hint for the position a move log (``MoveLog.to_json``) reaches, as JSON: what a
     server's solver process is given and returns (plain data, so it crosses the process
-    boundary cheaply, and the child needs only the engine)."""
-    given = hint(replay_trusted(MoveLog.from_json(log)), Budget(seconds=seconds))
+    boundary cheaply, and the child needs only the engine). ``seconds`` None: the rule set's
+    ``hint_budget``."""
+    given = hint(replay_trusted(MoveLog.from_json(log)),
+                 None if seconds is None else Budget(seconds=seconds))
     return {"result": str(given.result), "move": None if given.move is None else str(given.move),
             "moves_to_win": given.moves_to_win, "message": given.message()}
 

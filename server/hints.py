@@ -55,9 +55,10 @@ from concurrent.futures.process import BrokenProcessPool
 from datetime import UTC, datetime
 from typing import Any
 
-from engine.hints import hint_for_log, solve_deal, warm_up
+from engine.hints import hint_budget, hint_for_log, solve_deal, warm_up
 from engine.replay import MoveLog
-from engine.solver import FULL_KNOWLEDGE
+from engine.solver import FULL_KNOWLEDGE, core_description, core_name
+from engine.solver.compiled import RULE_SETS as COMPILED_RULE_SETS
 from server import store
 from server.errors import Refusal
 from server.limits import AddressLimiter, InFlight
@@ -100,6 +101,14 @@ def refusal(race: Race, player_id: str) -> Refusal | None:
     if race.phase is not Phase.RACING or racer.game is None or racer.finished:
         return Refusal(ErrorCode.NOT_RACING, "your game is not on")
     return None
+
+
+def core() -> dict[str, Any]:
+    """Which search core the solver processes use, for ``/healthz``: ``compiled`` (the C core,
+    for the rule sets it knows, the Python search for the others) or ``python``. The processes
+    are spawned from this one's installation and environment, so they load what it loads."""
+    return {"name": core_name(), "compiled_rule_sets": sorted(COMPILED_RULE_SETS),
+            "description": core_description()}
 
 
 class SolverProcesses:
@@ -307,7 +316,8 @@ class SolverPool:
         game = race.racers[player_id].game
         assert game is not None
         moves = len(game.history)
-        seconds = settings.hint_budget_s
+        seconds = settings.hint_budget_s or hint_budget(race.rule_set).seconds
+        assert seconds is not None
         log_json = MoveLog.of(game).to_json()
         self._hinting.begin(addresses)
         try:
@@ -351,8 +361,8 @@ class SolverPool:
             answer["result"], answer["line"], seconds, now))
 
     def health(self) -> dict[str, Any]:
-        """For ``/healthz``: each kind's processes."""
-        return {"hints": self.hints.health(), "verdicts": self.verdicts.health()}
+        """For ``/healthz``: the core that searches, and each kind's processes."""
+        return {"core": core(), "hints": self.hints.health(), "verdicts": self.verdicts.health()}
 
     def close(self) -> None:
         """Stop the processes (a search under way is dropped)."""

@@ -19,6 +19,7 @@ from typing import Any
 
 from websockets.asyncio.server import serve
 
+from engine.solver import core_description
 from server import store
 from server.app import Service
 from server.db import make_engine
@@ -130,8 +131,9 @@ async def run_server(settings: Settings, stop: asyncio.Future[None] | None = Non
                 server = await servers.enter_async_context(serve(
                     service.handle, settings.host, settings.port, **options))
                 host, port = next(iter(server.sockets)).getsockname()[:2]
-                log.info("patience-race serving on ws://%s:%d/ws (database %s)", host, port,
-                         engine.url.render_as_string(hide_password=True))
+                log.info("patience-race serving on ws://%s:%d/ws (database %s; solver core: %s)",
+                         host, port, engine.url.render_as_string(hide_password=True),
+                         core_description())
             service.serving_at(own_address(settings, host, port))
             if started is not None:
                 started(host, port)

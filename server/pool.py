@@ -15,12 +15,13 @@ room whose race never starts gives it back as its lobby is closed (``give_back``
 player may open ``winnable_rooms_per_player_per_hour`` such rooms (``server.rooms``). If
 none is ready it waits up to ``winnable_pool_wait_s``, looking every ``POLL_S``, and then falls
 back to an unproved secret deal: the room says ``winnable: false``. A rule set not in
-``winnable_pool_rule_sets`` (by default Four Corners, where the solver found a win in 2 deals
-of 408 at 2 s: docs/winnability.md; filling its pool would keep a core busy for hours) falls back
-at once. The daily deal is taken from the pool too, by default (``daily_draw``), when it is
-first drawn on its day. A pooled seed is secret like any
-other: it is in no message before the race ends, and the race's commitment is published at its
-start.
+``winnable_pool_rule_sets`` falls back at once: by default every rule set is pooled where the
+compiled core searches Four Corners, and all but Four Corners where the Python search would
+(it found a win in 2 deals of 408 at 2 s: docs/winnability.md; filling its pool would keep a
+core busy for hours; ``server.settings.pooled_rule_sets``). The daily deal is taken from the
+pool too, by default (``daily_draw``), when it is first drawn on its day. A pooled seed is
+secret like any other: it is in no message before the race ends, and the race's commitment is
+published at its start.
 """
 
 from __future__ import annotations

@@ -7,11 +7,13 @@ environment at import time.
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from engine.registry import RULE_SET_NAMES
+from engine.solver.compiled import RULE_SETS as COMPILED_RULE_SETS
 from server.speedups import EventLoop, JsonLibrary
 
 ASYNC_DRIVERS = {
@@ -29,6 +31,19 @@ def async_url(url: str) -> str:
     if not separator or scheme not in ASYNC_DRIVERS:
         return url
     return f"{ASYNC_DRIVERS[scheme]}://{rest}"
+
+
+SLOW_TO_POOL = frozenset({"four-corners"})
+"""Rule sets the pool leaves out where the Python search answers them: it found a win in 2
+Four Corners deals of 408 at 2 s (docs/winnability.md), so filling their pool would keep a core
+busy for hours."""
+
+
+def pooled_rule_sets(compiled: Collection[str]) -> tuple[str, ...]:
+    """The rule sets the winnable pool is filled for by default, given those the compiled core
+    searches (``engine.solver.compiled.RULE_SETS``): every one, but those of ``SLOW_TO_POOL``
+    that the Python search would have to answer."""
+    return tuple(name for name in RULE_SET_NAMES if name not in SLOW_TO_POOL or name in compiled)
 
 
 class Settings(BaseSettings):
@@ -141,8 +156,11 @@ class Settings(BaseSettings):
     solver_processes: int = 1
     """Processes that search hints (``server.hints``), started and warmed up when the server
     starts: hints never run on the event loop, nor wait behind a verdict's search."""
-    hint_budget_s: float = 1.5
-    """How long a hint's search may take; then the answer is "unknown"."""
+    hint_budget_s: float | None = None
+    """How long a hint's search (and a live verdict's) may take; then the answer is
+    "unknown". None: by the core that searches the rule set (``engine.hints.hint_budget``),
+    0.15 s where the compiled core does (a hint within 200 ms), 1.5 s where the Python search
+    does."""
     hint_queue_max: int = 4
     """Hints searched or waiting at once in this process; past it, ``unavailable``."""
     verdict_budget_s: float = 10.0
@@ -158,11 +176,11 @@ class Settings(BaseSettings):
     winnable_pool_wait_s: float = 3.0
     """How long a room asking for a winnable deal waits for one when none is ready, before it
     falls back to an unproved secret deal."""
-    winnable_pool_rule_sets: tuple[str, ...] = tuple(
-        name for name in RULE_SET_NAMES if name != "four-corners")
-    """The rule sets the pool is filled for: Four Corners is left out, as the solver found a win
-    in 2 deals of 408 at 2 s (docs/winnability.md); a room of it asking for a winnable deal
-    falls back at once."""
+    winnable_pool_rule_sets: tuple[str, ...] = Field(
+        default_factory=lambda: pooled_rule_sets(COMPILED_RULE_SETS))
+    """The rule sets the pool is filled for: by default all seven where the compiled core
+    searches Four Corners, else all but Four Corners (``pooled_rule_sets``); a room of a rule
+    set left out asking for a winnable deal falls back at once."""
     daily_winnable: bool = True
     """The daily deal is drawn from the winnable pool (``server.pool``) when one is ready."""
     hints_per_player_per_min: float = 12.0

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import redis
 
+from engine.solver import core_description
 from server import store
 from server.settings import Settings
 
@@ -68,7 +69,8 @@ def serve_workers(settings: Settings) -> int:
             workers.append(_start(settings, index, listen))
     if all(_wait_ready(worker, stopping) for worker in workers) and not stopping.is_set():
         log.info("patience-race serving on ws://%s:%d/ws with %d workers (database %s, "
-                 "redis %s)", host, port, count, settings.safe_database_url, settings.redis_url)
+                 "redis %s; solver core: %s)", host, port, count, settings.safe_database_url,
+                 settings.redis_url, core_description())
     while not stopping.is_set():
         time.sleep(0.2)
         for index, worker in enumerate(workers):

@@ -62,6 +62,8 @@ def core_description() -> str:
     """A line for logs and ``/healthz``: which core, and for which rule sets."""
     if CORE is None:
         return "python (the compiled core is not built, or PATIENCE_RACE_SOLVER_CORE=python)"
+    if not RULE_SETS:
+        return "python (the compiled core is built but knows no rule set)"
     return f"compiled (C) for {', '.join(sorted(RULE_SETS))}; python for the others"
 
 

@@ -20,6 +20,7 @@ from engine.moves import Move
 from engine.players import GreedyPlayer, play_out
 from engine.registry import RULE_SET_NAMES, find_rule_set
 from engine.replay import MoveLog
+from engine.solver.compiled import RULE_SETS as COMPILED_RULE_SETS
 from wire.commitment import commitment
 
 SEED = 20261122
@@ -116,9 +117,11 @@ def test_hint_at_the_terminal_gives_a_move_of_a_winning_line_and_says_with_full_
     assert move in [str(legal) for legal in find_rule_set("hidden-cards")(2).legal_moves()]
 
 
-def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+def run_cli(*args: str, stdin: str = "", env: dict[str, str] | None = None
+            ) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "clients.cli", *args], input=stdin,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120,
+                          env=None if env is None else {**os.environ, **env})
 
 
 def test_play_then_verify_through_the_real_command(tmp_path: Path) -> None:
@@ -247,11 +250,30 @@ def test_solve_prints_the_verdict_and_a_line_that_plays_to_a_win(
     assert game.outcome().status.value == "won"
 
 
+def test_solve_says_which_core_searched(capsys: pytest.CaptureFixture[str]) -> None:
+    """The compiled core where it is built and knows the rule set, else the Python search:
+    Hidden Cards is always the Python search's (it decides it exactly already)."""
+    assert main(["solve", "hidden-cards", "--seed", "1"]) == 0
+    assert "  searched by the Python search" in capsys.readouterr().out.splitlines()
+    assert main(["solve", "octagon", "--seed", "1", "--nodes", "600"]) == 0
+    core = "compiled core (C)" if "octagon" in COMPILED_RULE_SETS else "Python search"
+    assert f"  searched by the {core}" in capsys.readouterr().out.splitlines()
+    assert main(["solve", "octagon", "--seed", "1", "--nodes", "600", "--json"]) == 0
+    said = json.loads(capsys.readouterr().out)["core"]
+    assert said == ("compiled" if "octagon" in COMPILED_RULE_SETS else "python")
+
+
+def test_solve_with_the_compiled_core_turned_off_says_python() -> None:
+    done = run_cli("solve", "octagon", "--seed", "1", "--nodes", "600", "--json",
+                   env={"PATIENCE_RACE_SOLVER_CORE": "python"})
+    assert json.loads(done.stdout)["core"] == "python"
+
+
 def test_solve_json_and_a_budget_that_runs_out(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["solve", "hidden-cards", "--seed", "1", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert (data["rule_set"], data["seed"], data["result"], data["line"]) == (
-        "hidden-cards", "1", "lost", [])
+    assert (data["rule_set"], data["seed"], data["result"], data["line"], data["core"]) == (
+        "hidden-cards", "1", "lost", [], "python")
     assert "upper bound" in data["knowledge"]
     assert main(["solve", "octagon", "--seed", "1", "--nodes", "600", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

@@ -27,7 +27,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from clients.sdk import RaceClient, RequestRefused
 from engine.moves import Move
 from engine.registry import find_rule_set
-from engine.solver import Budget, Result, solve
+from engine.solver import Budget, Result, core_description, core_name, solve
+from engine.solver.compiled import RULE_SETS as COMPILED_RULE_SETS
 from server.errors import Refusal
 from server.hints import SolverPool, SolverProcesses, Turns, refusal
 from server.race import Race
@@ -327,19 +328,23 @@ async def test_hints_waiting_for_a_process_take_turns_by_address() -> None:
     assert turns.running == 0
 
 
-def stopped_as_it_serves(tmp_path: Path, signal_number: int) -> str:
-    """``serve`` stopped by ``signal_number`` (SIGINT: to its whole process group, as Ctrl-C
-    at a terminal) as soon as it says it is serving: what it wrote after that, to the end
-    (every process holding its output, its solver processes too, has ended)."""
+def stopped_as_it_serves(tmp_path: Path, signal_number: int,
+                         **settings: str) -> tuple[str, str]:
+    """``serve`` (with these ``PATIENCE_RACE_`` variables) stopped by ``signal_number``
+    (SIGINT: to its whole process group, as Ctrl-C at a terminal) as soon as it says it is
+    serving: that line, and what it wrote after it, to the end (every process holding its
+    output, its solver processes too, has ended)."""
     server = subprocess.Popen(
         [sys.executable, "-m", "clients.cli", "serve", "--port", "0",
          "--database-url", f"sqlite:///{tmp_path / 'quiet.sqlite3'}"], stderr=subprocess.PIPE,
         text=True, start_new_session=True, cwd=Path(__file__).resolve().parents[2],
-        env=dict(os.environ, PATIENCE_RACE_WINNABLE_POOL_TARGET="0"))
+        env=dict(os.environ, PATIENCE_RACE_WINNABLE_POOL_TARGET="0", **settings))
     assert server.stderr is not None
+    serving = ""
     try:
         for line in server.stderr:
             if "serving on" in line:
+                serving = line
                 break
         if signal_number == signal.SIGINT:
             os.killpg(server.pid, signal_number)
@@ -350,7 +355,7 @@ def stopped_as_it_serves(tmp_path: Path, signal_number: int) -> str:
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(server.pid, signal.SIGKILL)
-    return rest
+    return serving, rest
 
 
 @pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM])
@@ -358,6 +363,21 @@ def test_a_server_stopped_while_its_solver_processes_warm_up_stops_quietly(
         tmp_path: Path, signal_number: int) -> None:
     """The solver processes start with the server: a Ctrl-C at the terminal or a SIGTERM,
     while they are still starting, stops it all without a traceback."""
-    rest = stopped_as_it_serves(tmp_path, signal_number)
+    serving, rest = stopped_as_it_serves(tmp_path, signal_number)
     assert "Traceback" not in rest, rest
     assert "shutting down" in rest
+    assert f"solver core: {core_description()}" in serving, "the start-up line says the core"
+
+
+def test_the_start_up_log_says_the_python_core_when_the_compiled_one_is_turned_off(
+        tmp_path: Path) -> None:
+    serving, _ = stopped_as_it_serves(tmp_path, signal.SIGTERM,
+                                      PATIENCE_RACE_SOLVER_CORE="python")
+    assert "solver core: python (the compiled core is not built, or " in serving, serving
+
+
+async def test_healthz_says_which_core_the_solver_searches_with(server: Server) -> None:
+    _, health = await server.http_get("/healthz")
+    assert health["solver"]["core"] == {
+        "name": core_name(), "compiled_rule_sets": sorted(COMPILED_RULE_SETS),
+        "description": core_description()}

@@ -10,16 +10,20 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
+from types import SimpleNamespace
 from typing import Any
 
+import pytest
 import pytest_asyncio
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from clients.sdk import RaceClient
-from engine.registry import find_rule_set
+from engine.registry import RULE_SET_NAMES, find_rule_set
 from engine.solver import Budget, Result, solve
+from engine.solver.compiled import RULE_SETS as COMPILED_RULE_SETS
 from server.db import DailyDealRow, WinnableDealRow
+from server.settings import Settings, pooled_rule_sets
 from tests.server.test_server import Server, make_settings, start_server, stop_server
 from wire.commitment import commitment
 from wire.protocol import CreateRoom, DealChoice, RaceFinished, RaceStarted, RoomState
@@ -112,12 +116,13 @@ async def test_a_winnable_room_takes_a_pooled_deal_once_and_reveals_it_only_at_t
 
 async def test_without_a_ready_deal_the_room_falls_back_to_an_unproved_one_and_says_so(
         sessions: Sessions, database_url: str) -> None:
-    empty = await start_server(make_settings(database_url, winnable_pool_wait_s=0.6))
+    empty = await start_server(make_settings(database_url, winnable_pool_wait_s=0.6,
+                                             winnable_pool_rule_sets=(RULE_SET,)))
     try:  # (no filler: the pool stays empty)
         ann = await empty.client("Ann")
         loop = asyncio.get_running_loop()
         began = loop.time()
-        room = await winnable_room(ann, "four-corners")  # never pooled: at once
+        room = await winnable_room(ann, "octagon")  # not pooled here: at once
         assert room.winnable is False and loop.time() - began < 0.5
         await ann.leave()
         began = loop.time()
@@ -144,8 +149,55 @@ async def test_the_daily_deal_is_drawn_from_the_pool_once_for_everyone(
 
 
 async def test_without_a_ready_deal_the_daily_deal_is_a_random_one_and_says_so(
-        server: Server) -> None:
-    ann = await server.client("Ann")
-    assert (await ann.daily(RULE_SET)).winnable is False  # the pool is empty: no wait
-    cy = await server.client("Cy")
-    assert (await cy.daily("four-corners")).winnable is None  # never pooled
+        sessions: Sessions, database_url: str) -> None:
+    empty = await start_server(make_settings(database_url, winnable_pool_rule_sets=(RULE_SET,)))
+    try:  # (no filler: the pool stays empty)
+        ann = await empty.client("Ann")
+        assert (await ann.daily(RULE_SET)).winnable is False  # the pool is empty: no wait
+        cy = await empty.client("Cy")
+        assert (await cy.daily("octagon")).winnable is None  # not pooled here
+    finally:
+        await stop_server(empty)
+
+
+def test_every_rule_set_is_pooled_where_the_compiled_core_searches_four_corners() -> None:
+    """By default the pool is filled for all seven rule sets where the compiled core searches
+    Four Corners, and for all but Four Corners where the Python search would (it wins almost
+    none of its deals in the pool's budget)."""
+    assert pooled_rule_sets(frozenset()) == tuple(
+        name for name in RULE_SET_NAMES if name != "four-corners")
+    assert pooled_rule_sets(frozenset({"four-corners", "octagon"})) == RULE_SET_NAMES
+    assert Settings().winnable_pool_rule_sets == pooled_rule_sets(COMPILED_RULE_SETS)
+    assert ("four-corners" in Settings().winnable_pool_rule_sets) is (
+        "four-corners" in COMPILED_RULE_SETS)
+
+
+FOUR_CORNERS_WON = 195
+"""A Four Corners deal the solver wins in 100 moves within 3,000 positions (either core)."""
+
+
+async def test_four_corners_gets_winnable_rooms_and_a_winnable_daily_deal_when_pooled(
+        sessions: Sessions, database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Four Corners pooled (as by default with the compiled core): the filler keeps the deals
+    it wins, and a winnable room and the daily deal take them. The filler's random draws are
+    made to draw a deal won at once, so that the test waits for no search of the many it
+    cannot win."""
+    monkeypatch.setattr("server.pool.secrets", SimpleNamespace(
+        randbits=lambda bits: FOUR_CORNERS_WON))
+    running = await start_server(make_settings(
+        database_url, winnable_pool_target=1, winnable_pool_rule_sets=("four-corners",),
+        winnable_pool_budget_s=2.0, winnable_pool_wait_s=30.0))
+    try:
+        ann, bob = await running.client("Ann"), await running.client("Bob")
+        room = await winnable_room(ann, "four-corners")  # waits for the filler's first win
+        assert room.winnable is True
+        finished = await solo_race(ann)
+        assert finished.seed == str(FOUR_CORNERS_WON)
+        record = await ann.race_record(finished.race_id)
+        assert record["solver"]["result"] == "won"
+        async with sessions.begin() as session:  # used: the filler keeps it again, unused
+            await session.execute(update(WinnableDealRow).values(used_at=None))
+        daily = await bob.daily("four-corners")
+        assert daily.winnable is True
+    finally:
+        await stop_server(running)
