@@ -17,6 +17,7 @@ import secrets
 import shutil
 import signal
 import sys
+import threading
 import unicodedata
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -27,11 +28,12 @@ from pydantic import ValidationError
 
 from clients.board import draw, draw_piles_whole
 from clients.bot import RECONNECT_FOR_S
+from clients.live_verdict import LiveVerdict
 from clients.terminal.session import DEFAULT_SERVER
 from engine.deal import deal_number, parse_seed
 from engine.errors import EngineError, IllegalMoveError, InvalidLogError
 from engine.game import Game
-from engine.hints import hint
+from engine.hints import LIVE_WORDS, hint
 from engine.moves import Move
 from engine.registry import RULE_SET_NAMES, all_rule_sets, find_rule_set
 from engine.replay import MoveLog, check_claim, replay
@@ -41,6 +43,11 @@ from wire.commitment import commitment
 
 if TYPE_CHECKING:
     from server.settings import Settings
+
+try:
+    import readline  # input() edits the line with it; ``Session.notice`` draws it again
+except ImportError:  # (not on every platform)
+    readline = None  # type: ignore[assignment]
 
 DESCRIPTION = """\
 Race friends at classic patience (solitaire) games on the same deal, or play alone.
@@ -64,6 +71,7 @@ Type a move's number, or the move itself (like '8H heap:3 -> foundation:2', 'red
   board     draw the board again        look   every pile in full
   moves     list the legal moves        save FILE   save the move log now
   hint      the next move of a winning line (the solver sees the hidden cards)
+  verdict   is a win still possible? (said by itself after each move, unless --no-verdict)
   resign    give up this game           help   this text
 End of input (Ctrl-D) leaves the game unfinished."""
 
@@ -124,10 +132,13 @@ def cmd_deal(args: argparse.Namespace) -> int:
 
 
 class Session:
-    """One game at the terminal: read a line, act on it, say what happened."""
+    """One game at the terminal: read a line, act on it, say what happened. With
+    ``live_verdict``, the solver's word on the position after each move is said once searched
+    (``clients.live_verdict``), while the player goes on; with ``redraw`` (a terminal), a word
+    said while the player types is written above the line being typed, which is drawn again."""
 
     def __init__(self, game: Game, read: Callable[[str], str], write: Callable[[str], None],
-                 colour: bool) -> None:
+                 colour: bool, live_verdict: bool = False, redraw: bool = False) -> None:
         self.game, self.read, self.write, self.colour = game, read, write, colour
         self.commands: dict[str, Callable[[str], None]] = {
             "help": lambda _: self.write(PLAY_HELP),
@@ -136,10 +147,56 @@ class Session:
             "moves": lambda _: self.show_moves(),
             "save": self.save,
             "hint": lambda _: self.write(str(hint(self.game, self.hint_budget))),
+            "verdict": lambda _: self.show_verdict(),
         }
         self.hint_budget: Budget | None = None
         """A hint is searched here, in this process (the game is local), within this budget
         (None: the rule set's, ``engine.hints.hint_budget``)."""
+        self.redraw = redraw
+        self._output = threading.Lock()
+        self._prompt: str | None = None
+        """The prompt of the line being read, while one is."""
+        self.live = LiveVerdict(self.say_verdict) if live_verdict else None
+
+    def say_verdict(self, moves: int, result: Result) -> None:
+        """The live verdict on the position after ``moves`` moves (from its search's thread)."""
+        self.notice(verdict_line(moves, result))
+
+    def show_verdict(self) -> None:
+        if self.live is None:
+            self.write("the live verdict is off ('hint' searches now)")
+        elif self.game.outcome().is_over:
+            self.write(f"the game is over: {self.game.outcome()}")
+        elif self.live.latest is not None and self.live.latest[0] == len(self.game.history):
+            self.write(verdict_line(*self.live.latest))
+        else:
+            self.write("solver: searching...")
+
+    def notice(self, text: str) -> None:
+        """Write a line that comes by itself, from another thread: on a terminal, above the
+        line being typed, which is drawn again as it was."""
+        with self._output:
+            if self.redraw and self._prompt is not None:
+                typed = readline.get_line_buffer() if readline is not None else ""
+                sys.stdout.write(f"\r\x1b[K{text}\n{self._prompt}{typed}")
+                sys.stdout.flush()
+            else:
+                self.write(text)
+
+    def prompt(self, text: str) -> str:
+        """Read a line (``notice`` knows that one is being typed meanwhile)."""
+        with self._output:
+            self._prompt = text
+        try:
+            return self.read(text)
+        finally:
+            with self._output:
+                self._prompt = None
+
+    def ask_verdict(self) -> None:
+        """The position changed: the live verdict on it, if on and the game is still on."""
+        if self.live is not None and not self.game.outcome().is_over:
+            self.live.position(self.game)
 
     def show_board(self) -> None:
         self.write(draw(self.game.view(), self.game.layout, self.colour,
@@ -162,10 +219,18 @@ class Session:
         for event in self.game.opening_events:
             self.write(f"  {event}")
         self.show_board()
+        self.ask_verdict()
+        try:
+            return self.play()
+        finally:
+            if self.live is not None:
+                self.live.close()
+
+    def play(self) -> bool:
         while not self.game.outcome().is_over:
             self.show_moves()
             try:
-                line = self.read("move> ").strip()
+                line = self.prompt("move> ").strip()
             except EOFError:
                 self.write("")
                 return False
@@ -196,12 +261,19 @@ class Session:
         for event in events:
             self.write(f"  {event}")
         self.show_board()
+        self.ask_verdict()
+
+
+def verdict_line(moves: int, result: Result) -> str:
+    """The live verdict as the terminal says it."""
+    return f"solver, after {moves} move{'s' * (moves != 1)}: {LIVE_WORDS[result]}"
 
 
 def cmd_play(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else secrets.randbits(64)
     game = find_rule_set(args.rule_set)(seed)
-    session = Session(game, input, print, use_colour(sys.stdout))
+    session = Session(game, input, print, use_colour(sys.stdout), live_verdict=args.verdict,
+                      redraw=sys.stdin.isatty() and sys.stdout.isatty())
     finished = session.run()
     path = args.log
     if path is None and finished and sys.stdin.isatty():
@@ -482,6 +554,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("rule_set", choices=RULE_SET_NAMES, metavar="RULESET")
     play.add_argument("--seed", type=seed_argument, help="deal number or text; random if absent")
     play.add_argument("--log", help="save the move log to this file at the end")
+    play.add_argument("--no-verdict", dest="verdict", action="store_false",
+                      help="do not say after each move whether a win is still possible (the "
+                      "solver, seeing the hidden cards, searches it meanwhile)")
     play.set_defaults(run=cmd_play)
 
     verify = commands.add_parser("verify", help="re-deal and replay a move log")

@@ -15,6 +15,7 @@ it in a process of its pool (``server.hints``), never on its event loop.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,6 +94,59 @@ def hint_for_log(log: dict[str, Any], seconds: float | None) -> dict[str, Any]:
                  None if seconds is None else Budget(seconds=seconds))
     return {"result": str(given.result), "move": None if given.move is None else str(given.move),
             "moves_to_win": given.moves_to_win, "message": given.message()}
+
+
+LIVE_WORDS = {Result.WON: "still winnable", Result.LOST: "no win is possible from here any more",
+              Result.UNKNOWN: "unknown"}
+"""The live verdict on a player's position after each move, in solo play, as KPat shows it:
+these words and nothing else (no move, no card), with full knowledge like every verdict."""
+
+
+@dataclass(slots=True)
+class Foresight:
+    """What the searches of earlier positions of one game say of later ones, without a search
+    (a live verdict after each move needs one only where these say nothing):
+
+    - a position proved lost makes every later position of the game lost: each is reachable
+      from it, so the proof searched it (or a bound covered it) and found no win;
+    - a winning line found from a position makes each position along it won, as long as the
+      player's moves are the line's (the line was replayed through the engine from there).
+
+    Positions are named by the game's moves so far, as texts (``str(move)``)."""
+
+    lost: tuple[str, ...] | None = None
+    """The moves to the earliest position proved lost."""
+    line_from: tuple[str, ...] = ()
+    line: tuple[str, ...] = ()
+    """A winning line from the position after the moves ``line_from``."""
+
+    def learn(self, moves: Sequence[str], result: Result, line: Sequence[str] = ()) -> None:
+        """A search's verdict on the position after ``moves`` (with its winning line)."""
+        if result is Result.LOST and (self.lost is None or len(moves) < len(self.lost)):
+            self.lost = tuple(moves)
+        elif result is Result.WON:
+            self.line_from, self.line = tuple(moves), tuple(line)
+
+    def known(self, moves: Sequence[str]) -> Result | None:
+        """The verdict on the position after ``moves``, where earlier searches settle it."""
+        if self.lost is not None and tuple(moves[:len(self.lost)]) == self.lost:
+            return Result.LOST
+        start, followed = len(self.line_from), len(moves) - len(self.line_from)
+        if (self.line and 0 <= followed <= len(self.line)
+                and tuple(moves[:start]) == self.line_from
+                and tuple(moves[start:]) == self.line[:followed]):
+            return Result.WON
+        return None
+
+
+def verdict_for_log(log: dict[str, Any], seconds: float | None) -> dict[str, Any]:
+    """The solver's verdict on the position a move log reaches, within ``seconds`` (None: the
+    rule set's ``hint_budget``), as JSON: ``result`` and the winning ``line`` (move texts).
+    What a server's solver process searches for a live verdict: the server keeps the line to
+    itself (``Foresight``) and tells the player only ``LIVE_WORDS``."""
+    game = replay_trusted(MoveLog.from_json(log))
+    verdict = solve(game, hint_budget(game.name) if seconds is None else Budget(seconds=seconds))
+    return {"result": str(verdict.result), "line": [str(move) for move in verdict.line]}
 
 
 def solve_deal(rule_set: str, seed: int, algorithm: int, rules: int,

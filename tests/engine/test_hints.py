@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from engine.hints import hint
+from engine.hints import Foresight, hint, verdict_for_log
+from engine.moves import Move
 from engine.registry import find_rule_set
+from engine.replay import MoveLog
 from engine.solver import Budget, Result
 
 WON_SEED, LOST_SEED = 2, 1
@@ -39,3 +41,30 @@ def test_asking_leaves_the_game_as_it_was() -> None:
     before = game.state_key()
     hint(game, Budget(nodes=500))
     assert game.state_key() == before and not game.history
+
+
+def test_foresight_a_loss_holds_for_every_later_position_and_a_line_while_followed() -> None:
+    seen = Foresight()
+    assert seen.known([]) is None
+    seen.learn(["a", "b"], Result.WON, ["c", "d"])
+    assert [seen.known(moves) for moves in (["a", "b"], ["a", "b", "c"], ["a", "b", "c", "d"])
+            ] == [Result.WON] * 3
+    assert seen.known(["a", "b", "x"]) is None, "off the line: nothing known"
+    assert seen.known(["a"]) is None, "before the line: nothing known"
+    seen.learn(["a", "b", "x"], Result.LOST)
+    assert seen.known(["a", "b", "x", "y", "z"]) is Result.LOST
+    assert seen.known(["a", "b", "c"]) is Result.WON
+    seen.learn(["a", "b", "x", "y"], Result.UNKNOWN)
+    assert seen.known(["a", "b", "x", "y"]) is Result.LOST
+
+
+def test_verdict_for_log_gives_the_line_the_server_keeps_to_itself() -> None:
+    game = find_rule_set("hidden-cards")(WON_SEED)
+    game.play(game.legal_moves()[0])
+    found = verdict_for_log(MoveLog.of(game).to_json(), 5.0)
+    assert found["result"] == "won" and found["line"]
+    for move in found["line"]:
+        game.play(Move.parse(move))
+    assert game.outcome().status.value == "won"
+    assert verdict_for_log(MoveLog.of(find_rule_set("hidden-cards")(LOST_SEED)).to_json(),
+                           None) == {"result": "lost", "line": []}
