@@ -67,6 +67,7 @@ from wire.protocol import (
     CreateRoom,
     DealChoice,
     ErrorMessage,
+    FollowVerdicts,
     GetLeaderboard,
     GetRace,
     Hello,
@@ -345,6 +346,11 @@ class RaceClient:
         """The next move of a winning line (practice alone only; the solver sees the hidden
         cards)."""
         return await self._expect(AskHint(type="hint"), HintGiven)
+
+    async def follow_verdicts(self, on: bool = True) -> Ok:
+        """Practising alone on a chosen deal: the solver's live verdict on your position, at
+        once and after each move, as ``LiveVerdictGiven`` events (``on`` False: no more)."""
+        return await self._expect(FollowVerdicts(type="live_verdict", on=on), Ok)
 
     async def resign(self) -> MoveAccepted:
         return self._acknowledged(await self._expect(Resign(type="resign"), MoveAccepted))

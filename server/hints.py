@@ -28,6 +28,18 @@ asker's next request by up to its budget (requests are handled one at a time per
 nobody else's. With several workers each has its own processes and bounds: an address counts
 in the worker that holds its rooms.
 
+The live verdict (``follow``, ``moved``): a racer practising alone may ask to be told, at once
+and after each move, the solver's word on their position (``engine.hints.LIVE_WORDS``: still
+winnable, no win possible any more, unknown), and nothing else. It is searched as a hint is, in
+the hints' processes, within the hints' bounds at once and by turns, for the racer's newest
+position only: one task per racer says the verdicts, and once a search ends it searches the
+position the racer is at then, never those passed meanwhile (a search in a process cannot be
+interrupted, and is short). What earlier searches proved settles a position without a search
+(``engine.hints.Foresight``: a loss, a winning line followed, which the server keeps to
+itself). Searches a minute are bounded per player and per address
+(``live_verdicts_per_player_per_min``, ``..._per_address_per_min``); past a bound the verdict
+is "unknown", never an error: the racer's moves are never held up by it.
+
 After a race the pool searches its deal from the start (``after_race``, budget
 ``verdict_budget_s``) and stores the verdict (``server.store.save_verdict``) for the race record:
 whether the deal was winnable, and the solver's winning line. At most ``verdict_queue_max``
@@ -48,16 +60,26 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import time
 from collections import OrderedDict, deque
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator, Callable, Collection
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from engine.hints import hint_budget, hint_for_log, solve_deal, warm_up
+from engine.hints import (
+    LIVE_WORDS,
+    Foresight,
+    hint_budget,
+    hint_for_log,
+    solve_deal,
+    verdict_for_log,
+    warm_up,
+)
 from engine.replay import MoveLog
-from engine.solver import FULL_KNOWLEDGE, core_description, core_name
+from engine.solver import FULL_KNOWLEDGE, Result, core_description, core_name
 from engine.solver.compiled import RULE_SETS as COMPILED_RULE_SETS
 from server import store
 from server.errors import Refusal
@@ -73,7 +95,7 @@ from server.solver_process import (
 )
 from server.store import Sessions
 from server.writer import Writer
-from wire.protocol import ErrorCode, HintGiven
+from wire.protocol import ErrorCode, HintGiven, LiveVerdictGiven
 
 log = logging.getLogger("patience_race.hints")
 
@@ -264,12 +286,28 @@ class Turns:
                 del self._waiting[client]
 
 
+@dataclass(eq=False)
+class Following:
+    """A racer who asked for the live verdict (``SolverPool.follow``): what earlier searches
+    settle of their positions, the task saying the verdicts, and how to say one (``send``)."""
+
+    race: Race
+    player_id: str
+    address: str
+    send: Callable[[LiveVerdictGiven], object]
+    foresight: Foresight = field(default_factory=Foresight)
+    task: asyncio.Task[None] | None = None
+    said: int = -1
+    """After how many moves the last verdict said was (-1: none yet)."""
+
+
 class SolverPool:
     """The server's solver processes for hints and for verdicts, and who may use them how
     much."""
 
-    def __init__(self, settings: Settings, writer: Writer, sessions: Sessions) -> None:
-        self.settings, self.writer, self.sessions = settings, writer, sessions
+    def __init__(self, settings: Settings, writer: Writer, sessions: Sessions,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.settings, self.writer, self.sessions, self.clock = settings, writer, sessions, clock
         self.hints = SolverProcesses("hints", settings.solver_processes, NICENESS)
         self.verdicts = SolverProcesses(
             "verdicts", settings.verdict_processes if settings.verdict_budget_s > 0 else 0,
@@ -287,6 +325,15 @@ class SolverPool:
         self._turns = Turns(settings.solver_processes)
         self._verdicting = InFlight(settings.verdicts_at_once_per_address,
                                     settings.verdict_queue_max)
+        self._following: dict[tuple[str, str], Following] = {}
+        """Racers saying the live verdict, by race and player: at most one per seat of a race
+        of one racer, each forgotten once its game is over or its room closed."""
+        self._live_player_quota = AddressLimiter(
+            settings.live_verdicts_per_player_per_min / 60,
+            max(1.0, settings.live_verdicts_per_player_per_min / 4), settings.http_rate_clients)
+        self._live_address_quota = AddressLimiter(
+            settings.live_verdicts_per_address_per_min / 60,
+            max(1.0, settings.live_verdicts_per_address_per_min / 4), settings.http_rate_clients)
 
     async def start(self) -> None:
         """Start and warm the processes: the hints' first, as a player waits for a hint."""
@@ -327,6 +374,109 @@ class SolverPool:
         finally:
             self._hinting.end(addresses)
         return HintGiven(id=request_id, after_moves=moves, knowledge=FULL_KNOWLEDGE, **answer)
+
+    # -- the live verdict --------------------------------------------------------------------
+
+    def follow(self, race: Race, player_id: str, address: str,
+               send: Callable[[LiveVerdictGiven], object], on: bool) -> None:
+        """Say the live verdict on the player's position (``send``) at once and after each of
+        their moves (``moved``), or (``on`` false) no more. Refused as a hint is."""
+        key = (race.race_id, player_id)
+        if not on:
+            stopped = self._following.pop(key, None)
+            if stopped is not None and stopped.task is not None:
+                stopped.task.cancel()
+            return
+        refused = refusal(race, player_id)
+        if refused is not None:
+            raise refused
+        following = self._following.get(key)
+        if following is None:
+            following = self._following[key] = Following(race, player_id, address, send)
+        following.address, following.send, following.said = address, send, -1
+        self.moved(race, player_id)
+
+    def moved(self, race: Race, player_id: str) -> None:
+        """The player's position has changed (a move of theirs was accepted): say the live
+        verdict on it, if they follow it. A search under way is not interrupted (it ends by its
+        budget): once it has, the newest position is searched, the ones passed meanwhile never."""
+        following = self._following.get((race.race_id, player_id))
+        if following is None or self._closed:
+            return
+        if following.task is None or following.task.done():
+            following.task = asyncio.create_task(self._say_verdicts(following))
+
+    def forget_race(self, race_id: str) -> None:
+        """The race's room is closed, or has a new race: its racers' live verdicts stop."""
+        for key in [key for key in self._following if key[0] == race_id]:
+            stopped = self._following.pop(key)
+            if stopped.task is not None:
+                stopped.task.cancel()
+
+    def _position(self, following: Following) -> list[str] | None:
+        """The moves to the follower's position now, or None when no verdict is wanted any
+        more (the game is over, the race not one a hint is given in)."""
+        if refusal(following.race, following.player_id) is not None:
+            return None
+        game = following.race.racers[following.player_id].game
+        assert game is not None
+        return [str(move) for move in game.history]
+
+    async def _say_verdicts(self, following: Following) -> None:
+        """Say the verdict on the follower's newest position: at once if earlier searches
+        settle it, else once searched; then that of the newest again, until said."""
+        key = (following.race.race_id, following.player_id)
+        searched: tuple[int, Result] | None = None
+        while True:
+            moves = self._position(following)
+            if moves is None:
+                if self._following.get(key) is following:
+                    del self._following[key]
+                return
+            made = len(moves)
+            if following.said == made:
+                return
+            known = following.foresight.known(moves)
+            if known is None and searched is not None and searched[0] == made:
+                known = searched[1]
+            if known is not None:
+                following.said = made
+                following.send(LiveVerdictGiven(after_moves=made, result=known.value,
+                                                message=LIVE_WORDS[known],
+                                                knowledge=FULL_KNOWLEDGE))
+                return
+            searched = await self._search_live(following, made)
+
+    async def _search_live(self, following: Following, made: int) -> tuple[int, Result]:
+        """Search the follower's newest position once its turn comes (within the hints'
+        bounds: it is "unknown" past them), and learn from the answer: after how many moves
+        the position searched was, and its verdict."""
+        address, now = following.address, self.clock()
+        if (self._hinting.refusal((address,)) is not None
+                or self._live_player_quota.take(following.player_id, now) > 0
+                or self._live_address_quota.take(address, now) > 0):
+            return made, Result.UNKNOWN
+        seconds = self.settings.hint_budget_s or hint_budget(following.race.rule_set).seconds
+        assert seconds is not None
+        self._hinting.begin((address,))
+        try:
+            async with self._turns.turn(address):
+                moves = self._position(following)
+                if moves is None:  # (over while it waited: the loop forgets it)
+                    return made, Result.UNKNOWN
+                game = following.race.racers[following.player_id].game
+                assert game is not None
+                log_json = MoveLog.of(game).to_json()
+                try:
+                    answer = await self.hints.run(verdict_for_log, log_json, seconds,
+                                                  within_s=seconds + SLACK_S)
+                except Refusal:  # the solver failed or was late
+                    return len(moves), Result.UNKNOWN
+        finally:
+            self._hinting.end((address,))
+        result = Result(answer["result"])
+        following.foresight.learn(moves, result, answer["line"])
+        return len(moves), result
 
     def after_race(self, race: Race, addresses: Collection[str]) -> None:
         """Search the race's deal in the background and store the verdict, unless too many
@@ -369,5 +519,8 @@ class SolverPool:
         self._closed = True
         for task in self._searches:
             task.cancel()
+        for following in self._following.values():
+            if following.task is not None:
+                following.task.cancel()
         self.hints.close()
         self.verdicts.close()

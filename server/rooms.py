@@ -50,6 +50,7 @@ from wire.protocol import (
     AskHint,
     CreateRoom,
     ErrorCode,
+    FollowVerdicts,
     JoinRoom,
     LeaveRoom,
     MakeMove,
@@ -79,9 +80,9 @@ CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 CODE_LENGTH = 8
 
 RoomRequest = (CreateRoom | JoinRoom | Spectate | LeaveRoom | Ready | StartRace | MakeMove
-               | Resign | Resume | PlayDaily | AskHint | Rematch)
+               | Resign | Resume | PlayDaily | AskHint | FollowVerdicts | Rematch)
 ROOM_REQUESTS = (CreateRoom, JoinRoom, Spectate, LeaveRoom, Ready, StartRace, MakeMove, Resign,
-                 Resume, PlayDaily, AskHint, Rematch)
+                 Resume, PlayDaily, AskHint, FollowVerdicts, Rematch)
 """The requests a room answers; the connection's gateway answers the rest itself."""
 
 
@@ -201,8 +202,9 @@ class RoomHost:
         """Public lobbies being opened (their deal drawn, their race stored), by ``("player",
         id)`` and ``("address", address)``: counted with those open, so that many requests
         at once do not all pass the limit before any lobby is open."""
-        self.solver = SolverPool(settings, writer, sessions)
-        """Where hints are searched: processes of their own, never this event loop."""
+        self.solver = SolverPool(settings, writer, sessions, clock)
+        """Where hints and live verdicts are searched: processes of their own, never this
+        event loop."""
         writer.on_fenced = self.let_go_of_races
 
     # -- restoring ------------------------------------------------------------------------------
@@ -295,6 +297,15 @@ class RoomHost:
                 given = await self.solver.hint(room.race, client.player_id, client.address,
                                                message.id, now)
                 await room.reply(client, given)
+            case FollowVerdicts():
+                room = self._current(client)
+                player_id = client.player_id
+                self.solver.follow(room.race, player_id, client.address,
+                                   lambda verdict: room.outbox.add([(
+                                       [member for member in room.members
+                                        if member.player_id == player_id],
+                                       as_frame(verdict))]), message.on)
+                await room.reply(client, Ok(id=message.id))
             case Rematch():
                 await self._rematch(client, message)
 
@@ -500,6 +511,7 @@ class RoomHost:
             following, out = rematch(finished, client.player_id, race_id=secrets.token_hex(8),
                                      seed=seed, algorithm=DEAL_ALGORITHM, winnable=winnable)
             await self._store(following)
+            self.solver.forget_race(finished.race_id)
             room.race, room.saved, room.opened, room.epoch = following, {}, self.clock(), 1
             self.deliver(room, out)
         finally:
@@ -518,8 +530,10 @@ class RoomHost:
         connection's next request is read once the reply is out."""
         assert client.player_id is not None
         room = self._current(client)
-        await self.deliver(room, room.race.move(client.player_id, move, now, request_id),
-                           after_move=True)
+        sent = self.deliver(room, room.race.move(client.player_id, move, now, request_id),
+                            after_move=True)
+        self.solver.moved(room.race, client.player_id)  # (its live verdict, said after these)
+        await sent
 
     async def _resume(self, client: Client | RemoteMember, message: Resume, now: float) -> None:
         assert client.player_id is not None
@@ -660,6 +674,7 @@ class RoomHost:
             del self.rooms[room.race.code]
             if release:
                 self.directory.release(room.race.code)
+        self.solver.forget_race(room.race.race_id)
         for member in room.members:
             member.room = None
         remote = [member for member in room.members if isinstance(member, RemoteMember)]

@@ -222,7 +222,13 @@ class Settings(BaseSettings):
     """Hints the players of one client address may ask for a minute, all together (bursts of
     a quarter of it); past it, ``rate_limited``."""
     hints_at_once_per_address: int = 2
-    """Hints from one client address searched or waiting at once; past it, ``rate_limited``."""
+    """Hints from one client address searched or waiting at once, live verdicts' searches
+    included; past it, ``rate_limited`` (a live verdict: ``unknown``)."""
+    live_verdicts_per_player_per_min: float = 60.0
+    """Searches for a player's live verdicts a minute (bursts of a quarter of it; a verdict
+    that earlier searches settle costs none); past it, the verdict is ``unknown``."""
+    live_verdicts_per_address_per_min: float = 120.0
+    """The same for the players of one client address, all together."""
     verdicts_at_once_per_address: int = 2
     """Deals searched or waiting at once after races with a racer from one client address;
     past it, the deal is not searched."""

@@ -203,6 +203,18 @@ class AskHint(Message):
     id: RequestId = None
 
 
+class FollowVerdicts(Message):
+    """Practising alone on a chosen deal (where a hint may be asked for): after each of your
+    moves, and at once, the server says ``live_verdict``, the solver's word on your position:
+    still winnable, no win is possible from here any more, or unknown, as KPat shows it;
+    ``on`` false stops it. Refused as ``hint`` is (``no_hints``, ``not_racing``). The reply is
+    ``ok``; the verdicts follow, each once searched."""
+
+    type: Literal["live_verdict"]
+    id: RequestId = None
+    on: bool = True
+
+
 class PlayDaily(Message):
     """Start today's daily deal of a rule set: alone, on your own clock, once per day."""
 
@@ -265,7 +277,7 @@ class Rematch(Message):
 
 ClientMessage = Annotated[
     Hello | CreateRoom | JoinRoom | Spectate | LeaveRoom | Ready | StartRace | MakeMove | Resign
-    | Resume | AskHint | PlayDaily | GetLeaderboard | GetRace | Rematch,
+    | Resume | AskHint | FollowVerdicts | PlayDaily | GetLeaderboard | GetRace | Rematch,
     Field(discriminator="type"),
 ]
 CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
@@ -560,6 +572,23 @@ class HintGiven(Message):
         "is an upper bound for a player who cannot."))
 
 
+class LiveVerdictGiven(Message):
+    """After ``live_verdict``: the solver's word on your position after ``after_moves`` moves,
+    said once searched, for your newest position only (a move made meanwhile supersedes the
+    search of the one before). It names no move and no card."""
+
+    type: Literal["live_verdict"] = "live_verdict"
+    after_moves: int = Field(description="Your moves made before the position it is about.")
+    result: Literal["won", "lost", "unknown"] = Field(description=(
+        "won: a win is still possible; lost: no win is possible from here any more (proved); "
+        "unknown: the search's time ran out, or the solver was too busy to search it."))
+    message: Literal["still winnable", "no win is possible from here any more", "unknown"] = (
+        Field(description="The answer in words, as a player is shown it."))
+    knowledge: str = Field(description=(
+        "What the answer assumes: the solver sees the face-down and undealt cards, so a win "
+        "is an upper bound for a player who cannot."))
+
+
 class ShuttingDown(Message):
     """The server is stopping: everything accepted is saved; reconnect and resume later. The
     connection is then closed with code 1001 (going away)."""
@@ -571,7 +600,7 @@ class ShuttingDown(Message):
 ServerMessage = Annotated[
     Welcome | Ok | ErrorMessage | RoomState | Countdown | RaceStarted | YourView | MoveAccepted
     | ProgressEvent | RaceFinished | Resynced | Leaderboard | RaceRecord | HintGiven
-    | ShuttingDown,
+    | LiveVerdictGiven | ShuttingDown,
     Field(discriminator="type"),
 ]
 SERVER_MESSAGE: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)

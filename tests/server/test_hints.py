@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import multiprocessing
 import os
 import signal
@@ -24,7 +25,7 @@ import pytest
 import pytest_asyncio
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from clients.sdk import RaceClient, RequestRefused
+from clients.sdk import RaceClient, RequestRefused, StillWaiting
 from engine.moves import Move
 from engine.registry import find_rule_set
 from engine.solver import Budget, Result, core_description, core_name, solve
@@ -37,12 +38,14 @@ from server.solver_process import NICENESS, pid_after
 from server.writer import Writer
 from tests.server.attacks import Target, run_attack
 from tests.server.test_server import Server, make_settings, start_server, stop_server
-from wire.protocol import RaceFinished, RaceStarted, YourView
+from wire.protocol import LiveVerdictGiven, RaceFinished, RaceStarted, YourView
 
 Sessions = async_sessionmaker[AsyncSession]
 
 RULE_SET, WON, LOST = "hidden-cards", 2, 1
 """Hidden Cards deals the solver decides in milliseconds (tests/engine/solver_cases.json)."""
+FOUR_CORNERS_WON = 195
+"""A Four Corners deal the solver wins within 3,000 positions, with choices along the way."""
 
 
 async def practice(client: RaceClient, number: int) -> list[str]:
@@ -381,3 +384,140 @@ async def test_healthz_says_which_core_the_solver_searches_with(server: Server) 
     assert health["solver"]["core"] == {
         "name": core_name(), "compiled_rule_sets": sorted(COMPILED_RULE_SETS),
         "description": core_description()}
+
+
+# -- the live verdict (issue 24) ----------------------------------------------------------------
+
+VERDICT_KEYS = {"type", "after_moves", "result", "message", "knowledge"}
+
+
+async def next_verdict(client: RaceClient) -> LiveVerdictGiven:
+    return await client.next_event(LiveVerdictGiven, timeout=30)
+
+
+async def test_the_live_verdict_says_after_each_move_whether_a_win_is_still_possible(
+        server: Server) -> None:
+    """Practising alone: at once and after each move, the solver's word on the position, in
+    the three words only: no move, no card."""
+    ann = await RaceClient.connect(server.url, record=True)
+    await ann.hello(name="Ann")
+    legal = await practice(ann, WON)
+    await ann.follow_verdicts()
+    first = await next_verdict(ann)
+    assert (first.after_moves, first.result, first.message) == (0, "won", "still winnable")
+    assert "full knowledge" in first.knowledge
+    line = solve(find_rule_set(RULE_SET)(WON), Budget(nodes=20_000)).line
+    await ann.move(str(line[0]))
+    after = await next_verdict(ann)
+    assert (after.after_moves, after.result) == (1, "won")
+    assert legal
+    assert ann.received is not None
+    frames = [json.loads(frame) for frame in ann.received if '"live_verdict"' in frame]
+    assert frames and all(set(frame) == VERDICT_KEYS for frame in frames), frames
+
+
+async def test_the_live_verdict_on_a_lost_deal_and_after_each_move_since(server: Server) -> None:
+    ann = await server.client("Ann")
+    legal = await practice(ann, LOST)
+    await ann.follow_verdicts()
+    said = await next_verdict(ann)
+    assert (said.after_moves, said.result) == (0, "lost")
+    assert said.message == "no win is possible from here any more"
+    for moves in (1, 2):
+        legal = (await ann.move(next(move for move in legal if move != "resign"))).legal_moves
+        said = await next_verdict(ann)
+        assert (said.after_moves, said.result) == (moves, "lost")
+
+
+async def test_a_newer_move_supersedes_the_live_verdict_and_off_stops_it(server: Server) -> None:
+    """Three moves at once while the opening is searched (an Octagon deal neither core
+    decides at once): the verdicts said are about ever newer positions, the last about the
+    newest; none comes for a position once a newer one's has. Turned off, none comes."""
+    ann = await server.client("Ann")
+    await ann.create_room("octagon", deal="number", number=0)
+    await ann.start()
+    legal = (await ann.next_event(YourView)).view.legal_moves
+    await ann.follow_verdicts()
+    for _ in range(3):
+        legal = (await ann.move(next(move for move in legal if move != "resign"))).legal_moves
+    seen: list[int] = []
+    while not seen or seen[-1] < 3:
+        seen.append((await next_verdict(ann)).after_moves)
+    assert seen == sorted(set(seen)), seen
+    await ann.follow_verdicts(on=False)
+    await ann.move(next(move for move in legal if move != "resign"))
+    with pytest.raises(StillWaiting):
+        await ann.next_event(LiveVerdictGiven, timeout=1.5)
+
+
+async def test_the_live_verdict_is_refused_where_a_hint_is(server: Server) -> None:
+    ann, bob = await server.client("Ann"), await server.client("Bob")
+    room = await ann.create_room(RULE_SET, deal="number", number=WON)
+    await bob.join(room.code)
+    with pytest.raises(RequestRefused) as before:
+        await ann.follow_verdicts()
+    assert before.value.code == "no_hints" and "race with others" in before.value.message
+    await ann.ready()
+    await bob.ready()
+    await ann.next_event(RaceStarted)
+    with pytest.raises(RequestRefused) as racing:
+        await ann.follow_verdicts()
+    assert racing.value.code == "no_hints" and "race with others" in racing.value.message
+    await ann.resign()
+    await ann.leave()
+    await ann.daily(RULE_SET)
+    with pytest.raises(RequestRefused) as daily:
+        await ann.follow_verdicts()
+    assert daily.value.code == "no_hints" and "daily deal" in daily.value.message
+
+
+async def test_live_verdicts_past_their_limit_are_unknown_and_searched_in_the_hint_processes(
+        sessions: Sessions) -> None:
+    """A player's live verdicts past ``live_verdicts_per_player_per_min`` say "unknown"
+    without a search; those that earlier searches settle cost none. Each is searched in the
+    hints' processes, counted while it is in the hints' bounds."""
+    settings = Settings(live_verdicts_per_player_per_min=4, hint_budget_s=0.5)  # bursts of 1
+    now = [1.0]
+    pool = SolverPool(settings, cast(Writer, None), sessions, clock=lambda: now[0])
+    race = Race(race_id="r", code="ABCD", rule_set="four-corners", seed=FOUR_CORNERS_WON,
+                algorithm=1, deal_kind="number", host_id="ann", host_name="Ann", seats_max=2,
+                time_limit_s=None, countdown_s=0)
+    race.start("ann", 0.0)
+    said: list[LiveVerdictGiven] = []
+    game = race.racers["ann"].game
+    assert game is not None
+    line = solve(game, Budget(nodes=20_000)).line
+
+    async def settled(count: int) -> LiveVerdictGiven:
+        for _ in range(300):
+            if len(said) >= count:
+                return said[-1]
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"{count} verdicts never came: {said}")
+
+    try:
+        pool.follow(race, "ann", "127.0.0.1", said.append, True)
+        assert (await settled(1)).result == "won"  # searched: the burst's one
+        race.move("ann", line[0], 1.0)
+        pool.moved(race, "ann")
+        assert (await settled(2)).result == "won"  # along the line found: no search
+        other = next(move for move in game.legal_moves() if move != line[1]
+                     and str(move) != "resign")
+        race.move("ann", other, 1.0)
+        pool.moved(race, "ann")
+        assert (await settled(3)).result == "unknown"  # off the line, past the limit
+        assert [verdict.after_moves for verdict in said] == [0, 1, 2]
+        now[0] = 16.0
+        pool.follow(race, "ann", "127.0.0.1", said.append, True)  # asked again: said again
+        assert (await settled(4)).after_moves == 2
+        pool.follow(race, "ann", "127.0.0.1", said.append, False)
+        race.move("ann", game.legal_moves()[0], 16.0)
+        pool.moved(race, "ann")
+        await asyncio.sleep(0.5)
+        assert len(said) == 4, "off: no more"
+        with pytest.raises(Refusal) as over:
+            race.move("ann", Move.act("resign"), 16.0)
+            pool.follow(race, "ann", "127.0.0.1", said.append, True)
+        assert over.value.code == "not_racing"
+    finally:
+        pool.close()
