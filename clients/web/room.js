@@ -151,6 +151,7 @@ class RoomPage {
   }
 
   async resume() {
+    this.followingRace = null; // a new connection: the live verdict is asked for again
     try {
       await this.follow(await this.rejoin());
     } catch {
@@ -197,6 +198,19 @@ class RoomPage {
       && view?.status === "in_progress";
   }
 
+  // Practising alone, the server says after each move whether a win is still possible (the
+  // live verdict, as KPat shows it): asked for once per race, and again after a reconnect.
+  followVerdicts() {
+    const { room, view } = this.state;
+    if (this.state.watching || !room || !view || !this.hintable()) return;
+    const race = `${room.code}/${room.started_at_ms}`;
+    if (this.followingRace === race) return;
+    this.followingRace = race;
+    this.connection.request({ type: "live_verdict" }).catch(() => {
+      this.followingRace = null; // refused (the race changed meanwhile): asked again if it may
+    });
+  }
+
   async askHint() {
     if (this.moving) return;
     this.moving = true;
@@ -237,10 +251,11 @@ class RoomPage {
     this.parts.seats.replaceChildren(this.seats());
     // Another racer's progress changes the seats only: the race panel (and a focused button
     // in it, for a player at the keyboard) stays as it is.
-    const raceChanged = !before || !before.room || ["view", "hint", "refusal", "watching",
-      "finished", "me", "log"].some((key) => before[key] !== state[key])
+    const raceChanged = !before || !before.room || ["view", "hint", "verdict", "refusal",
+      "watching", "finished", "me", "log"].some((key) => before[key] !== state[key])
       || before.room.phase !== state.room.phase || before.room.rule_set !== state.room.rule_set;
     if (raceChanged) this.parts.race.replaceChildren(this.racePanel(before));
+    this.followVerdicts();
     this.board?.fit();
     this.tick();
     if (state.finished && !before?.finished) this.checkSeed();
@@ -383,7 +398,8 @@ class RoomPage {
         h("span", { class: "clock", "data-clock-for": state.me }, ""),
         h("span", { class: "mine" }, `${view.on_foundations}/${view.total} cards home`,
           ` · ${view.moves} moves · `,
-          h("span", { class: `status ${view.status}` }, statusWord(view.status)))),
+          h("span", { class: `status ${view.status}` }, statusWord(view.status))),
+        this.hintable() ? this.verdictLine(view) : null),
       this.board.element,
       hint ? h("p", { class: "hint", role: "status" }, h("strong", {}, "Hint: "), hint.message,
         hint.knowledge ? h("span", { class: "quiet" }, ` (${hint.knowledge})`) : null) : null,
@@ -402,6 +418,16 @@ class RoomPage {
           note))) : null,
         this.logPanel(name)),
       playing ? details : null);
+  }
+
+  // The live verdict on your position: the solver's word once searched, "thinking" meanwhile.
+  verdictLine(view) {
+    const verdict = this.state.verdict?.after_moves === view.moves ? this.state.verdict : null;
+    return h("span", { class: `live-verdict ${verdict ? verdict.result : "searching"}`,
+      role: "status", "data-result": verdict?.result ?? "searching",
+      title: "the solver's word on your position, after each move (it sees the hidden cards: "
+        + "a win for someone who knew them)" }, "solver: ",
+    verdict ? verdict.message : "thinking…");
   }
 
   // The last moves and what the engine did after each, newest first, short.

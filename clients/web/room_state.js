@@ -3,8 +3,9 @@
 // `state = reduce(state, message, { now })` is pure: no DOM, no clock, no network. `now` (Unix
 // ms, given by the caller when the message arrived) is only read to stop a racer's clock when
 // they finish. room.js feeds it the server's messages (room events, your view, the replies to
-// your moves) and a few of its own (a refused move, a hint, the connection lost or back), then
-// draws the state it returns. As clients/terminal_state.py does for the terminal racer.
+// your moves, live verdicts) and a few of its own (a refused move, a hint, the connection lost
+// or back), then draws the state it returns. As clients/terminal_state.py does for the
+// terminal racer.
 
 export const OVER = new Set(["won", "lost", "resigned", "timed_out", "abandoned"]);
 export const LOW_TIME_MS = 30_000;
@@ -27,6 +28,7 @@ export function initialState({ code, watching = false, me = null, dealNumber = n
     log: [], // the latest moves and what followed them, newest last
     refusal: null, // { move, message }
     hint: null,
+    verdict: null, // the solver's live verdict on your position (practice alone): live_verdict
     notice: "",
     lost: false, // the connection dropped; since when (Unix ms) in lostAt
     lostAt: null,
@@ -60,7 +62,7 @@ export function reduce(state, message, { now = 0 } = {}) {
       return {
         ...next, commitment: message.commitment, dealNumber: message.deal_number ?? null,
         startsAtMs: null, finished: null, stoppedAt: {}, view: null, lastMove: null, log: [],
-        refusal: null, hint: null,
+        refusal: null, hint: null, verdict: null,
         room: next.room && { ...next.room, started_at_ms: message.started_at_ms },
       };
     case "view":
@@ -80,6 +82,8 @@ export function reduce(state, message, { now = 0 } = {}) {
         ? { move: message.move, message: message.message } : null };
     case "hint":
       return { ...next, hint: message };
+    case "live_verdict":
+      return { ...next, verdict: message };
     case "notice":
       return { ...next, notice: message.text };
     case "watching": // a join refused (full, or under way): watch instead
@@ -105,7 +109,7 @@ function roomMessage(state, room, now) {
   else if (room.starts_at_ms) next.startsAtMs = room.starts_at_ms;
   if (rematch || room.phase === "lobby") {
     next = { ...next, finished: null, view: null, stoppedAt: {}, lastMove: null, log: [],
-      refusal: null, hint: null, dealNumber: rematch ? null : next.dealNumber };
+      refusal: null, hint: null, verdict: null, dealNumber: rematch ? null : next.dealNumber };
   }
   // The room says its deal's number (a chosen one, a secret one once revealed): a reloaded
   // page shows it without having seen race_started.

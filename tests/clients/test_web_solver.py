@@ -13,7 +13,7 @@ from engine.game import RULES_VERSION
 from engine.hints import solve_deal
 from server import store
 from tests.clients import test_web
-from tests.clients.test_web import OpenPage, click_move, give_name, open_room
+from tests.clients.test_web import OpenPage, click_move, give_name, open_room, screenshot
 from tests.server.test_server import Server
 from wire.protocol import RaceFinished, YourView
 
@@ -22,8 +22,9 @@ browser, open_page = test_web.browser, test_web.open_page
 pytestmark = test_web.pytestmark
 """And their marks: skipped, with the reason, where Chromium is not installed."""
 
-WINNABLE = 3
-"""An All Fours deal the solver wins in 51 moves (tests/engine/solver_cases.json)."""
+WINNABLE, LOST = 3, 1
+"""All Fours deals the solver wins in 51 moves, and proves lost (tests/engine/solver_cases.json,
+tests/server/test_hints.py)."""
 
 
 async def test_the_hint_button_shows_a_move_of_a_winning_line_when_practising_alone(
@@ -43,6 +44,32 @@ async def test_the_hint_button_shows_a_move_of_a_winning_line_when_practising_al
     await expect(hint).to_have_count(0)  # about a position left behind
 
 
+async def test_practising_alone_the_board_says_after_each_move_whether_a_win_is_possible(
+        open_page: OpenPage) -> None:
+    """The live verdict, under the board's status line: still winnable on a winnable deal,
+    after each move; no win possible on a lost one; in words only, no move or card."""
+    page = await open_page()
+    await give_name(page, "Ann")
+    await open_room(page, "all-fours", WINNABLE)
+    await page.click(".start-button")
+    verdict = page.locator(".live-verdict")
+    await expect(verdict).to_have_text("solver: still winnable")
+    await expect(verdict).to_have_attribute("data-result", "won")
+    await page.click("button.hint-button")  # the solver's line, followed: still winnable
+    move = (await page.locator("p.hint").inner_text()).split("Hint: ")[1].split(" (")[0]
+    await click_move(page, move)
+    await expect(page.locator(".race-status .mine")).to_contain_text("1 moves")
+    await expect(verdict).to_have_text("solver: still winnable")
+    await page.screenshot(path=screenshot("live-verdict.png"))
+
+    lost = await open_page()
+    await give_name(lost, "Bob")
+    await open_room(lost, "all-fours", LOST)
+    await lost.click(".start-button")
+    await expect(lost.locator(".live-verdict")).to_have_text(
+        "solver: no win is possible from here any more")
+
+
 async def test_no_hint_button_in_a_race_with_others(server: Server, open_page: OpenPage) -> None:
     page = await open_page()
     await give_name(page, "Ann")
@@ -53,6 +80,7 @@ async def test_no_hint_button_in_a_race_with_others(server: Server, open_page: O
     await bob.ready()
     await expect(page.locator(".board")).to_have_attribute("data-status", "in_progress")
     await expect(page.locator("button.hint-button")).to_have_count(0)
+    await expect(page.locator(".live-verdict")).to_have_count(0)
 
 
 async def test_the_replay_steps_through_the_solvers_line(server: Server, sessions: store.Sessions,

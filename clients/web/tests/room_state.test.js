@@ -184,3 +184,14 @@ test("a rating after the race and its change", () => {
   assert.equal(ratingText(rating(1.5, -0.25)), "-0.3 (−1.8)");
   assert.equal(ratingText(null), "–");
 });
+
+test("the live verdict is kept until the next race", () => {
+  let state = racing();
+  const verdict = { type: "live_verdict", after_moves: 0, result: "won",
+    message: "still winnable", knowledge: "with full knowledge" };
+  state = reduce(state, verdict);
+  assert.equal(state.verdict.message, "still winnable");
+  state = reduce(state, { type: "race_started", seq: 9, started_at_ms: 9000, commitment: "c1",
+    deal_number: null, algorithm: 1, rules: 1 });
+  assert.equal(state.verdict, null);
+});
