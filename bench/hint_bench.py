@@ -6,7 +6,7 @@
 **Per rule set** (issue 24: hints within 200 ms at the median in every game): ``patience-race
 serve`` from this tree on a fresh SQLite file, once per ``--core`` (``PATIENCE_RACE_SOLVER_CORE``:
 ``compiled``, the default, where the C core is built and knows the rule set; ``python``, the
-pure-Python search), with the default hint budget (``engine.hints.hint_budget``: 0.15 s where
+pure-Python search), with the default hint budget (``engine.hints.hint_budget``: 0.1 s where
 the compiled core searches the rule set, 1.5 s where the Python search does), no winnable pool
 and no search after races, and the hint limits lifted (a bench asks faster than a player may).
 One player practises alone on chosen deals 0..``--deals``-1 of every rule set and asks for

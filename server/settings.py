@@ -159,7 +159,7 @@ class Settings(BaseSettings):
     hint_budget_s: float | None = None
     """How long a hint's search (and a live verdict's) may take; then the answer is
     "unknown". None: by the core that searches the rule set (``engine.hints.hint_budget``),
-    0.15 s where the compiled core does (a hint within 200 ms), 1.5 s where the Python search
+    0.1 s where the compiled core does (a hint within 200 ms), 1.5 s where the Python search
     does."""
     hint_queue_max: int = 4
     """Hints searched or waiting at once in this process; past it, ``unavailable``."""
