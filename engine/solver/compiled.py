@@ -34,8 +34,13 @@ from engine.solver.verdict import Budget, Effort, Result, Verdict
 CORE_SETTING = "PATIENCE_RACE_SOLVER_CORE"
 """``python`` keeps the compiled core out, where it is built (to compare, or to test that
 path); ``compiled`` (or unset) uses it where it is built."""
-TABLE_MB = 256
-"""Memory for the table of positions seen, per search."""
+TABLE_MB = (4, 256)
+"""The least and most memory, in MB, for a search's table of positions seen (``table_mb``)."""
+BYTES_PER_POSITION = 160
+"""What a position costs the table: its slot (a table kept at most half full) and its key."""
+POSITIONS_PER_SECOND = 3_000_000
+"""About what the core searches a second on one core here, to size a table for a budget in
+seconds."""
 
 
 def _load_core() -> ModuleType | None:
@@ -158,6 +163,22 @@ def solve(game: Game, budget: Budget = NO_LIMIT, *,
     return Verdict(result, (), effort, budget)
 
 
+def table_mb(budget: Budget) -> int:
+    """Memory for the table of a search within ``budget``: about what the positions it can
+    reach take, within ``TABLE_MB``. A table larger than the search needs costs time (each new
+    position lands on a page never touched), and one smaller is emptied when full (sound, but it
+    searches again). For a budget in positions it depends on nothing else, so the search stays
+    deterministic."""
+    positions = budget.nodes
+    if budget.seconds is not None:
+        by_time = int(budget.seconds * POSITIONS_PER_SECOND)
+        positions = by_time if positions is None else min(positions, by_time)
+    low, high = TABLE_MB
+    if positions is None:
+        return high
+    return max(low, min(high, positions * BYTES_PER_POSITION >> 20))
+
+
 def _share(budget: Budget, share: float) -> Budget:
     return Budget(None if budget.seconds is None else budget.seconds * share,
                   None if budget.nodes is None else max(1, int(budget.nodes * share)))
@@ -178,6 +199,6 @@ def _search(game: Game, piles: list[bytes], fields: list[int], budget: Budget, v
 
     found: dict[str, Any] = CORE.solve(
         game.name, piles, fields, nodes=budget.nodes or 0, seconds=budget.seconds or 0.0,
-        table_mb=TABLE_MB, variant=variant, reductions=reductions,
+        table_mb=table_mb(budget), variant=variant, reductions=reductions,
         progress=None if progress is None else report)
     return found
