@@ -227,9 +227,12 @@ SearchOutcome search(const RuleSet *rules, const void *start, const SearchLimits
         }
         const Move *move = &frame->moves[frame->next++];
         outcome.nodes++;
-        if (path.depth == path.capacity && !path_grow(&path)) {
-            outcome.error = "out of memory";
-            goto done;
+        if (path.depth == path.capacity) {
+            if (!path_grow(&path)) {
+                outcome.error = "out of memory";
+                goto done;
+            }
+            frame = &path.frames[path.depth - 1];  /* the frames were moved */
         }
         Frame *child = &path.frames[path.depth];
         memcpy(child->state, frame->state, rules->state_size);
