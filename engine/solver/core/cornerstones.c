@@ -365,25 +365,214 @@ static void cs_make(void *state, const Move *move) {
     }
 }
 
-static int cs_won(const void *state) { return ((const State *)state)->home == TOTAL; }
+static int cs_won(const void *state) {
+    return ((const State *)state)->home == TOTAL;
+}
 
 /* The key: the exact position (the engine's ``state_key``; no symmetry of these rules is used,
- * docs/solver.md), the counts of the piles and the stock first so the cards read one way. */
+ * docs/solver.md): the foundations' heights a nibble each, the lines' suits, the next pile and
+ * the redeals used, the turned card, then the piles and the stock, each followed by NO_CARD
+ * (at most 8 + 104 + 13 = 125 bytes, 100 or so after a deal). */
 static int cs_key(const void *state, uint8_t *out) {
     const State *s = state;
-    int total = total_cards(s), at = 0;
-    memcpy(out, s->length, SEGMENTS);
-    at += SEGMENTS;
-    memcpy(out + at, s->cards, (size_t)total);
-    at += total;
-    memcpy(out + at, s->height, 8);
-    at += 8;
-    memcpy(out + at, s->line_suit, 4);
-    at += 4;
+    int at = 0, card = 0;
+    for (int line = 0; line < 4; line++) {
+        out[at++] = (uint8_t)(s->height[line] << 4 | s->height[line + 4]);
+    }
+    unsigned suits = 0;
+    for (int line = 0; line < 4; line++) suits |= (unsigned)s->line_suit[line] << (3 * line);
+    out[at++] = (uint8_t)suits;
+    out[at++] = (uint8_t)(suits >> 8);
+    out[at++] = (uint8_t)(s->next_pile * 3 + s->redeals_used);
     out[at++] = s->turned;
-    out[at++] = s->next_pile;
-    out[at++] = s->redeals_used;
+    for (int segment = 0; segment < SEGMENTS; segment++) {
+        memcpy(out + at, s->cards + card, s->length[segment]);
+        at += s->length[segment];
+        card += s->length[segment];
+        out[at++] = NO_CARD;
+    }
     return at;
+}
+
+/* How a suit's foundations take cards in the relaxed race of ``cs_dead`` (docs/solver.md,
+ * "Cornerstones"). A card of rank q goes home onto the ace place showing q-1, which holds one
+ * card of each rank below q, or onto the king place showing q+1, which holds one of each rank
+ * above (CS-7; a reversal, CS-17, moves a card between the two places and keeps both runs
+ * whole). So while a rank of the suit has no card home (*inward*), a card of rank q goes home
+ * only once every rank below, or every rank above, has a card home. Once every rank has one,
+ * the second cards go home from where the two places crossed outward: the ranks with both
+ * cards home are a run, and only the rank next to it either side goes home (*outward*), or,
+ * before any rank has both (*free*), any rank. The race uses these rules as they stand in the
+ * position searched, as counts that only grow: inward stays inward (it takes every rank once
+ * every rank has a card home), so nothing the race does ever takes a possibility away. */
+enum { SUIT_INWARD, SUIT_FREE, SUIT_OUTWARD };
+
+typedef struct {
+    uint8_t count[15];  /* cards of each rank 1..13 home (0..2) */
+    uint8_t mode;
+    int8_t low, high;   /* inward: every rank 1..low and high..13 has a card home;
+                         * outward: low..high the ranks with both cards home */
+} Suit;
+
+#define RANKS 0x3FFEu   /* bits 1..13 */
+
+static void suit_update(Suit *suit) {
+    if (suit->mode == SUIT_INWARD) {
+        while (suit->low < 13 && suit->count[suit->low + 1]) suit->low++;
+        while (suit->high > 1 && suit->count[suit->high - 1]) suit->high--;
+    } else if (suit->mode == SUIT_OUTWARD) {
+        while (suit->low > 1 && suit->count[suit->low - 1] == 2) suit->low--;
+        while (suit->high < 13 && suit->count[suit->high + 1] == 2) suit->high++;
+    }
+}
+
+/* The ranks the suit takes now, as bits 1..13. */
+static unsigned suit_takes(const Suit *suit) {
+    if (suit->mode == SUIT_FREE) return RANKS;
+    if (suit->mode == SUIT_INWARD) {
+        return (((2u << (suit->low + 1)) - 1) | ~((1u << (suit->high - 1)) - 1)) & RANKS;
+    }
+    return ((1u << (suit->low - 1)) | (1u << (suit->high + 1))) & RANKS;
+}
+
+/* The relaxed race for the last deal (no redeal left: the piles are never gathered again):
+ * cards leave the piles as they lie in ``state`` from the top down, each either home, when its
+ * suit takes its rank (``Suit``), or away onto another pile, when a card one rank above or
+ * below it (round the corner, CS-14, CS-15) has been uncovered at some time: a top of the
+ * piles as they lie, a card of the stock or turned, or one uncovered or moved away in the race.
+ * A card moved away, of the stock or turned is free: it goes home whenever its suit takes its
+ * rank. Every winning line is a course of this race (a card it moves onto another pile goes
+ * onto an uncovered card of a neighbouring rank; a card it brings home is free or on top),
+ * and in the race nothing done ever takes a possibility away, so running it until nothing
+ * more happens finds out whether it can bring every card home. If it cannot, no line wins. */
+static int cs_dead(const void *state) {
+    const State *s = state;
+    if (s->redeals_used < s->redeals) return 0;
+    Suit suits[4];
+    memset(suits, 0, sizeof suits);
+    for (int line = 0; line < 4; line++) {
+        int suit = s->line_suit[line];
+        if (suit == NO_SUIT) continue;
+        for (int rank = 1; rank <= s->height[line]; rank++) suits[suit].count[rank]++;
+        for (int rank = 14 - s->height[line + 4]; rank <= 13; rank++) suits[suit].count[rank]++;
+    }
+    for (int i = 0; i < 4; i++) {
+        Suit *suit = &suits[i];
+        int missing = 0, low = 14, high = 0;
+        for (int rank = 1; rank <= 13; rank++) {
+            missing |= suit->count[rank] == 0;
+            if (suit->count[rank] == 2) {
+                if (rank < low) low = rank;
+                high = rank;
+            }
+        }
+        if (missing) {
+            suit->mode = SUIT_INWARD;
+            suit->low = 0;
+            suit->high = 14;
+        } else if (high == 0) {
+            suit->mode = SUIT_FREE;
+        } else {
+            suit->mode = SUIT_OUTWARD;
+            suit->low = (int8_t)low;
+            suit->high = (int8_t)high;
+        }
+        suit_update(suit);
+    }
+    /* The free cards not yet home, by suit and rank (and as bits of ranks); ranks uncovered. */
+    uint8_t pool[4][15];
+    unsigned pooled[4] = {0, 0, 0, 0}, seen = 0;
+    memset(pool, 0, sizeof pool);
+    int start[SEGMENTS + 1];
+    starts(s, start);
+    int left = TOTAL - s->home;
+    for (int i = start[STOCK_SEGMENT]; i <= start[SEGMENTS]; i++) {
+        int card = i < start[SEGMENTS] ? s->cards[i] : s->turned;
+        if (card == NO_CARD) continue;
+        pool[SUIT(card)][RANK(card)]++;
+        pooled[SUIT(card)] |= 1u << RANK(card);
+        seen |= 1u << RANK(card);
+    }
+    int top[PILES];
+    for (int pile = 0; pile < PILES; pile++) {
+        top[pile] = start[pile + 1] - 1;
+        if (top[pile] >= start[pile]) seen |= 1u << RANK(s->cards[top[pile]]);
+    }
+    /* When a rank next to every rank on the piles is uncovered already, every card can move
+     * away and then go home in its turn: the race brings every card home. */
+    unsigned ranks = 0, near = (seen << 1 | seen >> 1 | seen >> 13 << 1 | (seen >> 1 & 1) << 13);
+    for (int i = 0; i < start[STOCK_SEGMENT]; i++) ranks |= 1u << RANK(s->cards[i]);
+    if ((ranks & ~near) == 0) return 0;
+    for (int changed = 1; changed && left;) {
+        changed = 0;
+        for (int i = 0; i < 4; i++) {
+            for (unsigned ready; (ready = pooled[i] & suit_takes(&suits[i]));) {
+                int rank = __builtin_ctz(ready);
+                if (--pool[i][rank] == 0) pooled[i] &= ~(1u << rank);
+                suits[i].count[rank]++;
+                suit_update(&suits[i]);
+                left--;
+            }
+        }
+        for (int pile = 0; pile < PILES; pile++) {
+            while (top[pile] >= start[pile]) {
+                int card = s->cards[top[pile]], rank = RANK(card);
+                Suit *suit = &suits[SUIT(card)];
+                if (suit_takes(suit) >> rank & 1) {
+                    suit->count[rank]++;
+                    suit_update(suit);
+                    left--;
+                } else if (seen >> up(rank) & 1 || seen >> down(rank) & 1) {
+                    pool[SUIT(card)][rank]++;
+                    pooled[SUIT(card)] |= 1u << rank;
+                } else {
+                    break;
+                }
+                changed = 1;
+                if (--top[pile] >= start[pile]) seen |= 1u << RANK(s->cards[top[pile]]);
+            }
+        }
+    }
+    return left > 0;
+}
+
+/* -- a safe move ------------------------------------------------------------------------- */
+
+/* A move home the search may play alone (docs/solver.md, "Cornerstones"): in the last deal
+ * (no redeal left) once it is complete, the top card ``c`` of a pile goes home when
+ * - every card of rank r-1 and r+1 (round the corner) not home lies beneath ``c`` in its pile:
+ *   then no card can ever be put on ``c`` and ``c`` can go nowhere but home (it is pinned);
+ * - the other card equal to ``c`` is home, or beneath ``c``: so no card takes ``c``'s place
+ *   on the foundations before ``c`` goes there;
+ * - the two foundations of its suit do not meet (CS-17): no reversal can be made before.
+ * Any winning line then leaves ``c`` where it is until it brings it home, and plays the same
+ * with ``c`` home from the start (with one reversal added where it put ``c`` on the other
+ * foundation of the suit). */
+static int cs_safe(const void *state, const Move *move) {
+    const State *s = state;
+    if (move->action != ACT_NONE || move->target < PILE_ACE || move->source >= PILE_ACE ||
+        s->redeals_used < s->redeals || s->turned != NO_CARD || s->length[STOCK_SEGMENT]) {
+        return 0;
+    }
+    int card = move->card, rank = RANK(card), line = s->line_of[SUIT(card)];
+    if (s->height[line] + s->height[line + 4] == 13) return 0;
+    int high = up(rank), low = down(rank), total = total_cards(s);
+    /* Cards of rank r-1 and r+1, and cards equal to ``c``, off the foundations: all of them in
+     * ``c``'s pile beneath it? (``c`` itself is counted out: it is on top.) */
+    int neighbours = 0, twins = 0;
+    for (int i = 0; i < total; i++) {
+        int other = s->cards[i], other_rank = RANK(other);
+        neighbours += other_rank == high || other_rank == low;
+        twins += other == card;
+    }
+    int end = 0;
+    for (int pile = 0; pile <= move->source; pile++) end += s->length[pile];
+    for (int i = end - s->length[move->source]; i < end - 1; i++) {
+        int other = s->cards[i], other_rank = RANK(other);
+        neighbours -= other_rank == high || other_rank == low;
+        twins -= other == card;
+    }
+    return neighbours == 0 && twins == 1;
 }
 
 /* -- a position in and out ---------------------------------------------------------------- */
@@ -490,29 +679,45 @@ static void needs(const State *s, uint8_t *need) {
     }
 }
 
-/* Moves home first, in the engine's order; then moves between piles by how soon they uncover a
- * card wanted home and how little they bury (``_heap_order``); the redeal last. */
+/* A number from the position, the variant and a move's place in the list, for the orders that
+ * break ties at random (the same on every machine). */
+static inline int noise(const State *s, int variant, int index, int range) {
+    return (int)(mix64(s->hash ^ (uint64_t)variant * 0x9E3779B97F4A7C15ULL ^ (uint64_t)index) %
+                 (uint64_t)range);
+}
+
+/* The move orders (docs/solver.md, "Cornerstones"): moves home first, in the engine's order,
+ * the redeal last; between them moves between piles by how soon they uncover a card wanted
+ * home and how little they bury (variant 1: engine/solver/search.py's ``_heap_order``, move for
+ * move), variant 0 also keeping piles from being emptied (a pile emptied stays empty, CS-16)
+ * and from growing tall, variants 2 and up variant 0's with ties broken and near scores
+ * swapped at random, the foundation chosen for a turned card too. */
 static void cs_order(const void *state, Move *moves, int count, int variant) {
     const State *s = state;
     if (s->turned != NO_CARD) {
-        for (int i = 0; i < count; i++) moves[i].order = 0;
+        for (int i = 0; i < count; i++) {
+            moves[i].order = (int16_t)(variant >= 2 ? noise(s, variant, i, 64) : 0);
+        }
         return;
     }
     uint8_t need[52];
     needs(s, need);
     /* For each pile, how soon a card of it is wanted (its depth plus its need): ``bare`` with
      * the top card taken off, ``whole`` as it is. */
-    int bare[PILES], whole[PILES], at = 0;
+    int bare[PILES], whole[PILES], end = 0;
     for (int pile = 0; pile < PILES; pile++) {
         int length = s->length[pile];
-        bare[pile] = whole[pile] = FAR;
-        for (int i = 0; i < length; i++) {
-            int card = s->cards[at + i];
-            int value = length - 1 - i + need[card];
-            if (value < whole[pile]) whole[pile] = value;
-            if (i < length - 1 && value - 1 < bare[pile]) bare[pile] = value - 1;
+        end += length;
+        /* From the top down, until the depth alone is more than the best found. */
+        int best_bare = FAR, best_whole = FAR;
+        for (int depth = 0; depth < length && (depth < best_whole || depth <= best_bare);
+             depth++) {
+            int value = depth + need[s->cards[end - 1 - depth]];
+            if (value < best_whole) best_whole = value;
+            if (depth > 0 && value - 1 < best_bare) best_bare = value - 1;
         }
-        at += length;
+        bare[pile] = best_bare;
+        whole[pile] = best_whole;
     }
     for (int i = 0; i < count; i++) {
         Move *move = &moves[i];
@@ -522,7 +727,12 @@ static void cs_order(const void *state, Move *moves, int count, int variant) {
             move->order = -1000;
         } else {
             int target = whole[move->target] + 1;
-            move->order = (int16_t)(2 * bare[move->source] - (target < 10 ? target : 10));
+            int score = 2 * bare[move->source] - (target < 10 ? target : 10);
+            if (variant != 1) {
+                score += s->length[move->target] + (s->length[move->source] == 1 ? 30 : 0);
+                if (variant >= 2) score = score * 4 + noise(s, variant, i, 16);
+            }
+            move->order = (int16_t)score;
         }
     }
 }
@@ -537,9 +747,9 @@ const RuleSet CORNERSTONES = {
     .won = cs_won,
     .rehash = cs_rehash,
     .key = cs_key,
-    .dead = NULL,
+    .dead = cs_dead,
     .order = cs_order,
-    .safe = NULL,
+    .safe = cs_safe,
 };
 
 const RuleSet CORNERSTONES_ARNOLD = {
@@ -552,7 +762,7 @@ const RuleSet CORNERSTONES_ARNOLD = {
     .won = cs_won,
     .rehash = cs_rehash,
     .key = cs_key,
-    .dead = NULL,
+    .dead = cs_dead,
     .order = cs_order,
-    .safe = NULL,
+    .safe = cs_safe,
 };
