@@ -70,7 +70,8 @@ def test_the_core_moves_as_the_engine_does(rule_set: str, player: type) -> None:
             if step % 97 == 96:  # load the engine's position afresh mid-game, and walk on
                 core = walker(game)
     assert positions >= DEALS * 20
-    assert redeals > 0, "the walks never reached a redeal"
+    assert redeals > 0 or rule_set == "cornerstones", (  # CS-21: Cornerstones has none
+        "the walks never reached a redeal")
 
 
 @pytest.mark.parametrize("rule_set", RULE_SETS)
@@ -84,7 +85,7 @@ def test_every_move_order_is_a_permutation_of_the_moves(rule_set: str) -> None:
             break
         for variant in range(3):
             ordered, _ = core.ordered(variant)  # type: ignore[attr-defined]
-            assert sorted(ordered) == sorted(moves)
+            assert sorted(ordered, key=repr) == sorted(moves, key=repr)  # redeal: None piles
         index = rng.randrange(len(moves))
         game.play(compiled.to_move(game, moves[index]))
         core.play(index)  # type: ignore[attr-defined]
