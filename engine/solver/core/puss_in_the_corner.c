@@ -318,16 +318,25 @@ static void transfer(Puss *s, const Move *move) {
     int from = move->source - 4, to = move->target - 4, count = move->count;
     uint8_t *heap = s->corner[from], *onto = s->corner[to];
     int start = s->length[from] - count;
+    for (int c = 0; c < CORNERS; c++) s->hash -= corner_part(s, c);
+    for (int i = start; i < s->length[from]; i++) {
+        s->corner_sum[from] -= corner_card(i, heap[i]);
+    }
     if (move->bottom) {
         memmove(onto + count, onto, s->length[to]);
         memcpy(onto, heap + start, (size_t)count);
+        s->length[to] = (uint8_t)(s->length[to] + count);
+        sum_corner(s, to);
     } else {
+        for (int i = 0; i < count; i++) {
+            s->corner_sum[to] += corner_card(s->length[to] + i, heap[start + i]);
+        }
         memcpy(onto + s->length[to], heap + start, (size_t)count);
+        s->length[to] = (uint8_t)(s->length[to] + count);
     }
-    s->length[to] = (uint8_t)(s->length[to] + count);
     s->length[from] = (uint8_t)start;
     s->free = s->free == ALL_FREE ? (uint8_t)(ALL_FREE & ~(1u << from) & ~(1u << to)) : 0;
-    refresh(s);
+    for (int c = 0; c < CORNERS; c++) s->hash += corner_part(s, c);
 }
 
 static void puss_make(void *state, const Move *move) {
@@ -416,11 +425,22 @@ static int puss_key(const void *state, uint8_t *out) {
 }
 
 /* -- the bound ---------------------------------------------------------------------------- *
- * engine/solver/bounds.py's ``_puss_bounds``: in the second and last pass, no transfer open
- * and no seven turned or left in the stock, a corner's cards leave only home from its top; a
- * card buried over every card still out of a rank it needs, or a race to the foundations that
- * leaves a card out, proves the position lost. Colours stand for the Octagon's suits: two
- * foundations and two cards of each rank per colour. */
+ * engine/solver/bounds.py's ``_puss_bounds``, carried over to positions where transfers can
+ * still come (docs/solver.md). In the second and last pass (PC-15) nothing is gathered again,
+ * a turned card only goes on top of a corner or home (PC-4), and a corner's cards leave it only
+ * home from its top (PC-6) or in a transfer, which moves a top part of one heap onto or under
+ * another (PC-8): it cuts one heap in two at one place. A transfer comes only after a seven is
+ * turned (two at most per seven, PC-9), so the transfers still to come are at most those open
+ * now plus two for each seven turned or in the stock. Relax the game: the stock and the turned
+ * card go home at any time in any order; each piece of a heap goes home from its top; a cut
+ * splits a piece in two, the pieces then independent (what a transfer does, without what it
+ * adds: the moved part covering or under another heap); and the two foundations of a colour
+ * (two cards of each rank per colour, PC-5) act as one pile taking any card of the colour up to
+ * one above the higher of them. Every winning line of the real game, read as the order its
+ * cards go home and its transfers as cuts, wins the relaxed game with as many cuts as it
+ * made transfers. So the position is lost if the relaxed game needs more cuts than can come.
+ * With no cut to come this is exactly the Python bound (a card buried over every card out of a
+ * rank it needs, or a race that leaves a card out). */
 
 /* The two foundations' heights of a colour (0 black, 1 red), low first. */
 static void colour_heights(const Puss *s, int red, int *low, int *high) {
@@ -429,74 +449,132 @@ static void colour_heights(const Puss *s, int red, int *low, int *high) {
     *high = a < b ? b : a;
 }
 
-static int buried(const Puss *s) {
+/* Transfers that can still come in this pass: those open now, and two for each seven still
+ * to be placed (PC-8, PC-9). */
+static int transfers_left(const Puss *s) {
+    int left = s->free == ALL_FREE ? 2 : s->free ? 1 : 0;
+    if (s->turned != NO_CARD && RANK(s->turned) == SEVEN) left += 2;
+    for (int i = 0; i < s->stock_length; i++) left += 2 * (RANK(s->stock[i]) == SEVEN);
+    return left;
+}
+
+/* At least how many cuts the relaxed game needs: a card c needs, before it goes home, a card
+ * of each rank q between the higher foundation of its colour and c's rank (one of the two out)
+ * or, when that foundation is at c's rank or above, of each rank between the lower one and
+ * c's (the one copy out). If every copy out of such a rank lies beneath c in its heap, c must
+ * be cut from the lowest of them: some cut between the two. One cut serves every such pair it
+ * lies between; per heap the fewest cuts that lie between every pair is found greedily (pairs
+ * by their upper card, a cut just under it when the last cut does not serve). With no cut to
+ * come, any pair is a proof (``buried`` in engine/solver/bounds.py). */
+static int cuts_needed(const Puss *s) {
+    int low[2], high[2], total = 0;
+    for (int red = 0; red < 2; red++) colour_heights(s, red, &low[red], &high[red]);
     for (int c = 0; c < CORNERS; c++) {
-        uint8_t beneath[2][14];
-        memset(beneath, 0, sizeof beneath);
+        int8_t lowest[2][14], seen[2][14];
+        memset(seen, 0, sizeof seen);
+        int last_cut = -1;
         for (int i = 0; i < s->length[c]; i++) {
             uint8_t card = s->corner[c][i];
-            int red = IS_RED(card), rank = RANK(card), low, high;
-            colour_heights(s, red, &low, &high);
-            if (high < rank) {
-                for (int q = high + 1; q < rank; q++) {
-                    if (beneath[red][q] >= 2) return 1;
-                }
-            } else {
-                for (int q = low + 1; q < rank; q++) {
-                    if (beneath[red][q] >= 1) return 1;
+            int red = IS_RED(card), rank = RANK(card), left = -1;
+            int from = high[red] < rank ? high[red] : low[red];
+            int out = high[red] < rank ? 2 : 1;
+            for (int q = from + 1; q < rank; q++) {
+                if (seen[red][q] == out && lowest[red][q] > left) left = lowest[red][q];
+            }
+            if (left >= 0 && left > last_cut) {
+                last_cut = i - 1;  /* just under c */
+                total++;
+            }
+            if (seen[red][rank]++ == 0) lowest[red][rank] = (int8_t)i;
+        }
+    }
+    return total;
+}
+
+/* The relaxed race: pieces of heaps (a range of a corner's cards, bottom to top), the level
+ * of each colour and the ranks free in the stock and the turned card. */
+typedef struct {
+    int8_t corner, bottom, top;      /* cards bottom .. top - 1 of the corner */
+} Piece;
+
+#define MOST_CUTS 2
+typedef struct {
+    int level[2], loose[2], count;
+    Piece piece[CORNERS + MOST_CUTS];
+} Race;
+
+/* Bring home whatever the relaxed game can without a cut. */
+static void settle(const Puss *s, Race *race) {
+    int grew = 1;
+    while (grew) {
+        grew = 0;
+        for (int red = 0; red < 2; red++) {
+            while (race->loose[red] >> (race->level[red] + 1) & 1) {
+                race->level[red]++;
+                grew = 1;
+            }
+        }
+        for (int p = 0; p < race->count; p++) {
+            Piece *piece = &race->piece[p];
+            while (piece->top > piece->bottom) {
+                uint8_t card = s->corner[piece->corner][piece->top - 1];
+                int red = IS_RED(card), rank = RANK(card);
+                if (rank > race->level[red] + 1) break;
+                piece->top--;
+                if (rank == race->level[red] + 1) {
+                    race->level[red]++;
+                    grew = 1;
                 }
             }
-            beneath[red][rank]++;
+        }
+    }
+}
+
+/* Whether the relaxed game wins with at most ``cuts`` cuts. A cut is needed only to bare a
+ * card that could go home (a cut elsewhere can wait until the card under it could go home,
+ * and then be made just above that card: no worse), so the cuts tried are those just above a
+ * covered card that could go home now. */
+static int race_wins(const Puss *s, const Race *start, int cuts) {
+    Race race = *start;
+    settle(s, &race);
+    int left = 0;
+    for (int p = 0; p < race.count; p++) left |= race.piece[p].top > race.piece[p].bottom;
+    if (!left) return race.level[0] == 13 && race.level[1] == 13;
+    if (cuts == 0) return 0;
+    for (int p = 0; p < race.count; p++) {
+        Piece piece = race.piece[p];
+        for (int i = piece.bottom; i < piece.top - 1; i++) {
+            uint8_t card = s->corner[piece.corner][i];
+            if (RANK(card) > race.level[IS_RED(card)] + 1) continue;
+            Race cut = race;
+            cut.piece[p].top = (int8_t)(i + 1);
+            cut.piece[cut.count++] = (Piece){piece.corner, (int8_t)(i + 1), piece.top};
+            if (race_wins(s, &cut, cuts - 1)) return 1;
         }
     }
     return 0;
 }
 
-static int unreachable(const Puss *s) {
-    int level[2], low, loose[2] = {0, 0}, top[CORNERS];
-    for (int red = 0; red < 2; red++) colour_heights(s, red, &low, &level[red]);
+static int race_lost(const Puss *s, int cuts) {
+    Race race;
+    int low;
+    race.loose[0] = race.loose[1] = 0;
+    for (int red = 0; red < 2; red++) colour_heights(s, red, &low, &race.level[red]);
     for (int i = 0; i < s->stock_length; i++) {
-        loose[IS_RED(s->stock[i])] |= 1 << RANK(s->stock[i]);
+        race.loose[IS_RED(s->stock[i])] |= 1 << RANK(s->stock[i]);
     }
-    if (s->turned != NO_CARD) loose[IS_RED(s->turned)] |= 1 << RANK(s->turned);
-    for (int c = 0; c < CORNERS; c++) top[c] = s->length[c];
-    int grew = 1;
-    while (grew) {
-        grew = 0;
-        for (int red = 0; red < 2; red++) {
-            while (loose[red] >> (level[red] + 1) & 1) {
-                level[red]++;
-                grew = 1;
-            }
-        }
-        for (int c = 0; c < CORNERS; c++) {
-            while (top[c]) {
-                uint8_t card = s->corner[c][top[c] - 1];
-                int red = IS_RED(card), rank = RANK(card);
-                if (rank > level[red] + 1) break;
-                top[c]--;
-                if (rank == level[red] + 1) {
-                    level[red]++;
-                    grew = 1;
-                    while (loose[red] >> (level[red] + 1) & 1) level[red]++;
-                }
-            }
-        }
-    }
-    for (int c = 0; c < CORNERS; c++) {
-        if (top[c]) return 1;
-    }
-    return level[0] < 13 || level[1] < 13;
+    if (s->turned != NO_CARD) race.loose[IS_RED(s->turned)] |= 1 << RANK(s->turned);
+    race.count = CORNERS;
+    for (int c = 0; c < CORNERS; c++) race.piece[c] = (Piece){(int8_t)c, 0, (int8_t)s->length[c]};
+    return !race_wins(s, &race, cuts);
 }
 
 static int puss_dead(const void *state) {
     const Puss *s = state;
-    if (s->pass != PASSES || s->free) return 0;
-    if (s->turned != NO_CARD && RANK(s->turned) == SEVEN) return 0;
-    for (int i = 0; i < s->stock_length; i++) {
-        if (RANK(s->stock[i]) == SEVEN) return 0;
-    }
-    return buried(s) || unreachable(s);
+    if (s->pass != PASSES) return 0;
+    int cuts = transfers_left(s);
+    if (cuts_needed(s) > cuts) return 1;
+    return cuts <= MOST_CUTS && race_lost(s, cuts);
 }
 
 /* -- safe moves --------------------------------------------------------------------------- *
@@ -558,11 +636,78 @@ static void order_plain(const Puss *s, Move *moves, int count) {
     }
 }
 
+/* How many cards of its colour must go home before ``card`` can (PC-5): those between the
+ * higher foundation of its colour and it, or, when that one is at its rank or above, between
+ * the lower one and it. */
+static int need(const Puss *s, uint8_t card) {
+    int low, high, rank = RANK(card);
+    colour_heights(s, IS_RED(card), &low, &high);
+    return rank > high ? rank - high - 1 : rank - low - 1;
+}
+
+/* Cards lying over a card wanted sooner than they are, over all corners. */
+static int disorder(const Puss *s) {
+    int bad = 0;
+    for (int c = 0; c < CORNERS; c++) {
+        int soonest = 99;
+        for (int i = 0; i < s->length[c]; i++) {
+            int wanted = need(s, s->corner[c][i]);
+            if (wanted > soonest) {
+                bad++;
+            } else {
+                soonest = wanted;
+            }
+        }
+    }
+    return bad;
+}
+
+/* A turned card onto a corner by need: first onto a top wanted after it (``strict``; or no
+ * sooner), the one wanted soonest; an empty corner first (``empty_first``) or next; then over
+ * a top wanted sooner, the one wanted latest first. */
+static int by_need(const Puss *s, int corner, uint8_t card, int empty_first, int strict) {
+    if (s->length[corner] == 0) return empty_first ? 1 : 20;
+    int mine = need(s, card), top = need(s, s->corner[corner][s->length[corner] - 1]);
+    return top > mine || (top == mine && !strict) ? 2 + top - mine : 40 - top;
+}
+
+/* Variants 0 to 2: home first; a turned card by ``by_need``; a transfer or ``turn`` by the
+ * corners it leaves: the fewer cards over a card wanted sooner, and the more moves home, the
+ * better; ``redeal`` last. */
+static void order_need(const Puss *s, Move *moves, int count, int empty_first, int strict) {
+    for (int i = 0; i < count; i++) {
+        Move *move = &moves[i];
+        if (move->action == ACT_REDEAL) {
+            move->order = 1000;
+        } else if (move->action == ACT_NONE && move->target < FOUNDATIONS) {
+            move->order = 0;
+        } else if (s->turned != NO_CARD) {
+            move->order = (int16_t)by_need(s, move->target - 4, s->turned, empty_first, strict);
+        } else {
+            Puss after = *s;
+            puss_make(&after, move);
+            move->order = (int16_t)(200 + 4 * disorder(&after) - 3 * home_moves(&after));
+        }
+    }
+}
+
+/* The move orders (docs/solver.md): 0, by need, a top wanted as soon as the card counting as
+ * one it buries; 1, by need, an empty corner first; 2, by need, a top wanted as soon counting
+ * as one wanted later; 3, engine/solver/search.py's. */
 static void puss_order(const void *state, Move *moves, int count, int variant) {
     const Puss *s = state;
     switch (variant) {
-    default:
+    case 1:
+        order_need(s, moves, count, 1, 0);
+        break;
+    case 2:
+        order_need(s, moves, count, 0, 0);
+        break;
+    case 3:
         order_plain(s, moves, count);
+        break;
+    default:
+        order_need(s, moves, count, 0, 1);
     }
 }
 
