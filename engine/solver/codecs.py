@@ -33,3 +33,38 @@ _SUITS = ("S", "H", "D", "C")
 _CORNERSTONES_PILES = tuple(f"{side}:{row}" for side in ("right", "left") for row in range(1, 7))
 CODECS["cornerstones"] = CODECS["cornerstones-arnold"] = Codec(_cornerstones_encode,
                                                                _cornerstones_decode)
+
+
+# -- Puss in the Corner ------------------------------------------------------------------------
+
+_CORNERS = ("corner:1", "corner:2", "corner:3", "corner:4")
+_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+_SUITS = "SHDC"
+
+
+def _card_code(text: str | None) -> int:
+    """A card's text as the core's code (``suit * 13 + rank - 1``), -1 for none."""
+    if text is None:
+        return -1
+    return _SUITS.index(text[-1]) * 13 + _RANKS.index(text[:-1])
+
+
+def _code_text(code: int) -> str | None:
+    return None if code < 0 else _RANKS[code % 13] + _SUITS[code // 13]
+
+
+def _puss_encode(state: dict[str, Any]) -> list[int]:
+    """pass, the corners open to a transfer (bit i for corner:i+1), the seven (-1: none)."""
+    free = sum(1 << _CORNERS.index(corner) for corner in state["transfer_corners"])
+    return [state["pass"], free, _card_code(state["seven"])]
+
+
+def _puss_decode(fields: list[int]) -> dict[str, Any]:
+    number, free, seven = fields
+    return {"pass": number,
+            "transfer_corners": [corner for index, corner in enumerate(_CORNERS)
+                                 if free >> index & 1],
+            "seven": _code_text(seven)}
+
+
+CODECS["puss-in-the-corner"] = Codec(_puss_encode, _puss_decode)
