@@ -32,7 +32,7 @@
 #define HEAP_MAX 24          /* 5 dealt (or 1 filled) and at most 11 built: 16 in a game */
 #define TALON_MAX 128
 #define DEALS 3              /* OC-14 */
-#define PASS_BUDGET 8        /* choices the race through the passes tries (passes) */
+#define PASS_BUDGET 64       /* choices the race through the passes tries (passes) */
 #define TOTAL 104            /* OC-15 */
 
 /* Where each kind of Zobrist key starts in ZOBRIST. */
@@ -450,16 +450,24 @@ static int buried(const State *s) {
 typedef struct {
     uint8_t home[4][15], waiting[4][15];
     uint8_t parked[4][15];   /* of the cards waiting, those holding an emptied heap */
+    uint16_t ready[4];       /* per suit, a bit per rank with a card waiting */
     int holding;             /* cards parked in emptied heaps, not yet home */
     int top[4], level[4], both[4];
     int left[HEAPS];
     uint32_t second[HEAPS];  /* a bit per place in the heap: its twin lies above it */
     int emptied;             /* a heap has been (or is) empty */
+    int dirty;               /* a foundation rose since the heaps were last looked at */
 } Race;
 
 static void race_raise(Race *r, int suit) {
-    while (r->level[suit] < 13 && r->home[suit][r->level[suit] + 1]) r->level[suit]++;
-    while (r->both[suit] < 13 && r->home[suit][r->both[suit] + 1] == 2) r->both[suit]++;
+    while (r->level[suit] < 13 && r->home[suit][r->level[suit] + 1]) {
+        r->level[suit]++;
+        r->dirty = 1;
+    }
+    while (r->both[suit] < 13 && r->home[suit][r->both[suit] + 1] == 2) {
+        r->both[suit]++;
+        r->dirty = 1;
+    }
 }
 
 static int race_allowed(const Race *r, int suit, int rank, int second) {
@@ -471,20 +479,22 @@ static int race_allowed(const Race *r, int suit, int rank, int second) {
 
 /* Cards waiting that can go home now do. */
 static void race_settle(Race *r, int suit) {
-    for (int moved = 1; moved;) {
-        moved = 0;
-        for (int rank = r->both[suit] + 1; rank <= r->level[suit] + 1 && rank <= 13; rank++) {
-            while (r->waiting[suit][rank] && race_allowed(r, suit, rank, 0)) {
-                r->waiting[suit][rank]--;
-                if (r->parked[suit][rank]) {
-                    r->parked[suit][rank]--;
-                    r->holding--;
-                }
-                r->home[suit][rank]++;
-                race_raise(r, suit);
-                moved = 1;
-            }
+    for (;;) {
+        int both = r->both[suit], level = r->level[suit], top = r->top[suit];
+        /* The ranks that may go home: up to one above ``both``, and above ``top`` up to one
+         * above ``level`` (race_allowed for a card without a twin above it). */
+        unsigned allowed = (2u << (both + 1)) - 1;
+        if (level + 1 > top) allowed |= ((2u << (level + 1)) - 1) & ~((2u << top) - 1);
+        unsigned ready = r->ready[suit] & allowed & 0x3FFEu;
+        if (!ready) return;
+        int rank = __builtin_ctz(ready);
+        if (!--r->waiting[suit][rank]) r->ready[suit] &= (uint16_t)~(1u << rank);
+        if (r->parked[suit][rank]) {
+            r->parked[suit][rank]--;
+            r->holding--;
         }
+        r->home[suit][rank]++;
+        race_raise(r, suit);
     }
 }
 
@@ -492,6 +502,7 @@ static void race_start(Race *r, const State *s) {
     memset(r->home, 0, sizeof r->home);
     memset(r->waiting, 0, sizeof r->waiting);
     memset(r->parked, 0, sizeof r->parked);
+    memset(r->ready, 0, sizeof r->ready);
     r->holding = 0;
     for (int suit = 0; suit < 4; suit++) {
         int a = s->height[2 * suit], b = s->height[2 * suit + 1];
@@ -501,15 +512,17 @@ static void race_start(Race *r, const State *s) {
         r->both[suit] = low;
     }
     r->emptied = 0;
+    r->dirty = 1;
     for (int h = 0; h < HEAPS; h++) {
         int length = s->heap_length[h];
         r->left[h] = length;
         r->emptied |= !length;
         r->second[h] = 0;
-        for (int i = 0; i < length; i++) {
-            for (int j = i + 1; j < length; j++) {
-                if (s->heap[h][j] == s->heap[h][i]) r->second[h] |= 1u << i;
-            }
+        uint64_t above = 0;
+        for (int i = length - 1; i >= 0; i--) {
+            uint8_t card = s->heap[h][i];
+            if (above >> card & 1) r->second[h] |= 1u << i;
+            above |= 1ULL << card;
         }
     }
 }
@@ -526,6 +539,7 @@ static int race_home(Race *r, uint8_t card, int second) {
 
 static void race_wait(Race *r, uint8_t card, int parks) {
     r->waiting[SUIT(card)][RANK(card)]++;
+    r->ready[SUIT(card)] |= (uint16_t)(1u << RANK(card));
     if (parks) {
         r->parked[SUIT(card)][RANK(card)]++;
         r->holding++;
@@ -541,13 +555,12 @@ static int race_empty_heaps(const Race *r) {
 
 /* The heaps' cards home, as far as they go. */
 static void race_heaps(Race *r, const State *s) {
-    for (int grew = 1; grew;) {
-        grew = 0;
+    while (r->dirty) {
+        r->dirty = 0;
         for (int h = 0; h < HEAPS; h++) {
             while (r->left[h] && race_home(r, s->heap[h][r->left[h] - 1],
                                            (int)(r->second[h] >> (r->left[h] - 1) & 1))) {
                 r->left[h]--;
-                grew = 1;
             }
             r->emptied |= !r->left[h];
         }
