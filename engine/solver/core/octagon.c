@@ -690,17 +690,18 @@ static int octagon_safe(const void *state, const Move *move) {
         int h = move->source - FIRST_HEAP;
         return s->heap_length[h] >= 2 || (s->present[0] | s->present[1]) == 0;
     }
-    /* Home from the waste: in the last deal only, with no heap empty, and only when no heap can
-     * be emptied while this card stays on the waste (the race to the foundations with the stock's
-     * cards free and the waste under this card held back empties none). */
-    if (s->deal != DEALS) return 0;
+    /* Home from the waste: when no heap is empty and none can be emptied before this card
+     * leaves the talon (the race to the foundations with the other cards of the talon free
+     * empties none; in the last deal only the stock's cards, as the waste under this card stays
+     * there until it goes). */
     for (int h = 0; h < HEAPS; h++) {
         if (!s->heap_length[h]) return 0;
     }
     Race r;
     race_start(&r, s);
-    for (int i = s->next; i < s->talon_length; i++) {
-        if (bit(s, i)) race_wait(&r, s->talon[i], 0);
+    int top = waste_top(s);
+    for (int i = s->deal == DEALS ? s->next : 0; i < s->talon_length; i++) {
+        if (bit(s, i) && i != top) race_wait(&r, s->talon[i], 0);
     }
     race_heaps(&r, s);
     return !r.emptied;
@@ -728,7 +729,11 @@ static int opened(const State *s, const Move *move) {
  * the others (onto a heap, turn) by how many moves home the position after them offers, most
  * first, then redeal. Variant 1: home first, the longest run first and cards from the heaps
  * before the waste; then builds; then turn. Variant 2: builds onto a heap first (by look-ahead),
- * then home, then turn. Variant 3: turn first, then home, then builds. */
+ * then home, then turn. Variant 3: variant 0, but before the last deal building onto a heap
+ * comes after turning (the heaps kept clear while the waste comes round again). Variants 4 and up:
+ * variant 0 with the moves home, and the others, shuffled a little, each variant its own way
+ * (by a hash of the position and the variant: the same on every machine), for a portfolio of
+ * searches that start down different lines. */
 static void octagon_order(const void *state, Move *moves, int count, int variant) {
     const State *s = state;
     int others = 0;
@@ -745,12 +750,21 @@ static void octagon_order(const void *state, Move *moves, int count, int variant
         } else if (variant == 2) {
             move->order = (int16_t)(build ? 0 : home ? 300 : 400);
         } else if (variant == 3) {
-            move->order = (int16_t)(move->action == ACT_TURN ? 0 : home ? 100 : 200);
+            move->order = (int16_t)(home ? 0 : build && s->deal < DEALS ? 300 : 100);
         } else {
             move->order = (int16_t)(home ? 0 : 100);
         }
     }
-    if (others < 2 || variant == 1 || variant == 3) return;
+    if (variant >= 4) {
+        for (int i = 0; i < count; i++) {
+            uint64_t noise = mix64(s->hash ^ (uint64_t)variant * 0x9E3779B97F4A7C15ULL ^
+                                   (uint64_t)(i + 1) * 0xD1B54A32D192ED03ULL);
+            if (moves[i].action != ACT_REDEAL) {
+                moves[i].order = (int16_t)(moves[i].order + noise % 3);
+            }
+        }
+    }
+    if (others < 2 || variant == 1) return;
     for (int i = 0; i < count; i++) {
         Move *move = &moves[i];
         int home = move->action == ACT_NONE && move->target < FOUNDATIONS;
