@@ -23,6 +23,16 @@
 
 #include "core.h"
 
+/* A card's suit and rank, looked up (a division is slow in the race's inner loop). */
+#define S4(s) s, s, s, s, s, s, s, s, s, s, s, s, s
+#define R13 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13
+static const uint8_t SUIT_OF[52] = {S4(0), S4(1), S4(2), S4(3)};
+static const uint8_t RANK_OF[52] = {R13, R13, R13, R13};
+#undef SUIT
+#undef RANK
+#define SUIT(card) (SUIT_OF[card])
+#define RANK(card) (RANK_OF[card])
+
 #define FOUNDATIONS 8
 #define HEAPS 4
 #define FIRST_HEAP 8
