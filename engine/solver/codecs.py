@@ -68,3 +68,15 @@ def _puss_decode(fields: list[int]) -> dict[str, Any]:
 
 
 CODECS["puss-in-the-corner"] = Codec(_puss_encode, _puss_decode)
+
+
+def _deal_only(state: dict[str, Any]) -> list[int]:
+    return [state["deal"]]
+
+
+def _deal_only_back(fields: list[int]) -> dict[str, Any]:
+    return {"deal": fields[0]}
+
+
+CODECS["octagon"] = Codec(_deal_only, _deal_only_back)
+"""The Octagon (engine/solver/core/octagon.c): the deal, 1..3 (OC-14)."""
