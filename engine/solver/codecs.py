@@ -80,3 +80,14 @@ def _deal_only_back(fields: list[int]) -> dict[str, Any]:
 
 CODECS["octagon"] = Codec(_deal_only, _deal_only_back)
 """The Octagon (engine/solver/core/octagon.c): the deal, 1..3 (OC-14)."""
+
+
+_FOUR_CORNERS_HEAPS = tuple(f"{side}:{row}" for side in ("left", "right") for row in range(1, 7))
+"""Four Corners' heaps in deal order (engine/rulesets/four_corners.py ``HEAPS``)."""
+
+CODECS["four-corners"] = Codec(
+    encode=lambda state: [state["deal"], _FOUR_CORNERS_HEAPS.index(state["next_heap"])],
+    decode=lambda fields: {"deal": fields[0], "next_heap": _FOUR_CORNERS_HEAPS[fields[1]]},
+)
+"""Four Corners (engine/solver/core/four_corners.c): the deal (1..3) and the next heap's
+number in deal order (0..11)."""
