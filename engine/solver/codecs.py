@@ -16,7 +16,10 @@ class Codec:
 
 
 CODECS: dict[str, Codec] = {}
+_SUITS = ("S", "H", "D", "C")
 
+
+# -- Cornerstones, Cornerstones (Arnold) ---------------------------------------------------------
 
 def _cornerstones_encode(state: dict[str, Any]) -> list[int]:
     """next_pile (0..11, deal order), redeals_used, each line's suit (0..3, -1 for none)."""
@@ -29,7 +32,6 @@ def _cornerstones_decode(fields: list[int]) -> dict[str, Any]:
             "line_suits": [None if suit < 0 else _SUITS[suit] for suit in fields[2:6]]}
 
 
-_SUITS = ("S", "H", "D", "C")
 _CORNERSTONES_PILES = tuple(f"{side}:{row}" for side in ("right", "left") for row in range(1, 7))
 CODECS["cornerstones"] = CODECS["cornerstones-arnold"] = Codec(_cornerstones_encode,
                                                                _cornerstones_decode)
@@ -39,7 +41,6 @@ CODECS["cornerstones"] = CODECS["cornerstones-arnold"] = Codec(_cornerstones_enc
 
 _CORNERS = ("corner:1", "corner:2", "corner:3", "corner:4")
 _RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-_SUITS = "SHDC"
 
 
 def _card_code(text: str | None) -> int:
@@ -70,6 +71,8 @@ def _puss_decode(fields: list[int]) -> dict[str, Any]:
 CODECS["puss-in-the-corner"] = Codec(_puss_encode, _puss_decode)
 
 
+# -- The Octagon ---------------------------------------------------------------------------------
+
 def _deal_only(state: dict[str, Any]) -> list[int]:
     return [state["deal"]]
 
@@ -81,6 +84,8 @@ def _deal_only_back(fields: list[int]) -> dict[str, Any]:
 CODECS["octagon"] = Codec(_deal_only, _deal_only_back)
 """The Octagon (engine/solver/core/octagon.c): the deal, 1..3 (OC-14)."""
 
+
+# -- Four Corners --------------------------------------------------------------------------------
 
 _FOUR_CORNERS_HEAPS = tuple(f"{side}:{row}" for side in ("left", "right") for row in range(1, 7))
 """Four Corners' heaps in deal order (engine/rulesets/four_corners.py ``HEAPS``)."""
