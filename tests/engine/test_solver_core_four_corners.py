@@ -201,6 +201,15 @@ def test_a_move_runs_on_through_a_forced_redeal_and_its_deal() -> None:
         game.position(), game.pile_ids)
 
 
+def test_a_position_whose_heap_could_outgrow_the_core_is_refused() -> None:
+    """A heap keeps at most 40 cards in the core: enough for any position of a game (at most 9
+    dealt and 26 of one suit built on them), not for any position one can write down."""
+    tall = "2S 4S 6S 8S 10S QS 2S 4S 6S 8S 10S QS 3S 5S 7S 9S"
+    with pytest.raises(ValueError, match="grow"):
+        walker(position([tall, "3S 5S 7S 9S JS JS AS KS"], {"S": (1, 13)}))
+    walker(position([tall[3:], "2S 3S 5S 7S 9S JS JS AS KS"], {"S": (1, 13)}))
+
+
 # -- move orders ---------------------------------------------------------------------------------
 
 def test_every_order_tries_moves_home_first_and_the_redeal_last_but_variant_one() -> None:

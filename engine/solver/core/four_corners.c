@@ -13,11 +13,11 @@
 
 #include "core.h"
 
-
 enum { HEAPS = 12, ROWS = 4, FOUNDATIONS = 8, STOCK = 20, TURNED = 21, PILES = 22, DEALS = 3,
        CARDS = 104, HEAP_CAP = 40 };
-/* A heap holds at most 9 dealt cards (FC-3: at most 104 - 8 of them round 12 heaps) and, on
- * top, cards built on it in suit one rank apart (FC-10): at most the 26 cards of one suit. */
+/* A heap is dealt at most 9 cards (FC-3: at most 104 - 8 round 12 heaps), and cards are put on
+ * it only in suit one rank apart (FC-10): at most the 26 cards of one suit. ``load`` takes a
+ * position only if no heap of it can outgrow HEAP_CAP. */
 
 /* Where each part of the position takes its Zobrist keys. */
 enum {
@@ -49,6 +49,12 @@ static const int8_t NEXT_TO[HEAPS] = {-1, 0, 1, 2, 3, -1, -1, 4, 5, 6, 7, -1};
 static const uint8_t WON[FOUNDATIONS] = {14, 14, 14, 14, 0, 0, 0, 0};
 
 #define TOP(s, h) ((s)->heap[h][(s)->length[h] - 1])
+
+/* RANK and SUIT of core.h by table: the hot loops ask them of every card they look at. */
+#define R13(suit) suit, suit, suit, suit, suit, suit, suit, suit, suit, suit, suit, suit, suit
+static const uint8_t SUIT_OF[52] = {R13(0), R13(1), R13(2), R13(3)};
+#define RANKS13 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13
+static const uint8_t RANK_OF[52] = {RANKS13, RANKS13, RANKS13, RANKS13};
 
 static inline uint64_t z_heap(int heap, int depth, int card) {
     return ZOBRIST[Z_HEAP + (heap * HEAP_CAP + depth) * 52 + card];
@@ -139,7 +145,6 @@ static void deal_on(State *s) {
     }
 }
 
-
 /* FC-14: gather the heaps in deal order, each heap's lowest card first, and deal again. */
 static void redeal(State *s) {
     int count = 0;
@@ -169,7 +174,7 @@ static int has_transfer(const State *s) {
     }
     for (int h = 0; h < HEAPS; h++) {
         if (!s->length[h]) continue;
-        int card = TOP(s, h), rank = RANK(card), suit = SUIT(card);
+        int card = TOP(s, h), rank = RANK_OF[card], suit = SUIT_OF[card];
         if (s->want[suit] == rank || s->want[suit + ROWS] == rank) return 1;
         if ((rank > 1 && tops[card - 1]) || (rank < 13 && tops[card + 1])) return 1;
     }
@@ -200,6 +205,21 @@ static int foundation_want(int place, const uint8_t *cards, int length) {
     return ace ? length + 1 : 13 - length;
 }
 
+/* Whether heap ``h`` can never outgrow HEAP_CAP: while a deal is in progress it is dealt at most
+ * a card in twelve of the stock, and one more; then cards go on it only one rank apart in the
+ * suit of its top card, at most 26 of them and the run of its top cards of one suit one rank
+ * apart counting among them. */
+static int has_room(const State *s, int h) {
+    int length = s->length[h], run = length > 0;
+    while (run < length) {
+        int card = s->heap[h][length - run], under = s->heap[h][length - run - 1];
+        if (SUIT(card) != SUIT(under) || (card - under != 1 && under - card != 1)) break;
+        run++;
+    }
+    if (s->turned != NO_CARD) return length + s->stock_length / HEAPS + 1 + 26 <= HEAP_CAP;
+    return length - run + 26 <= HEAP_CAP;
+}
+
 static const char *load(void *state, const Layout *layout) {
     State *s = state;
     memset(s, 0, sizeof *s);
@@ -224,6 +244,9 @@ static const char *load(void *state, const Layout *layout) {
     if (layout->field[1] < 0 || layout->field[1] >= HEAPS) return "the next heap is 0..11";
     s->deal = (uint8_t)layout->field[0];
     s->next_heap = (uint8_t)layout->field[1];
+    for (int h = 0; h < HEAPS; h++) {
+        if (!has_room(s, h)) return "a heap may grow beyond what the core keeps";
+    }
     s->hash = rehash(s);
     return NULL;
 }
@@ -258,7 +281,7 @@ static inline Move transfer(int source, int target, int card) {
 
 /* While a card waits, only its foundations (FC-6, FC-8); after a deal, each heap's top card
  * home, the ace place before the king place (FC-9), then onto the heaps in deal order whose
- * top is one rank off in its suit (FC-10, no wrap: FC-10's ace and king are 12 codes apart),
+ * top is one rank off in its suit (FC-10; no wrap: an ace and a king are not one rank apart),
  * heap by heap; then a redeal if one is left (FC-14, FC-15). */
 static int moves(const void *state, Move *out) {
     const State *s = state;
@@ -275,7 +298,7 @@ static int moves(const void *state, Move *out) {
     }
     for (int h = 0; h < HEAPS; h++) {
         if (!s->length[h]) continue;
-        int card = TOP(s, h), rank = RANK(card), suit = SUIT(card);
+        int card = TOP(s, h), rank = RANK_OF[card], suit = SUIT_OF[card];
         if (s->want[suit] == rank) out[count++] = transfer(h, HEAPS + suit, card);
         if (s->want[suit + ROWS] == rank) out[count++] = transfer(h, HEAPS + ROWS + suit, card);
         unsigned onto = (rank > 1 ? tops[card] : 0u) | (rank < 13 ? tops[card + 2] : 0u);
@@ -374,7 +397,7 @@ static int dead(const void *state) {
         grew = 0;
         for (int h = 0; h < HEAPS; h++) {
             while (rest[h]) {
-                int card = s->heap[h][rest[h] - 1], rank = RANK(card), suit = SUIT(card);
+                int card = s->heap[h][rest[h] - 1], rank = RANK_OF[card], suit = SUIT_OF[card];
                 unsigned near = gone[suit];
                 if (rank > 1 && shown[card]) near |= 1u << (rank - 1);
                 if (rank < 13 && shown[card + 2]) near |= 1u << (rank + 1);
@@ -411,7 +434,7 @@ static int safe(const void *state, const Move *move) {
 
 /* How many cards of its suit must go home before ``card`` can (FAR: no foundation wants it). */
 static inline int need(const State *s, int card) {
-    int rank = RANK(card), suit = SUIT(card), best = FAR;
+    int rank = RANK_OF[card], suit = SUIT_OF[card], best = FAR;
     int up = rank - s->want[suit], down = s->want[suit + ROWS] - rank;
     if (up >= 0) best = up;
     if (down >= 0 && down < best) best = down;
@@ -462,7 +485,8 @@ static int home_after_redeal(const State *s, const Move *move) {
  * there the three differ most: see docs/solver.md for the deals each wins. */
 static void order(const void *state, Move *list, int count, int variant) {
     const State *s = state;
-    int uncover[HEAPS], bury[HEAPS], known = 0;
+    int uncover[HEAPS], bury[HEAPS];     /* ``soonest`` of each heap, less or with its top */
+    for (int h = 0; h < HEAPS; h++) uncover[h] = bury[h] = -1;
     for (int i = 0; i < count; i++) {
         Move *move = &list[i];
         if (move->action == ACT_REDEAL) {
@@ -472,23 +496,19 @@ static void order(const void *state, Move *list, int count, int variant) {
         } else if (move->target >= HEAPS) {
             move->order = 0;
         } else {
-            if (!known) {
-                for (int h = 0; h < HEAPS; h++) {
-                    uncover[h] = s->length[h] ? soonest(s, h, 1) : FAR;
-                    bury[h] = s->length[h] ? soonest(s, h, 0) + 1 : FAR;
-                }
-                known = 1;
-            }
-            int soon = uncover[move->source], score;
+            int source = move->source, target = move->target, score;
+            if (uncover[source] < 0) uncover[source] = soonest(s, source, 1);
+            int soon = uncover[source];
             if (variant == 0) {
                 score = soon;
             } else if (variant == 2 && s->deal < DEALS) {
                 score = 64 * (CARDS - home_after_redeal(s, move)) + soon - 1000;
             } else if (variant <= 2) {
-                score = 2 * soon - (bury[move->target] < 10 ? bury[move->target] : 10);
+                if (bury[target] < 0) bury[target] = soonest(s, target, 0) + 1;
+                score = 2 * soon - (bury[target] < 10 ? bury[target] : 10);
             } else {
                 uint64_t draw = mix64(s->hash ^ (uint64_t)variant << 40 ^
-                                      (uint64_t)(move->source * 32 + move->target));
+                                      (uint64_t)(source * 32 + target));
                 score = 16 * soon + (int)(draw >> 60);
             }
             move->order = (int16_t)(2000 + score);

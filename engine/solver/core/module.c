@@ -369,8 +369,11 @@ static PyMethodDef core_methods[] = {
 };
 
 static struct PyModuleDef core_module = {
-    PyModuleDef_HEAD_INIT, "_core",
-    "The compiled search core (docs/solver.md, \"The compiled core\").", -1, core_methods,
+    PyModuleDef_HEAD_INIT,
+    .m_name = "_core",
+    .m_doc = "The compiled search core (docs/solver.md, \"The compiled core\").",
+    .m_size = -1,
+    .m_methods = core_methods,
 };
 
 PyMODINIT_FUNC PyInit__core(void) {

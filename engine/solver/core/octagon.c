@@ -739,8 +739,9 @@ static int opened(const State *s, const Move *move) {
  * the others (onto a heap, turn) by how many moves home the position after them offers, most
  * first, then redeal. Variant 1: home first, the longest run first and cards from the heaps
  * before the waste; then builds; then turn. Variant 2: builds onto a heap first (by look-ahead),
- * then home, then turn. Variant 3: variant 0, but before the last deal building onto a heap
- * comes after turning (the heaps kept clear while the waste comes round again). Variants 4 and up:
+ * then home, then turn. Variant 3: variant 0, but building onto a heap (by look-ahead) always
+ * before turning. (Turning before building, to keep the heaps clear for the next deals, wins
+ * nothing: the search then never comes back to build in time.) Variants 4 and up:
  * variant 0 with the moves home, and the others, shuffled a little, each variant its own way
  * (by a hash of the position and the variant: the same on every machine), for a portfolio of
  * searches that start down different lines. */
@@ -760,7 +761,7 @@ static void octagon_order(const void *state, Move *moves, int count, int variant
         } else if (variant == 2) {
             move->order = (int16_t)(build ? 0 : home ? 300 : 400);
         } else if (variant == 3) {
-            move->order = (int16_t)(home ? 0 : build && s->deal < DEALS ? 300 : 100);
+            move->order = (int16_t)(home ? 0 : build ? 100 : 300);
         } else {
             move->order = (int16_t)(home ? 0 : 100);
         }

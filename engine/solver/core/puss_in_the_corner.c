@@ -103,7 +103,7 @@ static uint64_t puss_rehash(const void *state) {
     return hash;
 }
 
-/* Set every corner sum and the hash afresh (after a gather or a transfer's free change). */
+/* Set every corner sum and the hash afresh (on loading, after a gather). */
 static void refresh(Puss *s) {
     for (int c = 0; c < CORNERS; c++) sum_corner(s, c);
     s->hash = puss_rehash(s);
@@ -671,7 +671,7 @@ static int by_need(const Puss *s, int corner, uint8_t card, int empty_first, int
     return top > mine || (top == mine && !strict) ? 2 + top - mine : 40 - top;
 }
 
-/* Variants 0 to 2: home first; a turned card by ``by_need``; a transfer or ``turn`` by the
+/* Variants 1 to 3: home first; a turned card by ``by_need``; a transfer or ``turn`` by the
  * corners it leaves: the fewer cards over a card wanted sooner, and the more moves home, the
  * better; ``redeal`` last. */
 static void order_need(const Puss *s, Move *moves, int count, int empty_first, int strict) {
@@ -691,23 +691,23 @@ static void order_need(const Puss *s, Move *moves, int count, int empty_first, i
     }
 }
 
-/* The move orders (docs/solver.md): 0, by need, a top wanted as soon as the card counting as
- * one it buries; 1, by need, an empty corner first; 2, by need, a top wanted as soon counting
- * as one wanted later; 3, engine/solver/search.py's. */
+/* The move orders (docs/solver.md): 0, engine/solver/search.py's; 1, by need, a top wanted
+ * as soon as the card counting as one it would bury; 2, by need, an empty corner first; 3, by
+ * need, a top wanted as soon counting as a good place. */
 static void puss_order(const void *state, Move *moves, int count, int variant) {
     const Puss *s = state;
     switch (variant) {
     case 1:
-        order_need(s, moves, count, 1, 0);
+        order_need(s, moves, count, 0, 1);
         break;
     case 2:
-        order_need(s, moves, count, 0, 0);
+        order_need(s, moves, count, 1, 0);
         break;
     case 3:
-        order_plain(s, moves, count);
+        order_need(s, moves, count, 0, 0);
         break;
     default:
-        order_need(s, moves, count, 0, 1);
+        order_plain(s, moves, count);
     }
 }
 
