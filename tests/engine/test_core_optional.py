@@ -2,11 +2,13 @@
 package still builds and installs, and the solver runs on the pure-Python search and says so.
 Built here with the compiler taken away (``CC=/bin/false``) by the same pip and setuptools
 build the README's install runs, then installed into a folder of its own and asked, outside
-this checkout, which core it uses."""
+this checkout, which core it uses. The build runs on a copy of the sources alone, so that
+nothing built here before (a ``build/`` folder, the core compiled in place) slips in."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -16,7 +18,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def build_wheel(tmp_path: Path, env: dict[str, str]) -> Path:
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-w",
+    sources = tmp_path / "sources"
+    shutil.copytree(ROOT, sources, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "*.so", "*.egg-info", "node_modules", "__pycache__"))
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", str(sources), "--no-deps", "-w",
                            str(tmp_path / "wheel")], capture_output=True, text=True,
                           timeout=300, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
