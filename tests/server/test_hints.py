@@ -44,8 +44,9 @@ Sessions = async_sessionmaker[AsyncSession]
 
 RULE_SET, WON, LOST = "hidden-cards", 2, 1
 """Hidden Cards deals the solver decides in milliseconds (tests/engine/solver_cases.json)."""
-FOUR_CORNERS_WON = 195
-"""A Four Corners deal the solver wins within 3,000 positions, with choices along the way."""
+FOUR_CORNERS_WON = 27 if core_name() == "compiled" else 195
+"""A Four Corners deal the solver wins at once, with choices along the way: within a few
+hundred positions for the compiled core, a few thousand for the Python search."""
 
 
 async def practice(client: RaceClient, number: int) -> list[str]:
@@ -142,12 +143,13 @@ def test_the_rule_before_the_start_and_for_someone_not_racing() -> None:
 
 async def record_with_verdict(client: RaceClient, race_id: str) -> dict[str, Any]:
     """The race record once the solver's verdict on its deal is stored (searched after the
-    race, in the background)."""
-    for _ in range(200):
+    race, in the background). Asked twice a second: faster, on a busy machine where the search
+    takes long, the asking would use up the address's allowance of reads (429)."""
+    for _ in range(120):
         record = await client.race_record(race_id)
         if record["solver"] is not None:
             return record
-        await asyncio.sleep(0.1)
+        await asyncio.sleep(0.5)
     raise AssertionError("the solver's verdict never came")
 
 

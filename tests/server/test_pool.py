@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from clients.sdk import RaceClient
 from engine.registry import RULE_SET_NAMES, find_rule_set
-from engine.solver import Budget, Result, solve
+from engine.solver import Budget, Result, core_name, solve
 from engine.solver.compiled import RULE_SETS as COMPILED_RULE_SETS
 from server.db import DailyDealRow, WinnableDealRow
 from server.settings import Settings, pooled_rule_sets
@@ -172,8 +172,9 @@ def test_every_rule_set_is_pooled_where_the_compiled_core_searches_four_corners(
         "four-corners" in COMPILED_RULE_SETS)
 
 
-FOUR_CORNERS_WON = 195
-"""A Four Corners deal the solver wins in 100 moves within 3,000 positions (either core)."""
+FOUR_CORNERS_WON = 27 if core_name() == "compiled" else 195
+"""A Four Corners deal the solver wins at once, with choices along the way: within a few
+hundred positions for the compiled core, a few thousand for the Python search."""
 
 
 async def test_four_corners_gets_winnable_rooms_and_a_winnable_daily_deal_when_pooled(
