@@ -5,7 +5,7 @@
 
 1. The cost of refusing one invalid message (``{"type": "hello", "name": 5}``), in-process:
    validation plus the error text, as the server built it before (reading the client messages'
-   JSON Schema for the list of types, on every error) and as it does now (``server.gateway``).
+   JSON Schema for the list of types, on every error) and as it does now (``server.core.budgets``).
 2. For each ``--checkout`` (default: this tree as ``after``; ``git archive BASE | tar -x -C
    /tmp/base`` makes an older one), ``patience-race serve`` from that tree (default limits) on
    a fresh SQLite file. An honest racer connects first (every client is 127.0.0.1, so it holds
@@ -58,7 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pydantic import ValidationError  # noqa: E402
 
 from clients.sdk import RaceClient, RequestRefused  # noqa: E402
-from server.gateway import invalid_text, is_known_type  # noqa: E402
+from server.core.budgets import invalid_text, is_known_type  # noqa: E402
 from tests.server.attacks import ATTACKS, HOSTILE_NAMES, Target, ready, run_attack  # noqa: E402
 from wire.protocol import CLIENT_MESSAGE, RaceFinished, YourView  # noqa: E402
 
@@ -296,7 +296,7 @@ async def main() -> None:
     before, after = cost_us(refuse_before, 200), cost_us(refuse_after, 20000)
     print("| path | µs per invalid message |\n| --- | --- |")
     print(f"| before (schema read per error) | {before:.1f} |")
-    print(f"| after (server.gateway) | {after:.1f} |\n", flush=True)
+    print(f"| after (server.core.budgets) | {after:.1f} |\n", flush=True)
     targets = [tuple(item.split("=", 1)) for item in args.checkout] or [("after", str(HERE))]
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
         pool.submit(ready).result()

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import redis.asyncio as redis  # noqa: E402
 
-from server.redis_bus import RedisBus  # noqa: E402
+from server.cluster.redis_bus import RedisBus  # noqa: E402
 from server.speedups import json_dumps  # noqa: E402
 
 FRAME = json.dumps({"type": "progress", "seq": 4711, "player_id": "p" * 22,

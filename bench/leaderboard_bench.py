@@ -11,22 +11,22 @@ server's tables and indexes), is filled with ``--results`` entries rows (one rac
 one race; ~1 player per 20 results, races of 1 to 4 racers with matching ``players`` and
 ``races`` rows, the seven rule sets at different popularities and win rates, secret, numbered
 and daily deals (the numbered ones not ranked, as the server stores them: see
-``server.store.ranked``), finish times over the last 60 days), by COPY on PostgreSQL and by
+``server.storage.races.ranked``), finish times over the last 60 days), by COPY on PostgreSQL and by
 ``executemany`` in large transactions on SQLite. The data is the same on both (seeded). The
 entries are loaded directly, not through ``record_results``, so the win counts of the most wins
 board (``player_wins``) are then made from them by ``store.recount_wins``, the statement
 migration 0005 fills the table with. PostgreSQL is then ``VACUUM ANALYZE``d, as autovacuum
 would after such a load; SQLite is left as the server leaves it (no ``ANALYZE``).
 
-Then, through the real store functions (``server.store``) on the server's own engine
-(``server.db.make_engine``), each leaderboard query is timed ``--calls`` times after a warm-up,
-taking the rule sets in turn, and its p50/p99 reported: fastest wins (today, this week, all
+Then, through the real store functions (``server.storage.races``) on the server's own engine
+(``server.storage.models.make_engine``), each leaderboard query is timed ``--calls`` times after a
+warm-up, taking the rule sets in turn, and its p50/p99 reported: fastest wins (today, this week, all
 time, and today just after midnight, when no win is in yet and the whole rule set is looked
 through), most wins, the most played numbered deal's board and the biggest daily board, top 100
 and around a player in the middle of the board. "Board lines" is the size of the largest such
 board over the rule sets. Then the writes the server makes are timed: ``record_start`` +
 ``record_results`` for whole races of two, and ``record_moves`` in batches of 1, 10 and 100
-moves (what ``server.writer`` commits at once), one transaction after another as the writer
+moves (what ``server.storage.writer`` commits at once), one transaction after another as the writer
 does. The machine's load average is printed with the settings: other work on the machine shows
 in the p99s.
 
@@ -73,8 +73,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine  # noqa: E40
 from engine.deal import DEAL_ALGORITHM  # noqa: E402
 from engine.game import RULES_VERSION  # noqa: E402
 from engine.registry import RULE_SET_NAMES  # noqa: E402
-from server import leaderboards, ranks, store  # noqa: E402
-from server.db import (  # noqa: E402
+from server.cluster.rank_cache import RedisRanks  # noqa: E402
+from server.settings import async_url  # noqa: E402
+from server.storage import leaderboards, ranks
+from server.storage import races as store  # noqa: E402
+from server.storage.models import (  # noqa: E402
     Base,
     EntryRow,
     PlayerRow,
@@ -82,8 +85,6 @@ from server.db import (  # noqa: E402
     make_engine,
     make_sessionmaker,
 )
-from server.rank_cache import RedisRanks  # noqa: E402
-from server.settings import async_url  # noqa: E402
 from wire.commitment import commitment  # noqa: E402
 from wire.protocol import RankEntry  # noqa: E402
 
@@ -832,8 +833,8 @@ class WriteFigures:
 
 async def bench_writes(database: Database, engine: AsyncEngine, now: datetime,
                        calls: int, cache: RedisRanks | None) -> dict[str, WriteFigures]:
-    """The server's writes, one transaction after another as ``server.writer`` makes them; with
-    ``cache``, results also with the Redis cache kept in step after each commit."""
+    """The server's writes, one transaction after another as ``server.storage.writer`` makes them;
+    with ``cache``, results also with the Redis cache kept in step after each commit."""
     sessions = make_sessionmaker(engine)
     async with sessions.begin() as session:
         players = list((await session.scalars(select(PlayerRow.id).limit(200))).all())

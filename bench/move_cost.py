@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.moves import Move  # noqa: E402
 from engine.players import GreedyPlayer, play_out  # noqa: E402
 from engine.registry import RULE_SET_NAMES, find_rule_set  # noqa: E402
-from server.race import Race, pile_model  # noqa: E402
+from server.core.race import Race, pile_model  # noqa: E402
 
 STEPS = ("play", "changed piles", "pile_model", "progress, outcome", "legal moves + text",
          "notes, events text")
@@ -51,7 +51,7 @@ AREAS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("engine: views and pile states", ("engine/view.py",)),
     ("engine: moves, cards, pile ids (eq, hash, text)",
      ("engine/moves.py", "engine/cards.py", "engine/piles.py")),
-    ("race state machine (server/race.py)", ("server/race.py",)),
+    ("race state machine (server/core/race.py)", ("server/core/race.py",)),
     ("pydantic: models and JSON", ("pydantic", "wire/protocol.py")),
     ("dataclass-generated eq/hash/init", ("<string>",)),
     ("the bench's own loop", ("move_cost.py",)),

@@ -430,14 +430,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
                   "PATIENCE_RACE_REDIS_URL): Redis carries the rooms between workers",
                   file=sys.stderr)
             return 2
-        from server.workers import serve_workers
+        from server.cluster.workers import serve_workers
         return serve_workers(settings)
     run(run_server(settings), settings.event_loop)
     return 0
 
 
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
-    from server.store import upgrade_database
+    from server.storage.races import upgrade_database
 
     settings = server_settings(args)
     asyncio.run(upgrade_database(settings.database_url))
@@ -446,8 +446,8 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
 
 
 def cmd_ratings_rebuild(args: argparse.Namespace) -> int:
-    from server.db import make_engine, make_sessionmaker
-    from server.rating_store import rebuild
+    from server.storage.models import make_engine, make_sessionmaker
+    from server.storage.ratings import rebuild
 
     settings = server_settings(args)
 
@@ -465,8 +465,8 @@ def cmd_ratings_rebuild(args: argparse.Namespace) -> int:
 
 
 def cmd_leaderboards_rebuild(args: argparse.Namespace) -> int:
-    from server.db import make_engine, make_sessionmaker
-    from server.rank_cache import RedisRanks
+    from server.cluster.rank_cache import RedisRanks
+    from server.storage.models import make_engine, make_sessionmaker
 
     settings = server_settings(args)
     if settings.redis_url is None:

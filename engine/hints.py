@@ -10,7 +10,7 @@ What it does give away is that this move keeps a win possible: in Hidden Cards, 
 face-down reserve cards to take.
 
 Pure, like the rest of the engine: the CLI calls ``hint`` in its own process; the server calls
-it in a process of its pool (``server.hints``), never on its event loop.
+it in a process of its pool (``server.rooms.solver``), never on its event loop.
 """
 
 from __future__ import annotations

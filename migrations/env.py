@@ -1,7 +1,7 @@
 """Alembic environment: runs the migrations over an asyncio connection.
 
 The URL is ``sqlalchemy.url`` from the Alembic config when the caller set one (as
-``server.store.upgrade_database`` and the tests do), otherwise ``Settings().database_url``
+``server.storage.races.upgrade_database`` and the tests do), otherwise ``Settings().database_url``
 (the ``PATIENCE_RACE_DATABASE_URL`` environment variable). Constraint names come from the
 models' naming convention, so every database gets the same names.
 
@@ -20,8 +20,8 @@ from sqlalchemy import pool, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from server.db import Base
 from server.settings import Settings, async_url
+from server.storage.models import Base
 
 MIGRATION_LOCK = 0x70617469656E6365
 """The PostgreSQL advisory lock an upgrade holds until it commits (any constant: "patience")."""

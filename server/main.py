@@ -20,11 +20,11 @@ from typing import Any
 from websockets.asyncio.server import serve
 
 from engine.solver import core_description
-from server import store
-from server.app import Service
-from server.db import make_engine
-from server.http import HttpApi
+from server.net.http import HttpApi
+from server.service import Service
 from server.settings import Settings
+from server.storage import races as store
+from server.storage.models import make_engine
 
 log = logging.getLogger("patience_race.server")
 
@@ -54,7 +54,7 @@ class Worker:
     index: int
     listen: socket.socket
     name: str
-    """Its name on the Redis bus (``server.redis_bus``)."""
+    """Its name on the Redis bus (``server.cluster.redis_bus``)."""
 
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
@@ -85,7 +85,7 @@ async def run_server(settings: Settings, stop: asyncio.Future[None] | None = Non
                      worker: Worker | None = None) -> None:
     """Serve until ``stop`` is done (or SIGTERM/SIGINT), then shut down gracefully.
 
-    As one of several workers (``server.workers``), serve on the public socket the
+    As one of several workers (``server.cluster.workers``), serve on the public socket the
     supervisor made, and on a port of its own (its ``reconnect_to`` address). A worker stops on
     SIGTERM only: SIGINT (Ctrl-C in a terminal reaches every process of the group) is for the
     supervisor, which then stops each worker with SIGTERM.

@@ -54,12 +54,12 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8765
     redis_url: str | None = None
-    """Redis, for rooms across worker processes and machines (``server.redis_bus``); without
+    """Redis, for rooms across worker processes and machines (``server.cluster.redis_bus``); without
     it the server is one process holding every room, and needs nothing else installed."""
     redis_prefix: str = "patience-race:"
     """What every Redis key and channel of this service begins with."""
     workers: int | None = None
-    """Worker processes behind the one public port (``server.workers``); by default as many
+    """Worker processes behind the one public port (``server.cluster.workers``); by default as many
     as the machine has cores when ``redis_url`` is set, else 1 (and more than 1 needs it)."""
     advertise_host: str | None = None
     """The host name clients reach this machine by, in ``reconnect_to`` (default: ``host``)."""
@@ -123,8 +123,8 @@ class Settings(BaseSettings):
     ``X-Forwarded-For`` names, not against the proxy. Empty: every peer is the client."""
     commit_window_ms: float = 3.0
     """How long a database write that finds the writer idle waits for others to commit with
-    it (``server.writer``), in milliseconds; 0 commits at once. At light load this groups the
-    moves of many racers into one commit, for at most this much more acknowledgement latency;
+    it (``server.storage.writer``), in milliseconds; 0 commits at once. At light load this groups
+    the moves of many racers into one commit, for at most this much more acknowledgement latency;
     under heavy load writes queue behind the commit under way and never wait for it."""
     event_loop: EventLoop = "asyncio"
     """``uvloop`` runs the server (each worker) on uvloop's event loop, installed with the
@@ -154,7 +154,7 @@ class Settings(BaseSettings):
     """The most the HTTP API keeps of finished races' records and replays (their JSON), the
     least recently asked for dropped first; a long replay is about 0.5 MB."""
     solver_processes: int = 1
-    """Processes that search hints (``server.hints``), started and warmed up when the server
+    """Processes that search hints (``server.rooms.solver``), started and warmed up when the server
     starts: hints never run on the event loop, nor wait behind a verdict's search."""
     hint_budget_s: float | None = None
     """How long a hint's search (and a live verdict's) may take; then the answer is
@@ -170,7 +170,7 @@ class Settings(BaseSettings):
     """Deals searched or waiting at once after their races; past it, a deal is not searched."""
     winnable_pool_target: int = 5
     """Deals proved winnable kept ready per rule set for rooms that ask for one
-    (``server.pool``); 0: no pool is filled."""
+    (``server.rooms.pool``); 0: no pool is filled."""
     winnable_pool_budget_s: float = 2.0
     """How long the pool's filler searches each random deal. Short searches cost the least CPU
     per deal kept, as most wins are found early: the compiled core won 9 Four Corners deals
@@ -185,7 +185,7 @@ class Settings(BaseSettings):
     searches Four Corners, else all but Four Corners (``pooled_rule_sets``); a room of a rule
     set left out asking for a winnable deal falls back at once."""
     daily_winnable: bool = True
-    """The daily deal is drawn from the winnable pool (``server.pool``) when one is ready."""
+    """The daily deal is drawn from the winnable pool (``server.rooms.pool``) when one is ready."""
     hints_per_player_per_min: float = 12.0
     """Hints a player may ask for a minute (bursts of a quarter of it); past it,
     ``rate_limited``."""
@@ -197,7 +197,7 @@ class Settings(BaseSettings):
     public_lobbies_per_address: int = 5
     """Public lobbies the players of one address (an IPv4 address or an IPv6 /64) may host at
     once; past it, ``too_many_lobbies``. The public list also shows the lobbies of each
-    address in turn (``server.listing``), so one address cannot fill it."""
+    address in turn (``server.cluster.listing``), so one address cannot fill it."""
     spectators_per_room: int = 100
     """Spectators one room may have at once (racers aside); past it,
     ``too_many_spectators``."""
@@ -205,7 +205,7 @@ class Settings(BaseSettings):
     # -- what one person can gain from ratings and the winnable pool (issue 23, items 1 and 4) --
     rating_provisional_s: float = 24 * 3600.0
     """An identity younger than this at a race's start is provisional there: racers who are
-    all provisional race unrated against each other (``server.ratings.roles``)."""
+    all provisional race unrated against each other (``server.core.ratings.roles``)."""
     rated_races_per_player_per_hour: int = 20
     """Rated races one player may start an hour, in each rule set together; past it, the race
     runs unrated for them."""
@@ -219,8 +219,8 @@ class Settings(BaseSettings):
 
     # -- the solver's work per address (issue 23) ----------------------------------------------
     verdict_processes: int = 1
-    """Processes that search deals after their races (``server.hints``), apart from the hints'
-    and at the lowest priority; none when ``verdict_budget_s`` is 0."""
+    """Processes that search deals after their races (``server.rooms.solver``), apart from the
+    hints' and at the lowest priority; none when ``verdict_budget_s`` is 0."""
     hints_per_address_per_min: float = 24.0
     """Hints the players of one client address may ask for a minute, all together (bursts of
     a quarter of it); past it, ``rate_limited``."""

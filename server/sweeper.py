@@ -1,6 +1,6 @@
 """What nobody closes by themselves, closed on a timer: idle connections and stale lobbies.
 
-The service (``server.app``) runs ``sweep`` every ``sweep_interval(settings)`` seconds:
+The service (``server.service``) runs ``sweep`` every ``sweep_interval(settings)`` seconds:
 
 - a connection that has not said hello within ``hello_deadline_s`` of opening is closed (1008);
 - a connection that has sent nothing for ``idle_timeout_s`` is closed (1000), unless it is in a
@@ -22,18 +22,18 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import delete
 
-from server.connections import Elsewhere
-from server.db import RaceRow
-from server.pool import give_back
-from server.race import Phase, as_frame
-from server.rooms import Room
+from server.core.race import Phase, as_frame
+from server.net.connection import Elsewhere
+from server.rooms.host import Room
+from server.rooms.pool import give_back
 from server.settings import Settings
+from server.storage.models import RaceRow
 from wire.protocol import ErrorCode, ErrorMessage
 
 if TYPE_CHECKING:
-    from server.app import Service
-    from server.connections import Client
-    from server.rooms import RoomHost
+    from server.net.connection import Client
+    from server.rooms.host import RoomHost
+    from server.service import Service
 
 HELLO_CLOSE = (1008, "no hello in time")
 IDLE_CLOSE = (1000, "idle")

@@ -3,7 +3,7 @@
 JSON text frames. Each has a ``type``. Requests may carry an ``id`` of the client's choosing,
 echoed in the reply (or in the error). Room events carry ``seq``, counting from 1 in each room,
 so a client can tell whether it missed one. ``docs/protocol.schema.json`` is generated from these
-models (``python -m server.schema``) and a test fails when it is stale; ``docs/protocol.md``
+models (``python -m server.net.schema``) and a test fails when it is stale; ``docs/protocol.md``
 explains every message with an example session.
 """
 

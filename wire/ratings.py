@@ -1,6 +1,6 @@
 """Ratings on the wire: a racer's rating, its change in a race, and the rated board.
 
-Ratings are openskill's Plackett-Luce model (``server.ratings``): a skill estimate ``mu`` and
+Ratings are openskill's Plackett-Luce model (``server.core.ratings``): a skill estimate ``mu`` and
 its uncertainty ``sigma``; ``ordinal`` = mu − 3·sigma is the conservative figure the board
 orders by and players are shown (one decimal). A new player starts at mu 25, sigma 25/3
 (ordinal 0).

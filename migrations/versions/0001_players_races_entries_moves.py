@@ -4,9 +4,10 @@ Revision ID: 0001
 Revises:
 Create Date: 2026-11-22
 
-Timestamps are ``timestamp with time zone`` (text in UTC on SQLite, see server.db.UTCDateTime);
-seeds are 20 zero-padded decimal digits (server.db.Seed), because a 64-bit unsigned seed does not
-fit a signed BIGINT.
+Timestamps are ``timestamp with time zone`` (text in UTC on SQLite, see
+server.storage.models.UTCDateTime);
+seeds are 20 zero-padded decimal digits (server.storage.models.Seed), because a 64-bit unsigned
+seed does not fit a signed BIGINT.
 """
 
 from __future__ import annotations

@@ -13,12 +13,12 @@ Hostile clients (issue 10):
   filled from the daily races already stored, one row per player and day however many races
   they opened.
 - ``entries.ranked`` says whether a result counts on the fastest, most wins and daily boards
-  (``server.store.ranked`` has the rule): a chosen deal's never does (its host knows the deal
-  and anyone can compute its face-down cards), a secret deal's does, and a daily deal's does
+  (``server.storage.races.ranked`` has the rule): a chosen deal's never does (its host knows the
+  deal and anyone can compute its face-down cards), a secret deal's does, and a daily deal's does
   when the player's identity was made before that day (UTC) began and, for the duplicates
   stored before this revision, only the player's first race of it (by creation, then id).
   ``player_wins`` is counted again from the ranked wins alone (the statement of
-  ``server.store.recount_wins``, written out: a migration must not change with the code).
+  ``server.storage.races.recount_wins``, written out: a migration must not change with the code).
 - ``ix_entries_fastest`` and ``ix_entries_wins`` gain ``ranked`` after ``status``: the fastest
   board and a player's best line on it stay one index range, in board order.
 

@@ -10,8 +10,8 @@ one move per line of text), lost or unknown, the budget it had and when. The rac
 it ("a win was possible in N moves"). Races stored before this revision have none.
 
 ``winnable_deals`` is the pool of secret deals proved winnable, filled in the background
-(``server.pool``), each taken by one race (``used_at``). ``races.winnable`` says whether a race
-asked for such a deal and got one (true), asked and got none (false), or did not ask (null);
+(``server.rooms.pool``), each taken by one race (``used_at``). ``races.winnable`` says whether a
+race asked for such a deal and got one (true), asked and got none (false), or did not ask (null);
 ``daily_deals.winnable`` the same for a day's daily deal, drawn from the pool by default.
 """
 

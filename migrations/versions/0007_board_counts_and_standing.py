@@ -9,9 +9,9 @@ Issue 14: "around me" counted every line ranked above the player (at 1,000,000 r
 board read the rule set's wins in time order until it found today's.
 
 - ``board_counts``: per board and bucket of its rank term, how many lines; a rank is a sum over
-  the buckets below plus a count inside one bucket (``server.ranks`` has the boards and
+  the buckets below plus a count inside one bucket (``server.storage.ranks`` has the boards and
   buckets). Filled here from the results already stored, with the statement of
-  ``server.ranks.recount`` written out; ``ix_board_counts_sum`` holds the counts too, so the
+  ``server.storage.ranks.recount`` written out; ``ix_board_counts_sum`` holds the counts too, so the
   sum over the buckets below one reads that index alone.
 - ``entries.standing``: a result's place in a race's order as one number (a win by its time,
   then cards home, then when they got there), so the deal and daily boards order, page and

@@ -5,7 +5,7 @@ Revises: 0009
 Create Date: 2026-11-27
 
 With several workers a room must have exactly one holder, whatever Redis forgets (it keeps
-nothing on disk): the database fences it (``server.holding``). ``races.holder`` names the
+nothing on disk): the database fences it (``server.storage.holding``). ``races.holder`` names the
 process that holds the race, ``races.holder_epoch`` grows by one each time it is taken, and
 ``races.held_until`` is the lease its holder renews. Races stored before this revision are
 held by nobody, at epoch 0: the next server to start takes them.

@@ -4,7 +4,7 @@ Revision ID: 0011
 Revises: 0010
 Create Date: 2026-11-27
 
-``entries.rated_as`` is how a racer may be rated in the race (``server.ratings.roles``):
+``entries.rated_as`` is how a racer may be rated in the race (``server.core.ratings.roles``):
 ``established``, ``provisional``, or null (left out: not a secret deal, an address shared with
 another racer, another rated race under way, the hourly cap). It is decided once, when the race
 starts, from facts that change later (the identity's age, the address, the other races), so

@@ -11,7 +11,7 @@ from playwright.async_api import expect
 from engine.deal import DEAL_ALGORITHM
 from engine.game import RULES_VERSION
 from engine.hints import solve_deal
-from server import store
+from server.storage import races as store
 from tests.clients import test_web
 from tests.clients.test_web import OpenPage, click_move, give_name, open_room, screenshot
 from tests.server.test_server import Server

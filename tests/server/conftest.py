@@ -35,9 +35,9 @@ from sqlalchemy import make_url, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.pool import NullPool
 
-from server.db import Base, make_engine, make_sessionmaker
 from server.settings import async_url
-from server.store import upgrade_database
+from server.storage.models import Base, make_engine, make_sessionmaker
+from server.storage.races import upgrade_database
 from tests.server.test_server import Server, make_settings, start_server, stop_server
 
 POSTGRES_URL_VARIABLE = "PATIENCE_RACE_TEST_POSTGRES_URL"

@@ -18,7 +18,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from clients.sdk import RaceClient, RequestRefused
-from server.db import RaceRow
+from server.storage.models import RaceRow
 from tests.server.test_server import Server, Sessions, make_settings, start_server, stop_server
 
 

@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy import func, select
 
 from clients.sdk import RaceClient, RequestRefused
-from server.db import PlayerRow
+from server.storage.models import PlayerRow
 from tests.server.test_server import Server, Sessions, play_to_end, race_of
 from wire.protocol import CLIENT_MESSAGE, ProgressEvent, RaceFinished, YourView
 

@@ -36,8 +36,8 @@ from sqlalchemy.engine import Engine
 from websockets.asyncio.client import connect
 
 from clients.sdk import RaceClient
-from server.db import MoveRow, PlayerRow
-from server.listing import LISTED
+from server.cluster.listing import LISTED
+from server.storage.models import MoveRow, PlayerRow
 from tests.server.attacks import (
     BOARD_READERS,
     HOSTILE_NAMES,

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from server.db import EntryRow, PlayerRow, RaceRow, RatingRow, WinnableDealRow
+from server.storage.models import EntryRow, PlayerRow, RaceRow, RatingRow, WinnableDealRow
 from tests.server import test_attacks
 from tests.server.attacks import FARM_RULE_SET, HOSTILE_NAMES
 from tests.server.test_abuse import server_with

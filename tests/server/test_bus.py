@@ -1,5 +1,5 @@
-"""Rooms across workers (``server.redis_bus``): two services in this process, one database, one
-Redis, each its own worker; a connection to one is in a room the other holds.
+"""Rooms across workers (``server.cluster.redis_bus``): two services in this process, one database,
+one Redis, each its own worker; a connection to one is in a room the other holds.
 
 Needs PATIENCE_RACE_TEST_REDIS_URL (CI sets ``redis://127.0.0.1:6379/0``); without it these
 tests are skipped. Each test has its own key prefix, deleted at its end.
@@ -18,8 +18,8 @@ import redis.asyncio as redis
 from sqlalchemy import func, select
 
 from clients.sdk import RaceClient, RequestRefused
-from server.db import MoveRow, RaceRow
-from server.redis_bus import HOP_TIMEOUT_S
+from server.cluster.redis_bus import HOP_TIMEOUT_S
+from server.storage.models import MoveRow, RaceRow
 from tests.server.conftest import drop_redis_keys
 from tests.server.test_abuse import first_error
 from tests.server.test_server import (

@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from websockets.exceptions import ConnectionClosed
 
 from clients.sdk import RaceClient
-from server.db import EntryRow, MoveRow, RaceRow
+from server.storage.models import EntryRow, MoveRow, RaceRow
 from wire.protocol import RaceFinished, RaceStarted, Resynced, YourView
 
 Sessions = async_sessionmaker[AsyncSession]

@@ -21,7 +21,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from clients.sdk import RaceClient, RequestRefused
-from server.db import PlayerRow, RaceRow
+from server.storage.models import PlayerRow, RaceRow
 from tests.server.test_server import Server, play_to_end
 from wire.protocol import RaceFinished, RoomState, YourView
 

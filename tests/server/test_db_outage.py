@@ -1,7 +1,7 @@
 """The database goes away for a few seconds in the middle of a race: racing goes on.
 
 A move is stored before it is acknowledged, so the moves made while the database is away wait
-for it, unacknowledged, while the writer (server/writer.py) retries; the connections and the
+for it, unacknowledged, while the writer (server/storage/writer.py) retries; the connections and the
 race stay up, the server logs a warning and /healthz says "degraded" with the last error (which
 names no move); once the database is back every waiting move is stored and acknowledged,
 /healthz says "ok" again, and the database holds every acknowledged move exactly once.
@@ -10,7 +10,7 @@ names no move); once the database is back every waiting move is stored and ackno
   a TCP proxy in this test. Cut: its connections are dropped and its port closed, so new
   connections are refused, then it listens again on the same port. Stalled: it stops passing
   bytes either way, as a network that drops packets does, so only timeouts can tell (the
-  engine's statement timeout, 10 s, see server.db.make_engine).
+  engine's statement timeout, 10 s, see server.storage.models.make_engine).
 - SQLite: another connection holds the write lock (``BEGIN EXCLUSIVE``, as a backup or a
   maintenance script would) for longer than the driver's 5 s busy timeout; a shorter lock is no
   outage at all, the writes just wait for it.
@@ -34,7 +34,7 @@ from sqlalchemy.pool import NullPool
 from websockets.protocol import State
 
 from clients.sdk import RaceClient
-from server.db import MoveRow
+from server.storage.models import MoveRow
 from tests.server.conftest import POSTGRES_URL_VARIABLE, create_database, drop_database
 from tests.server.test_server import Server, make_settings, start_server, stop_server
 from wire.protocol import MakeMove, MoveAccepted, YourView

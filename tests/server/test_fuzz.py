@@ -57,9 +57,9 @@ from websockets.exceptions import ConnectionClosed
 
 from clients.sdk import RaceClient
 from engine.registry import RULE_SET_NAMES
-from server.db import MoveRow
-from server.gateway import frame_problem
+from server.core.budgets import frame_problem
 from server.main import TRANSPORT_MAX_BYTES
+from server.storage.models import MoveRow
 from tests.server.test_server import (
     DEAL,
     Server,

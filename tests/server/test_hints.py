@@ -30,12 +30,12 @@ from engine.moves import Move
 from engine.registry import find_rule_set
 from engine.solver import Budget, Result, core_description, core_name, solve
 from engine.solver.compiled import RULE_SETS as COMPILED_RULE_SETS
-from server.errors import Refusal
-from server.hints import SolverPool, SolverProcesses, Turns, refusal
-from server.race import Race
+from server.core.errors import Refusal
+from server.core.race import Race
+from server.rooms.solver import SolverPool, SolverProcesses, Turns, refusal
+from server.rooms.solver_process import NICENESS, pid_after
 from server.settings import Settings
-from server.solver_process import NICENESS, pid_after
-from server.writer import Writer
+from server.storage.writer import Writer
 from tests.server.attacks import Target, run_attack
 from tests.server.test_server import Server, make_settings, start_server, stop_server
 from wire.protocol import LiveVerdictGiven, RaceFinished, RaceStarted, YourView
@@ -215,7 +215,7 @@ async def test_a_players_hints_are_rate_limited_and_the_solver_runs_in_another_p
 
 def test_a_solver_process_ends_when_its_server_is_killed() -> None:
     """A server killed with -9 cannot stop its solver processes: they end by themselves."""
-    script = ("import os, sys; from server.hints import SolverPool; "
+    script = ("import os, sys; from server.rooms.solver import SolverPool; "
               "from server.settings import Settings; import asyncio\n"
               "async def main():\n"
               "    pool = SolverPool(Settings(), None, None)\n"

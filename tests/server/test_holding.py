@@ -1,4 +1,4 @@
-"""Who holds each race, in the database (server/holding.py): taking races, leases, and the
+"""Who holds each race, in the database (server/storage/holding.py): taking races, leases, and the
 fence every write of a race passes, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, select
 
-from server import holding
-from server.db import MoveRow, RaceRow, make_engine
-from server.store import (
+from server.storage import holding
+from server.storage.models import MoveRow, RaceRow, make_engine
+from server.storage.races import (
     AcceptedMove,
     MoveRecorder,
     create_race,

@@ -1,4 +1,4 @@
-"""The HTTP API against hostile clients (server/http.py), on a real server with real sockets:
+"""The HTTP API against hostile clients (server/net/http.py), on a real server with real sockets:
 methods other than GET and HEAD, bad query parameters (and the same over the WebSocket), the
 rate limit per client address, and the cache of finished races' records and replays."""
 
@@ -18,9 +18,9 @@ from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from websockets.asyncio.client import connect
 
-import server.http as server_http
-import server.store as server_store
-from server.db import RaceRow
+import server.net.http as server_http
+import server.storage.races as server_store
+from server.storage.models import RaceRow
 from tests.server.test_server import (
     Server,
     make_settings,

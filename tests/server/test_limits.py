@@ -1,4 +1,4 @@
-"""The bounded tables of server/limits.py, as pure code with plain numbers for the time.
+"""The bounded tables of server/core/limits.py, as pure code with plain numbers for the time.
 
 (On one machine every client of a real server is 127.0.0.1: the table's being per address is
 tested here; tests/server/test_http.py sends the 429 end to end.)"""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.limits import AddressLimiter, InFlight, LruCache, client_key, retry_after
+from server.core.limits import AddressLimiter, InFlight, LruCache, client_key, retry_after
 
 
 def test_a_burst_then_one_request_per_token_earned() -> None:

@@ -1,4 +1,5 @@
-"""The list of open public rooms, ``GET /api/rooms`` (``server.listing``): from one process's
+"""The list of open public rooms, ``GET /api/rooms`` (``server.cluster.listing``): from one
+process's
 rooms (on both databases), and across two workers through Redis; the addresses in turn, and
 the public lobbies each player and address may host."""
 
@@ -12,9 +13,9 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
 from clients.sdk import RaceClient, RequestRefused
-from server.listing import LISTED, local_list
-from server.outbox import Outbox
-from server.rooms import Room
+from server.cluster.listing import LISTED, local_list
+from server.rooms.host import Room
+from server.rooms.outbox import Outbox
 from tests.server.test_abuse import reply, server_with
 from tests.server.test_bus import hopping, two_workers
 from tests.server.test_race import T0, new_race

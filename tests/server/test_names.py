@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import select
 from websockets.asyncio.client import ClientConnection, connect
 
-from server.db import PlayerRow
+from server.storage.models import PlayerRow
 from tests.server.test_server import Server, Sessions
 from wire.protocol import Hello
 

@@ -1,4 +1,4 @@
-"""The pool of deals proved winnable (server.pool, issue 12): filled in the background by a
+"""The pool of deals proved winnable (server.rooms.pool, issue 12): filled in the background by a
 solver process, shown on /healthz, each deal taken by one room, its seed secret until the race
 ends; a room falls back to an unproved secret deal when none is ready, and says so.
 
@@ -22,8 +22,8 @@ from clients.sdk import RaceClient
 from engine.registry import RULE_SET_NAMES, find_rule_set
 from engine.solver import Budget, Result, core_name, solve
 from engine.solver.compiled import RULE_SETS as COMPILED_RULE_SETS
-from server.db import DailyDealRow, WinnableDealRow
 from server.settings import Settings, pooled_rule_sets
+from server.storage.models import DailyDealRow, WinnableDealRow
 from tests.server.test_server import Server, make_settings, start_server, stop_server
 from wire.commitment import commitment
 from wire.protocol import CreateRoom, DealChoice, RaceFinished, RaceStarted, RoomState
@@ -183,7 +183,7 @@ async def test_four_corners_gets_winnable_rooms_and_a_winnable_daily_deal_when_p
     it wins, and a winnable room and the daily deal take them. The filler's random draws are
     made to draw a deal won at once, so that the test waits for no search of the many it
     cannot win."""
-    monkeypatch.setattr("server.pool.secrets", SimpleNamespace(
+    monkeypatch.setattr("server.rooms.pool.secrets", SimpleNamespace(
         randbits=lambda bits: FOUR_CORNERS_WON))
     running = await start_server(make_settings(
         database_url, winnable_pool_target=1, winnable_pool_rule_sets=("four-corners",),

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
-from server.schema import protocol_schema
+from server.net.schema import protocol_schema
 from tests.server.test_server import Server
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"

@@ -7,7 +7,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from server.limits import client_host
+from server.core.limits import client_host
 from tests.server.test_abuse import reply, server_with
 from tests.server.test_server import Sessions
 

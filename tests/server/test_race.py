@@ -9,7 +9,7 @@ import pytest
 
 from engine.moves import RESIGN, Move
 from engine.players import GreedyPlayer, RandomPlayer
-from server.race import Outgoing, Phase, Race, RaceError, pile_model
+from server.core.race import Outgoing, Phase, Race, RaceError, pile_model
 from wire.protocol import (
     Countdown,
     ErrorMessage,

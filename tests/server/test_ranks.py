@@ -1,4 +1,5 @@
-"""The ranks kept per bucket (``server.ranks``) and in Redis (``server.rank_cache``) equal the
+"""The ranks kept per bucket (``server.storage.ranks``) and in Redis
+(``server.cluster.rank_cache``) equal the
 ranks counted from the raw results, for a few thousand players on random boards."""
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ import pytest_asyncio
 import redis.asyncio as redis
 from sqlalchemy import select
 
-from server import ranks
-from server.db import EntryRow, PlayerRow, PlayerWinsRow
-from server.leaderboards import (
+from server.cluster.rank_cache import RedisRanks
+from server.storage import ranks
+from server.storage.leaderboards import (
     Board,
     daily_board,
     deal_board,
@@ -30,8 +31,15 @@ from server.leaderboards import (
     most_wins,
     period_start,
 )
-from server.rank_cache import RedisRanks
-from server.store import Sessions, new_id, record_results, record_start, recount_wins, utc_day
+from server.storage.models import EntryRow, PlayerRow, PlayerWinsRow
+from server.storage.races import (
+    Sessions,
+    new_id,
+    record_results,
+    record_start,
+    recount_wins,
+    utc_day,
+)
 from tests.server.conftest import drop_redis_keys
 from tests.server.test_store import (
     ESTABLISHED,

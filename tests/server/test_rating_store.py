@@ -14,11 +14,11 @@ from sqlalchemy.exc import DBAPIError
 
 from clients.cli import main as cli_main
 from clients.sdk import RaceClient
-from server.db import EntryRow, PlayerRow, RatingChangeRow, RatingRow
-from server.race import DealKind
-from server.rating_store import rating_board, rebuild
-from server.ratings import Rating, RatingRules
-from server.store import record_results, record_start
+from server.core.race import DealKind
+from server.core.ratings import Rating, RatingRules
+from server.storage.models import EntryRow, PlayerRow, RatingChangeRow, RatingRow
+from server.storage.races import record_results, record_start
+from server.storage.ratings import rating_board, rebuild
 from tests.server.test_abuse import server_with
 from tests.server.test_bus import two_workers
 from tests.server.test_ratings import RACE_1, RACE_2, close, race_1_by_hand, two_racers_by_hand

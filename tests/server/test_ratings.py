@@ -23,7 +23,7 @@ from math import exp, isclose, sqrt
 
 import pytest
 
-from server.ratings import (
+from server.core.ratings import (
     ESTABLISHED,
     HOUR_S,
     NEW,

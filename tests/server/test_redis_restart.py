@@ -24,7 +24,7 @@ import pytest
 from sqlalchemy import select
 
 from clients.sdk import RaceClient, RequestRefused
-from server.db import MoveRow
+from server.storage.models import MoveRow
 from tests.server.test_server import Sessions
 from tests.server.test_workers import Workers, seat_two, serving_workers
 from wire.protocol import ErrorCode, RaceFinished, YourView

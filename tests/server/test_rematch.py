@@ -1,4 +1,4 @@
-"""A rematch (``server.rematch``): who may ask and what the next race keeps, on its own; then
+"""A rematch (``server.core.rematch``): who may ask and what the next race keeps, on its own; then
 over live connections, on both databases."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from sqlalchemy import select
 
 from clients.sdk import RaceClient, RequestRefused
 from engine.moves import RESIGN
-from server.db import RaceRow
-from server.race import Phase, Race, RaceError
-from server.rematch import rematch
+from server.core.race import Phase, Race, RaceError
+from server.core.rematch import rematch
+from server.storage.models import RaceRow
 from tests.server.test_bus import hopping, two_workers
 from tests.server.test_race import T0, messages, new_race, started
 from tests.server.test_server import DEAL, Server, Sessions, play_to_end, race_of

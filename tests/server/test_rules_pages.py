@@ -1,4 +1,4 @@
-"""Each rule set's rules as a page (``server.rules_pages``): rendered, escaped, and served."""
+"""Each rule set's rules as a page (``server.net.rules_pages``): rendered, escaped, and served."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import urllib.request
 import pytest
 
 from engine.registry import RULE_SET_NAMES
-from server.rules_pages import page, rules_html
+from server.net.rules_pages import page, rules_html
 from tests.server.test_server import Server
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 from engine.players import GreedyPlayer, play_out
 from engine.registry import find_rule_set
 from engine.view import Status
-from server.race import Outgoing, Phase, Race
-from server.schema import SCHEMA_PATH, protocol_schema, render
+from server.core.race import Outgoing, Phase, Race
+from server.net.schema import SCHEMA_PATH, protocol_schema, render
 from wire.protocol import (
     CLIENT_MESSAGE,
     SERVER_MESSAGE,
@@ -30,7 +30,7 @@ from wire.protocol import (
 
 def test_published_schema_is_current() -> None:
     assert SCHEMA_PATH.read_text(encoding="utf-8") == render(), (
-        "docs/protocol.schema.json is stale: run python -m server.schema")
+        "docs/protocol.schema.json is stale: run python -m server.net.schema")
 
 
 def test_schema_names_every_message_type() -> None:

@@ -29,9 +29,9 @@ from engine.errors import EngineError
 from engine.moves import Move
 from engine.registry import find_rule_set
 from engine.replay import MoveLog, replay
-from server.db import EntryRow, MoveRow, PlayerRow, RaceRow
 from server.main import own_address, run_server
 from server.settings import Settings
+from server.storage.models import EntryRow, MoveRow, PlayerRow, RaceRow
 from wire.protocol import (
     MoveAccepted,
     ProgressEvent,

@@ -34,8 +34,19 @@ from engine.game import RULES_VERSION
 from engine.moves import Move
 from engine.players import GreedyPlayer, Player, RandomPlayer
 from engine.replay import MoveLog, ReplayError, replay
-from server import holding
-from server.db import (
+from server.core.race import DealKind, Phase, Race
+from server.settings import Settings, async_url
+from server.storage import holding
+from server.storage.leaderboards import (
+    Board,
+    ResultLine,
+    daily_board,
+    deal_board,
+    fastest_wins,
+    most_wins,
+    period_start,
+)
+from server.storage.models import (
     Base,
     DailyPlayRow,
     EntryRow,
@@ -46,18 +57,7 @@ from server.db import (
     make_engine,
     make_sessionmaker,
 )
-from server.leaderboards import (
-    Board,
-    ResultLine,
-    daily_board,
-    deal_board,
-    fastest_wins,
-    most_wins,
-    period_start,
-)
-from server.race import DealKind, Phase, Race
-from server.settings import Settings, async_url
-from server.store import (
+from server.storage.races import (
     ALEMBIC_INI,
     AcceptedMove,
     create_player,
@@ -151,7 +151,7 @@ async def test_servers_starting_at_once_on_one_database_migrate_one_after_the_ot
         empty_database_url: str) -> None:
     """Machines started together (after a deploy) each upgrade the one database: without the
     migrations' advisory lock, all but one failed creating the same tables."""
-    upgrade = ("import asyncio, sys; from server.store import upgrade_database; "
+    upgrade = ("import asyncio, sys; from server.storage.races import upgrade_database; "
                "asyncio.run(upgrade_database(sys.argv[1]))")
     servers = [await asyncio.create_subprocess_exec(
         sys.executable, "-c", upgrade, empty_database_url, stderr=asyncio.subprocess.PIPE)

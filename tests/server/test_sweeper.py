@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from server.connections import Client, Elsewhere
+from server.net.connection import Client, Elsewhere
 from server.settings import Settings
 from server.sweeper import HELLO_CLOSE, IDLE_CLOSE, longest_room_s, overdue
 

@@ -1,4 +1,5 @@
-"""What the browser client needs from the server's HTTP side: its static files (server/static.py)
+"""What the browser client needs from the server's HTTP side: its static files
+(server/net/static.py)
 and the replay endpoint GET /api/races/ID/replay?player=PID, on a real server."""
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from server.db import RaceRow
-from server.static import web_file
+from server.net.static import web_file
+from server.storage.models import RaceRow
 from tests.server.test_server import (
     Server,
     play_to_end,

@@ -22,8 +22,8 @@ import redis.asyncio as redis
 from sqlalchemy import func, select
 
 from clients.sdk import RaceClient
-from server.db import MoveRow, RaceRow
 from server.settings import Settings
+from server.storage.models import MoveRow, RaceRow
 from tests.server.conftest import drop_redis_keys
 from tests.server.test_crash import Racer, come_back, play_on_and_finish
 from tests.server.test_server import Sessions

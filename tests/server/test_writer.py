@@ -1,4 +1,4 @@
-"""The writer (server/writer.py) on its own: a fake database that records each commit."""
+"""The writer (server/storage/writer.py) on its own: a fake database that records each commit."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from server.store import AcceptedMove
-from server.writer import WriteGivenUp, Writer
+from server.storage.races import AcceptedMove
+from server.storage.writer import WriteGivenUp, Writer
 
 HELD = ("r", 1)
 """The race the moves are of, and the epoch this process holds it at."""
@@ -146,7 +146,7 @@ async def test_close_gives_up_the_calls_it_has_not_done() -> None:
 
 
 async def test_moves_of_a_race_another_process_holds_are_refused_for_good() -> None:
-    """Fenced (``server.holding``): not retried, not acknowledged, and the room is told; the
+    """Fenced (``server.storage.holding``): not retried, not acknowledged, and the room is told; the
     moves of other races in the same commit are stored."""
     database = FakeDatabase()
     database.taken = {"lost"}

@@ -1,4 +1,4 @@
-"""Every database write the server makes goes through its one writer (``server.writer``).
+"""Every database write the server makes goes through its one writer (``server.storage.writer``).
 
 Under CPU starvation a ``hello`` once failed with ``sqlite3.OperationalError: database is
 locked`` in ``store.create_player`` and its connection was closed (1011): player creation and
@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from server.db import PlayerRow
+from server.storage.models import PlayerRow
 from tests.server.conftest import tables_locked
 from tests.server.test_server import make_settings, start_server, stop_server
 

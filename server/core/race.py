@@ -1,0 +1,616 @@
+"""A race as a pure state machine: seats, ready, countdown, clock, moves, progress, ranking.
+
+No I/O and no clock of its own: every call takes ``now`` (Unix seconds) and returns the messages
+to send, as ``Outgoing(to, message)`` where ``to`` is a player id or ``None`` for everyone in the
+room (a move's progress event: everyone, ``but`` the mover where their connection reads the
+figures from ``move_ok`` instead: ``Hello.own_progress``). ``next_deadline()`` says when the
+shell must call ``tick`` (countdown end, time limit or longest race, a racer's idle while,
+reconnect grace). Room events get consecutive ``seq``
+numbers and the latest are kept (``server.core.room_events``), so a player who reconnects gets what
+they missed, or the room afresh. The shell (server/service.py) owns sockets,
+timers and the database; it turns ``RaceError`` into an error message.
+
+Phases: LOBBY -> COUNTDOWN -> RACING -> FINISHED. A racer finishes when they win, resign, have
+no legal move and no redeal left, run out of time (the time limit, or the longest a race may run
+when it has none), stay away past the grace period, or make no move for the idle while; the race
+finishes when every racer has. So no racer, connected or not, can keep a race open for ever.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from enum import Enum
+from typing import Any, Literal
+
+from engine.errors import IllegalMoveError
+from engine.game import RULES_VERSION, Game
+from engine.moves import RESIGN, Move
+from engine.registry import find_rule_set
+from engine.view import PileView, Status, View
+from server.core.errors import RaceError
+from server.core.room_events import EVENTS_KEPT, RoomEvents
+from wire.commitment import commitment
+from wire.protocol import (
+    Countdown,
+    ErrorCode,
+    ErrorMessage,
+    Message,
+    MoveAccepted,
+    PileModel,
+    ProgressEvent,
+    RaceFinished,
+    RaceStarted,
+    RankEntry,
+    RoomState,
+    SeatInfo,
+    SeatStatus,
+    ViewModel,
+    YourView,
+)
+from wire.ratings import RatingChange
+
+COUNTDOWN_S = 3.0
+GRACE_S = 60.0
+MAX_RACE_S = 2 * 3600.0
+"""The longest a race runs, with or without a time limit: then everyone still racing is finished
+as ``timed_out``, as a time limit does (a longer time limit ends here too)."""
+IDLE_S = 600.0
+"""How long a racer may go without a move (from the start, or from their last move) before the
+race finishes them as ``abandoned`` and resigns their game, connected or not."""
+
+
+class Phase(Enum):
+    LOBBY = "lobby"
+    COUNTDOWN = "countdown"
+    RACING = "racing"
+    FINISHED = "finished"
+
+
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    to: str | None
+    message: Message
+    frame: str | None = None
+    """The message as JSON text when the race has already made it (room events)."""
+    but: str | None = None
+    """A player whose connections that asked for it (``Hello.own_progress`` false) do not get
+    this room event: the mover, for the progress event of their own move, whose reply
+    (``move_ok``) carries the same figures and the event's ``seq``."""
+
+    def text(self) -> str:
+        return self.frame if self.frame is not None else as_frame(self.message)
+
+
+def as_frame(message: Message) -> str:
+    """A message as the JSON text sent on the wire."""
+    return message.model_dump_json(by_alias=True)
+
+
+FINISHED_AS: dict[Status, SeatStatus] = {
+    Status.WON: "won", Status.LOST: "lost", Status.RESIGNED: "resigned"}
+"""A seat's status once the rules have ended its game."""
+
+
+def ms(seconds: float) -> int:
+    return round(seconds * 1000)
+
+
+def pile_model(pile: PileView) -> PileModel:
+    return PileModel(pile=str(pile.pile), cards=pile.to_json())
+
+
+def view_model(view: View) -> ViewModel:
+    return ViewModel(
+        rule_set=view.rule_set, piles=[pile_model(pile) for pile in view.piles],
+        legal_moves=[str(move) for move in view.legal_moves], status=view.outcome.status.value,
+        reason=view.outcome.reason, on_foundations=view.progress.on_foundations,
+        total=view.progress.total, moves=view.progress.moves, notes=list(view.notes))
+
+
+@dataclass(slots=True)
+class Racer:
+    player_id: str
+    name: str
+    ready: bool = False
+    connected: bool = True
+    away_since: float | None = None
+    game: Game | None = None
+    status: SeatStatus = "waiting"
+    finished_at: float | None = None
+    reached: int = 0
+    reached_at: float | None = None
+    move_times: list[float] = field(default_factory=list)
+
+    @property
+    def finished(self) -> bool:
+        return self.finished_at is not None
+
+    def seat_info(self) -> SeatInfo:
+        progress = self.game.progress() if self.game else None
+        return SeatInfo(
+            player_id=self.player_id, name=self.name, ready=self.ready, connected=self.connected,
+            on_foundations=progress.on_foundations if progress else 0,
+            total=progress.total if progress else 0, moves=progress.moves if progress else 0,
+            status=self.status)
+
+
+DealKind = Literal["secret", "number", "daily"]
+
+
+class Race:
+    def __init__(self, *, race_id: str, code: str, rule_set: str, seed: int, algorithm: int,
+                 deal_kind: DealKind, host_id: str, host_name: str, seats_max: int,
+                 time_limit_s: int | None, rules: int = RULES_VERSION,
+                 countdown_s: float = COUNTDOWN_S,
+                 grace_s: float = GRACE_S, max_race_s: float = MAX_RACE_S,
+                 idle_s: float = IDLE_S, daily_day: date | None = None,
+                 winnable: bool | None = None, public: bool = False,
+                 events_kept: int = EVENTS_KEPT, events: RoomEvents | None = None) -> None:
+        """``events``: the room's event log, for a race that follows another in the same room
+        (a rematch); a new one otherwise."""
+        self.game_type = find_rule_set(rule_set)
+        self.race_id, self.code, self.rule_set = race_id, code, rule_set
+        self.seed, self.algorithm, self.deal_kind = seed, algorithm, deal_kind
+        self.rules = rules
+        """The rules version every racer's game is played under (a race restored from before
+        version 2 keeps version 1, so its stored moves mean what they meant)."""
+        self.host_id, self.seats_max, self.time_limit_s = host_id, seats_max, time_limit_s
+        self.countdown_s, self.grace_s = countdown_s, grace_s
+        self.max_race_s, self.idle_s = max_race_s, idle_s
+        self.daily_day = daily_day
+        self.winnable = winnable
+        """Whether the deal was proved winnable before the race (``RoomState.winnable``)."""
+        self.public = public
+        """Whether the room is listed while its lobby has a free seat (``GET /api/rooms``)."""
+        self.phase = Phase.LOBBY
+        self.racers: dict[str, Racer] = {host_id: Racer(host_id, host_name)}
+        self.spectators: set[str] = set()
+        self.starts_at: float | None = None
+        self.started_at: float | None = None
+        self.ended_at: float | None = None
+        self.events = RoomEvents(events_kept) if events is None else events
+        self.result: RaceFinished | None = None
+        self.commitment = commitment(seed)
+
+    @classmethod
+    def resumed(cls, *, started_at: float | None,
+                racers: list[tuple[str, str, list[tuple[str, int]]]], now: float,
+                **settings: Any) -> Race:
+        """A race rebuilt after a restart from what was stored: each racer's moves replayed
+        with their times. Everyone counts as away since ``now`` (the grace period applies); a
+        race that never started reopens its lobby with the host alone. Call ``catch_up`` next."""
+        # Its room events are numbered on from the time of the rebuilding, in ms: above any
+        # number the race's earlier life gave (it made fewer than one event a millisecond), so a
+        # client resuming with a last_seq of that life gets a full resync, never wrong events.
+        race = cls(**settings, events=RoomEvents(settings.get("events_kept", EVENTS_KEPT),
+                                                 first_seq=round(now * 1000)))
+        for racer in race.racers.values():
+            racer.connected, racer.away_since = False, now
+        if started_at is None:
+            return race
+        race.phase = Phase.RACING
+        race.starts_at = race.started_at = started_at
+        race.racers = {}
+        for player_id, name, moves in racers:
+            racer = race.racers[player_id] = Racer(player_id, name, connected=False,
+                                                   away_since=now, status="racing")
+            game = race._deal_to(racer, started_at)
+            for text, at_ms in moves:
+                when = started_at + at_ms / 1000
+                game.push(Move.parse(text))
+                racer.move_times.append(when)
+                if game.foundation_count() > racer.reached:
+                    racer.reached, racer.reached_at = game.foundation_count(), when
+            # What the replay changed is no news: a racer who comes back is sent their whole
+            # view, and their next move only the piles it changes.
+            game.changed_piles()
+            outcome = game.outcome()
+            if outcome.is_over:
+                racer.status = FINISHED_AS[outcome.status]
+                racer.finished_at = racer.move_times[-1] if racer.move_times else started_at
+        return race
+
+    def catch_up(self, now: float) -> list[Outgoing]:
+        """After ``resumed``: end the race if everyone had finished, and apply what time did."""
+        if self.phase is Phase.RACING and all(r.finished for r in self.racers.values()):
+            return self._end(max(r.finished_at or now for r in self.racers.values()))
+        return self.tick(now)
+
+    # -- room events --------------------------------------------------------------------------
+
+    @property
+    def seq(self) -> int:
+        """The ``seq`` of the room's latest event."""
+        return self.events.seq
+
+    @property
+    def _next_seq(self) -> int:
+        return self.seq + 1
+
+    def _broadcast(self, message: Message, but: str | None = None) -> Outgoing:
+        """Record a room event (made with ``seq=self._next_seq``) and address it to everyone
+        (but the player ``but``, where their connection asked for it)."""
+        return Outgoing(None, message, self._record(message), but)
+
+    def _record(self, message: Message) -> str:
+        frame = as_frame(message)
+        self.events.record(message, frame)
+        return frame
+
+    def room_state(self, request_id: str | None = None) -> RoomState:
+        """The room as it is now, for one player (not a room event: its ``seq`` is the latest
+        event's)."""
+        return self._room_snapshot(request_id, self.seq)
+
+    def _room_snapshot(self, request_id: str | None, seq: int) -> RoomState:
+        return RoomState(
+            id=request_id, seq=seq, code=self.code,
+            rule_set=self.rule_set, deal_kind=self.deal_kind, winnable=self.winnable,
+            phase=self.phase.value, public=self.public, deal_number=self.deal_number,
+            host=self.host_id, seats_max=self.seats_max, time_limit_s=self.time_limit_s,
+            seats=[racer.seat_info() for racer in self.racers.values()],
+            spectators=len(self.spectators),
+            commitment=self.commitment if self.phase is not Phase.LOBBY else None,
+            starts_at_ms=None if self.starts_at is None else ms(self.starts_at),
+            started_at_ms=None if self.started_at is None else ms(self.started_at))
+
+    @property
+    def deal_number(self) -> str | None:
+        """The deal's number as far as everyone may know it (``RoomState.deal_number``)."""
+        if self.deal_kind == "number" or (self.phase is Phase.FINISHED and self.reveals_seed):
+            return str(self.seed)
+        return None
+
+    def _room_changed(self) -> Outgoing:
+        return self._broadcast(self._room_snapshot(None, self._next_seq))
+
+    def announce(self) -> list[Outgoing]:
+        """The room as it is now, as a room event: for a race that follows another in the
+        room (``server.core.rematch``)."""
+        return [self._room_changed()]
+
+    def _racer(self, player_id: str) -> Racer:
+        racer = self.racers.get(player_id)
+        if racer is None:
+            raise RaceError(ErrorCode.NOT_IN_ROOM, "you have no seat in this room")
+        return racer
+
+    # -- lobby --------------------------------------------------------------------------------
+
+    def join(self, player_id: str, name: str, now: float) -> list[Outgoing]:
+        if player_id in self.racers:  # coming back; already here, nothing changes
+            return [] if self.racers[player_id].connected else self.reconnect(player_id, now)
+        if self.phase is not Phase.LOBBY:
+            raise RaceError(ErrorCode.ALREADY_STARTED, "this race has started; you may spectate it")
+        if len(self.racers) >= self.seats_max:
+            raise RaceError(ErrorCode.ROOM_FULL, f"all {self.seats_max} seats are taken")
+        self.racers[player_id] = Racer(player_id, name)
+        self.spectators.discard(player_id)
+        return [self._room_changed()]
+
+    def spectate(self, player_id: str, most: int) -> None:
+        """Watch the room, one of at most ``most`` spectators. A spectator coming or going is
+        no room event: nobody gets a frame for it (spectate and leave within the rate limit
+        made the racers of a room 19 times the frames of their race); the count is in the
+        next snapshot, and in the spectator's reply."""
+        if player_id in self.spectators:
+            return
+        if len(self.spectators) >= most:
+            raise RaceError(ErrorCode.TOO_MANY_SPECTATORS,
+                            f"this room has its {most} spectators: try again later")
+        self.spectators.add(player_id)
+
+    def leave(self, player_id: str, now: float) -> list[Outgoing]:
+        if player_id in self.spectators:
+            self.spectators.discard(player_id)
+            return []  # (no room event: ``spectate``)
+        racer = self._racer(player_id)
+        if self.phase is Phase.LOBBY or self.phase is Phase.COUNTDOWN:
+            del self.racers[player_id]
+            if self.phase is Phase.COUNTDOWN and len(self.racers) < 1:
+                self.phase, self.starts_at = Phase.LOBBY, None
+            if player_id == self.host_id and self.racers:
+                self.host_id = next(iter(self.racers))
+            return [self._room_changed()]
+        # Once the race is on a racer keeps their seat (and their result), gone from the room:
+        # leaving resigns a game still going, and the room shows them away.
+        was_here = racer.connected
+        racer.connected, racer.away_since = False, None
+        if self.phase is Phase.RACING and not racer.finished:
+            out = self._finish(racer, "resigned", now, resign=True)
+            if self.ended_at is not None:
+                return out  # that ended the race: its last room snapshot shows them gone
+            return [*out, self._room_changed()]
+        return [self._room_changed()] if was_here else []
+
+    def ready(self, player_id: str, ready: bool, now: float) -> list[Outgoing]:
+        racer = self._racer(player_id)
+        if self.phase is not Phase.LOBBY:
+            raise RaceError(ErrorCode.ALREADY_STARTED, "the countdown has begun")
+        if racer.ready == ready:  # a repeat changes nothing: no room event
+            return []
+        racer.ready = ready
+        out = [self._room_changed()]
+        if len(self.racers) >= 2 and all(r.ready for r in self.racers.values()):
+            out += self._begin_countdown(now)
+        return out
+
+    def start(self, player_id: str, now: float) -> list[Outgoing]:
+        self._racer(player_id)
+        if player_id != self.host_id:
+            raise RaceError(ErrorCode.NOT_HOST, "only the host may start the race early")
+        if self.phase is not Phase.LOBBY:
+            raise RaceError(ErrorCode.ALREADY_STARTED, "the countdown has begun")
+        return self._begin_countdown(now)
+
+    def _begin_countdown(self, now: float) -> list[Outgoing]:
+        self.phase = Phase.COUNTDOWN
+        self.starts_at = now + self.countdown_s
+        out = [self._broadcast(Countdown(seq=self._next_seq, starts_at_ms=ms(self.starts_at),
+                                         seconds=self.countdown_s))]
+        if self.countdown_s <= 0:
+            out += self.tick(now)
+        return out
+
+    # -- racing -------------------------------------------------------------------------------
+
+    def _deal_to(self, racer: Racer, started_at: float) -> Game:
+        """The racer's game, dealt. The cards the deal itself puts home (the Octagon's aces,
+        Hidden Cards' cards dealt onto their own heaps) count as reached at the start, so a
+        racer who never moves ranks with them. A racer never takes a move back, so the game
+        keeps no undo records (one per move, of every racer's game)."""
+        game = racer.game = self.game_type(self.seed, self.algorithm, rules=self.rules,
+                                           keep_opening=False, undo=False)
+        racer.reached, racer.reached_at = game.foundation_count(), started_at
+        return game
+
+    def _start_racing(self, now: float) -> list[Outgoing]:
+        assert self.starts_at is not None
+        self.phase = Phase.RACING
+        self.started_at = self.starts_at
+        out = [self._broadcast(RaceStarted(
+            seq=self._next_seq, started_at_ms=ms(self.started_at), commitment=self.commitment,
+            deal_number=str(self.seed) if self.deal_kind == "number" else None,
+            algorithm=self.algorithm, rules=self.rules))]
+        for racer in self.racers.values():
+            game = self._deal_to(racer, self.started_at)
+            racer.status = "racing"
+            out.append(Outgoing(racer.player_id, YourView(view=view_model(game.view()))))
+        out.append(self._room_changed())
+        for racer in self.racers.values():
+            out += self._check_finished(racer, self.started_at)
+        return out
+
+    def legal_move_named(self, player_id: str, text: str) -> Move | None:
+        """The racer's legal move written ``text``, if they are racing and there is one
+        (``Game.legal_move_named``): ``move`` takes it as it would the parsed text."""
+        racer = self.racers.get(player_id)
+        if racer is None or racer.game is None or self.phase is not Phase.RACING:
+            return None
+        return racer.game.legal_move_named(text)
+
+    def move(self, player_id: str, move: Move, now: float,
+             request_id: str | None = None) -> list[Outgoing]:
+        racer = self._racer(player_id)
+        if self.phase is not Phase.RACING:
+            raise RaceError(ErrorCode.NOT_RACING, "the race has not started" if self.phase in (
+                Phase.LOBBY, Phase.COUNTDOWN) else "the race is over")
+        if racer.finished:
+            raise RaceError(ErrorCode.FINISHED, f"you have finished ({racer.status})")
+        assert racer.game is not None and self.started_at is not None
+        deadline = self.next_deadline()
+        if deadline is not None and now >= deadline:
+            return self._move_after_deadline(racer, move, now, request_id)
+        game = racer.game
+        try:
+            events = game.play(move)
+        except IllegalMoveError as refused:
+            raise RaceError(ErrorCode.ILLEGAL_MOVE, refused.reason) from None
+        racer.move_times.append(now)
+        # Only the piles the engine says the move changed are turned into what the player sees
+        # (the profile showed whole views, then whole tables compared, as the largest cost).
+        changed = [pile_model(pile.seen()) for pile in game.changed_piles()]
+        progress, outcome = game.progress(), game.outcome()
+        if progress.on_foundations > racer.reached:
+            racer.reached, racer.reached_at = progress.on_foundations, now
+        # The room hears of the move first: one progress event, with the racer's final status
+        # if the move ended their game, to everyone (but the mover, if they asked: see ``but``).
+        # Then the mover's reply, which says the same and that event's seq (so a client can do
+        # with one frame fewer per move: the profile's largest cost is a system call per
+        # frame). Then, if that was the race's last game, the race's
+        # end (its result is stored before it is announced: the reply does not wait for that).
+        if outcome.is_over:
+            racer.status, racer.finished_at = FINISHED_AS[outcome.status], now
+        reply = MoveAccepted(
+            id=request_id, move=str(move), events=[str(event) for event in events],
+            changed=changed, legal_moves=[str(m) for m in game.legal_moves()],
+            status=outcome.status.value, reason=outcome.reason,
+            on_foundations=progress.on_foundations, moves=progress.moves,
+            notes=game.notes(), seq=self._next_seq)
+        out = [self._progress(racer, but=player_id), Outgoing(player_id, reply)]
+        if outcome.is_over:
+            out += self._end_if_all_finished(now)
+        return out
+
+    def _move_after_deadline(self, racer: Racer, move: Move, now: float,
+                             request_id: str | None) -> list[Outgoing]:
+        """A deadline (the time limit, an idle while) passed before the timer woke the race:
+        apply it now, then answer the move as one sent after it. Every request gets exactly one
+        reply, and what the deadline did reaches the room even when the move is refused."""
+        out = self.tick(now)
+        if self.phase is not Phase.RACING:
+            refusal = RaceError(ErrorCode.NOT_RACING, "the race is over")
+        elif racer.finished:
+            refusal = RaceError(ErrorCode.FINISHED, f"you have finished ({racer.status})")
+        else:
+            try:
+                return [*out, *self.move(racer.player_id, move, now, request_id)]
+            except RaceError as refused:
+                refusal = refused
+        return [*out, Outgoing(racer.player_id, ErrorMessage(
+            id=request_id, code=refusal.code, message=refusal.message))]
+
+    def resign(self, player_id: str, now: float, request_id: str | None = None) -> list[Outgoing]:
+        return self.move(player_id, RESIGN, now, request_id)
+
+    def _progress(self, racer: Racer, but: str | None = None) -> Outgoing:
+        assert racer.game is not None
+        progress = racer.game.progress()
+        return self._broadcast(ProgressEvent(
+            seq=self._next_seq, player_id=racer.player_id, on_foundations=progress.on_foundations,
+            total=progress.total, moves=progress.moves, status=racer.status), but)
+
+    def _check_finished(self, racer: Racer, now: float) -> list[Outgoing]:
+        assert racer.game is not None
+        outcome = racer.game.outcome()
+        if not outcome.is_over or racer.finished:
+            return []
+        return self._finish(racer, FINISHED_AS[outcome.status], now)
+
+    def _finish(self, racer: Racer, status: SeatStatus, now: float,
+                resign: bool = False) -> list[Outgoing]:
+        if resign and racer.game is not None and not racer.game.outcome().is_over:
+            racer.game.play(RESIGN)
+            racer.move_times.append(now)
+        racer.status, racer.finished_at = status, now
+        return [self._progress(racer), *self._end_if_all_finished(now)]
+
+    def _end_if_all_finished(self, now: float) -> list[Outgoing]:
+        return self._end(now) if all(r.finished for r in self.racers.values()) else []
+
+    def _end(self, now: float) -> list[Outgoing]:
+        self.phase = Phase.FINISHED
+        self.ended_at = now
+        self.result = RaceFinished(
+            seq=self._next_seq, race_id=self.race_id,
+            seed=str(self.seed) if self.reveals_seed else None,
+            algorithm=self.algorithm, rules=self.rules, ranking=self.ranking())
+        return [self._broadcast(self.result), self._room_changed()]
+
+    def rate(self, ratings: Mapping[str, RatingChange]) -> None:
+        """The rating changes storing the result made: from now on the result, and the room
+        event that announced it (``result_frame``), carry them."""
+        assert self.result is not None
+        self.result = self.result.model_copy(update={"ranking": [
+            entry.model_copy(update={"rating": ratings.get(entry.player_id)})
+            for entry in self.result.ranking]})
+        self.events.replace(self.result.seq, self.result_frame())
+
+    def result_frame(self) -> str:
+        assert self.result is not None
+        return as_frame(self.result)
+
+    @property
+    def reveals_seed(self) -> bool:
+        """A daily deal's seed stays secret until its day is over (the API reveals it then)."""
+        return self.deal_kind != "daily"
+
+    def ranking(self) -> list[RankEntry]:
+        """Winners by time; then by cards home, then by who reached that count first."""
+        assert self.started_at is not None
+        start = self.started_at
+
+        def key(racer: Racer) -> tuple[int, float, int, float]:
+            if racer.status == "won":
+                return (0, (racer.finished_at or 0) - start, 0, 0.0)
+            reached_at = racer.reached_at - start if racer.reached_at is not None else 0.0
+            return (1, 0.0, -racer.reached, reached_at)
+
+        ordered = sorted(self.racers.values(), key=key)
+        return [RankEntry(
+            rank=place, player_id=racer.player_id, name=racer.name, status=racer.status,
+            time_ms=None if racer.finished_at is None else ms(racer.finished_at - start),
+            on_foundations=racer.reached,
+            reached_at_ms=None if racer.reached_at is None else ms(racer.reached_at - start),
+            moves=len(racer.move_times)) for place, racer in enumerate(ordered, start=1)]
+
+    # -- time ---------------------------------------------------------------------------------
+
+    def _limit(self) -> float | None:
+        """When the race ends for whoever is still racing: its time limit, or its longest."""
+        if self.phase is not Phase.RACING or self.started_at is None:
+            return None
+        length = self.max_race_s if self.time_limit_s is None else min(
+            self.time_limit_s, self.max_race_s)
+        return self.started_at + length
+
+    def _idle_until(self, racer: Racer) -> float | None:
+        """When a racer still racing is finished for making no move."""
+        if self.phase is not Phase.RACING or racer.finished or self.started_at is None:
+            return None
+        return (racer.move_times[-1] if racer.move_times else self.started_at) + self.idle_s
+
+    def next_deadline(self) -> float | None:
+        """The soonest of: the countdown's end, the time limit, each racer's idle deadline
+        (``_idle_until``) and each away racer's grace. Asked on every move, so written as one
+        pass over the racers (the profile found it at 3 % of the server's CPU as lists)."""
+        phase = self.phase
+        if phase is Phase.FINISHED:
+            return None
+        soonest = self.starts_at if phase is Phase.COUNTDOWN else self._limit()
+        for racer in self.racers.values():
+            if racer.finished_at is not None:
+                continue
+            for when in (self._idle_until(racer), None if racer.away_since is None
+                         else racer.away_since + self.grace_s):
+                if when is not None and (soonest is None or when < soonest):
+                    soonest = when
+        return soonest
+
+    def tick(self, now: float) -> list[Outgoing]:
+        out: list[Outgoing] = []
+        if self.phase is Phase.COUNTDOWN and self.starts_at is not None and now >= self.starts_at:
+            out += self._start_racing(now)
+        for racer in list(self.racers.values()):
+            if racer.away_since is None or now < racer.away_since + self.grace_s:
+                continue
+            if self.phase is Phase.LOBBY or self.phase is Phase.COUNTDOWN:
+                out += self.leave(racer.player_id, now)
+            elif self.phase is Phase.RACING and not racer.finished:
+                out += self._finish(racer, "abandoned", racer.away_since + self.grace_s,
+                                    resign=True)
+        limit = self._limit()
+        for racer in list(self.racers.values()):
+            idle_until = self._idle_until(racer)
+            # Whichever came first: a racer idle past the time limit was timed out by it.
+            if idle_until is not None and now >= idle_until and (
+                    limit is None or idle_until < limit):
+                out += self._finish(racer, "abandoned", idle_until, resign=True)
+        if limit is not None and now >= limit:
+            for racer in self.racers.values():
+                if not racer.finished and self.phase is Phase.RACING:
+                    out += self._finish(racer, "timed_out", limit)
+        return out
+
+    # -- connections --------------------------------------------------------------------------
+
+    def disconnect(self, player_id: str, now: float) -> list[Outgoing]:
+        self.spectators.discard(player_id)
+        racer = self.racers.get(player_id)
+        if racer is None or not racer.connected:
+            return []
+        racer.connected, racer.away_since = False, now
+        return [self._room_changed()]
+
+    def reconnect(self, player_id: str, now: float) -> list[Outgoing]:
+        racer = self._racer(player_id)
+        racer.connected, racer.away_since = True, None
+        return [self._room_changed()]
+
+    def own_view(self, player_id: str, request_id: str | None = None) -> YourView | None:
+        racer = self.racers.get(player_id)
+        if racer is None or racer.game is None:
+            return None
+        return YourView(id=request_id, view=view_model(racer.game.view()))
+
+    def events_since(self, seq: int) -> list[Message] | None:
+        """The room events after ``seq``, or ``None`` when they are no longer all kept (or
+        ``seq`` is not one of this room's): the caller then sends ``catch_up_state``."""
+        return self.events.since(seq)
+
+    def catch_up_state(self) -> list[Message]:
+        """Everything a player who missed too much needs: the room as it is now, and the
+        result if the race is over."""
+        return [self.room_state(), *([self.result] if self.result else [])]

@@ -1,0 +1,396 @@
+"""Plain HTTP on the WebSocket port: health, and JSON under /api.
+
+    GET /healthz                         ok or degraded (database writes failing, Redis down),
+                                         counts, and the solver processes (warm or not,
+                                         searches out)
+    GET /api/games                       the rule sets, with their table layouts and rules pages
+    GET /api/rooms                       public rooms open for racers, newest first (at most 50)
+    GET /api/leaderboards/<rule-set>     ?board=fastest|most_wins|deal|daily &period=today|week|all
+                                         &deal=N &day=YYYY-MM-DD &player=ID &limit=N
+    GET /api/ratings/<rule-set>          ?limit=N &around=PLAYER_ID: the rated board
+    GET /api/races/<race-id>             a finished race: players, results, seed, move logs
+    GET /api/races/<race-id>/replay      ?player=ID: that racer's game, the view after each move
+    GET /api/races/<race-id>/solver      the solver's winning line on the race's deal, likewise
+    GET /rules/<rule-set>                the rule set's rules, as a page (server.net.rules_pages)
+    GET /, GET /<file>                   the browser client (server.net.static)
+
+The query string is validated by the same model as the WebSocket request (``GetLeaderboard``).
+WebSocket clients connect to ``/ws`` (an address already at its connection cap gets a 429 there,
+before the WebSocket opens). HEAD is GET without the body; any other method is a 405.
+Requests under /api/ are rate-limited per client address (429 past it), by the same allowance
+as the WebSocket's ``leaderboard`` and ``race_record`` (``server.core.budgets.AddressBook``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from http import HTTPStatus
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, urlsplit
+
+from pydantic import ValidationError
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+from engine.moves import Move
+from engine.registry import RULE_SET_NAMES, find_rule_set
+from engine.replay import MoveLog, new_game
+from engine.view import Event
+from server.cluster.listing import local_list
+from server.core.budgets import address_of
+from server.core.limits import LruCache, retry_after
+from server.core.race import view_model
+from server.net.boards import leaderboard
+from server.net.rules_pages import rules_response, rules_url
+from server.net.static import static_response
+from server.rooms.pool import ready_counts
+from server.storage import races as store
+from server.storage.ratings import rating_board
+from wire.protocol import GetLeaderboard
+
+if TYPE_CHECKING:
+    from websockets.asyncio.server import ServerConnection
+
+    from server.service import Service
+
+WEBSOCKET_PATH = "/ws"
+HTTP_METHODS = ("GET", "HEAD")
+WEBSOCKET_METHODS = ("GET",)
+"""Any other method is a 405 with ``Allow``: nothing here changes anything over HTTP."""
+LEADERBOARD_PARAMETERS = frozenset({"board", "period", "deal", "day", "player", "limit"})
+RATINGS_PARAMETERS = frozenset({"limit", "around"})
+ID = store.ID
+POOL_COUNTS_S = 2.0
+"""How old /healthz lets the winnable pool's counts get before they are read again."""
+
+
+def game_info(name: str) -> dict[str, Any]:
+    """A rule set for clients: its names, and where each pile lies on the table (the layout the
+    text describes), so a client can draw any rule set's board without knowing it."""
+    game = find_rule_set(name)
+    return {"name": name, "title": game.title, "source": game.source, "packs": game.packs,
+            "layout": [slot.to_json() for slot in game.layout], "rules_url": rules_url(name)}
+
+
+def replay_steps(log: MoveLog) -> list[dict[str, Any]]:
+    """A racer's game step by step: the opening, then each move with its time, what followed
+    (the forced steps included) and the player's view after it."""
+    game = new_game(log)
+
+    def step(move: str | None, time_ms: int | None, events: list[Event]) -> dict[str, Any]:
+        return {"move": move, "time_ms": time_ms, "events": [str(event) for event in events],
+                "view": view_model(game.view()).model_dump(mode="json")}
+
+    steps = [step(None, 0, game.opening_events)]
+    for index, move in enumerate(log.moves):
+        events = game.push(move)
+        steps.append(step(str(move), None if log.times_ms is None else log.times_ms[index],
+                          events))
+    return steps
+
+
+def encode(body: Any) -> bytes:
+    # Compact: json.dumps with an indent runs in Python rather than C, and took half of a long
+    # replay's answer (32 ms of 64 for 239 moves, 1.4 MB; compact: 6 ms, 0.55 MB).
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+def json_response(status: HTTPStatus, body: Any) -> Response:
+    return encoded_response(status, encode(body))
+
+
+def encoded_response(status: HTTPStatus, data: bytes) -> Response:
+    headers = Headers([("Content-Type", "application/json"), ("Content-Length", str(len(data))),
+                       ("Cache-Control", "no-store")])
+    return Response(status.value, status.phrase, headers, data)
+
+
+def error_response(status: HTTPStatus, message: str) -> Response:
+    return json_response(status, {"error": status.phrase.lower().replace(" ", "_"),
+                                  "message": message})
+
+
+class HttpApi:
+    def __init__(self, service: Service, clock: Callable[[], float] = time.monotonic) -> None:
+        self.service, self.clock = service, clock
+        settings = service.settings
+        self.finished: LruCache[tuple[str, ...]] = LruCache(settings.http_cache_bytes)
+        """Finished races' records and replays, encoded, once their move logs are revealed:
+        from then on they never change (the race is over, every move of it stored, the seed
+        out), so each is built once rather than replayed again for every request."""
+        self._pool_counts: dict[str, int] | None = None
+        self._pool_counts_at: float | None = None
+        self._pool_counting: asyncio.Task[None] | None = None
+
+    def _client(self, connection: ServerConnection, request: Request) -> str:
+        """Whom a request counts against (``server.core.budgets.address_of``)."""
+        return address_of(connection.remote_address, request.headers.get("X-Forwarded-For"),
+                          self.service.settings.trusted_proxies)
+
+    async def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
+        """The answer to a plain HTTP request, or None to let a WebSocket handshake go on."""
+        url = urlsplit(request.path)
+        path = url.path.rstrip("/") or "/"
+        allowed = WEBSOCKET_METHODS if path == WEBSOCKET_PATH else HTTP_METHODS
+        if request.method not in allowed:
+            response = error_response(HTTPStatus.METHOD_NOT_ALLOWED,
+                                      f"{request.method} is not answered here, only "
+                                      f"{' and '.join(allowed)}")
+            response.headers["Allow"] = ", ".join(allowed)
+        elif path == WEBSOCKET_PATH:
+            if not self.service.gateway.addresses.full(self._client(connection, request)):
+                return None
+            # Refused before the WebSocket opens: one response, rather than the handshake,
+            # an error frame and a closing handshake (a client reconnecting in a loop cost the
+            # server three times as many writes, and moved its racers).
+            response = error_response(
+                HTTPStatus.TOO_MANY_REQUESTS, "too_many_connections: at most "
+                f"{self.service.settings.connections_per_address} connections from one address")
+        elif path.startswith("/api/") and (wait := self.service.gateway.read_wait(
+                self._client(connection, request))):
+            response = self.too_many(wait)
+        else:
+            response = await self.answer(url.path, path, dict(parse_qsl(url.query)))
+        if request.method == "HEAD":
+            # The headers of GET, Content-Length included, and no body (RFC 9110, 9.3.2).
+            return dataclasses.replace(response, body=b"")
+        return response
+
+    async def answer(self, raw_path: str, path: str, query: dict[str, str]) -> Response:
+        if path == "/healthz":
+            return self.health()
+        if path == "/api/games":
+            return json_response(HTTPStatus.OK, [game_info(name) for name in RULE_SET_NAMES])
+        if path == "/api/rooms":
+            return json_response(HTTPStatus.OK, {"rooms": await self.public_rooms()})
+        if path.startswith("/rules/"):
+            page = rules_response(path.removeprefix("/rules/"))
+            if page is not None:
+                return page
+        if path.startswith("/api/leaderboards/"):
+            return await self.leaderboard(path.removeprefix("/api/leaderboards/"), query)
+        if path.startswith("/api/ratings/"):
+            return await self.ratings(path.removeprefix("/api/ratings/"), query)
+        if path.startswith("/api/races/") and path.endswith("/solver"):
+            return await self.solver_line(path.removeprefix("/api/races/").removesuffix("/solver"))
+        if path.startswith("/api/races/") and path.endswith("/replay"):
+            race_id = path.removeprefix("/api/races/").removesuffix("/replay")
+            return await self.replay(race_id, query.get("player", ""))
+        if path.startswith("/api/races/"):
+            return await self.race(path.removeprefix("/api/races/"))
+        if not path.startswith("/api/"):
+            static = static_response(raw_path)
+            if static is not None:
+                return static
+        return error_response(HTTPStatus.NOT_FOUND, f"nothing at {path}")
+
+    async def public_rooms(self) -> list[dict[str, Any]]:
+        """The public rooms open for racers (``server.cluster.listing``): every worker's, through
+        Redis, when there are several."""
+        bus = self.service.redis_bus
+        return local_list(self.service.rooms.values()) if bus is None else (
+            await bus.listing.read())
+
+    def too_many(self, wait_s: float) -> Response:
+        settings = self.service.settings
+        response = error_response(
+            HTTPStatus.TOO_MANY_REQUESTS,
+            f"slow down: at most {settings.http_rate_per_s:g} requests a second under /api/ "
+            f"from one address, {settings.http_rate_burst:g} at once")
+        response.headers["Retry-After"] = retry_after(wait_s)
+        return response
+
+    def _pool_ready(self) -> dict[str, int] | None:
+        """The winnable pool's counts as last read: /healthz never waits for the database
+        (it must answer while the database stalls). When they are older than
+        ``POOL_COUNTS_S``, they are read again in the background, for the next request."""
+        stale = self._pool_counts_at is None or (
+            self.clock() - self._pool_counts_at > POOL_COUNTS_S)
+        if stale and self._pool_counting is None:
+            self._pool_counting = asyncio.create_task(self._count_pool())
+        return self._pool_counts
+
+    async def _count_pool(self) -> None:
+        try:
+            async with asyncio.timeout(POOL_COUNTS_S):
+                self._pool_counts = await ready_counts(self.service.sessions)
+        except Exception:  # the database is down or slow: the status says so already
+            self._pool_counts = None
+        finally:
+            self._pool_counts_at, self._pool_counting = self.clock(), None
+
+    def health(self) -> Response:
+        writer = self.service.writer
+        settings = self.service.settings
+        ready = self._pool_ready()
+        bus = self.service.redis_bus
+        redis_down = bus is not None and bus.down_since is not None
+        body = {
+            "status": "degraded" if writer.failing_since is not None or redis_down else "ok",
+            "database": {"writes_failing": writer.failing_since is not None,
+                         "last_error": writer.last_error, "queued_writes": writer.pending,
+                         "moves_stored": writer.moves_written, "move_commits": writer.batches},
+            "rooms": len(self.service.rooms),
+            "connections": len(self.service.gateway.clients),
+            "worker": self.service.worker_name,
+            "redis": None if bus is None else "down" if redis_down else "ok",
+            "winnable_pool": {
+                "target": settings.winnable_pool_target,
+                "ready": None if ready is None else {
+                    name: ready.get(name, 0) for name in settings.winnable_pool_rule_sets},
+                "filled_here": self.service.filler is not None},
+            "solver": self._solver(),
+        }
+        status = HTTPStatus.OK if body["status"] == "ok" else HTTPStatus.SERVICE_UNAVAILABLE
+        return json_response(status, body)
+
+    def _solver(self) -> dict[str, Any]:
+        """The solver processes of this process: for hints, for verdicts after races, and for
+        the winnable pool if this process fills it."""
+        health = self.service.host.solver.health()
+        if self.service.filler is not None:
+            health["winnable_pool"] = self.service.filler.solver.health()
+        return health
+
+    async def leaderboard(self, rule_set: str, query: dict[str, str]) -> Response:
+        unknown = sorted(query.keys() - LEADERBOARD_PARAMETERS)
+        if unknown:
+            return error_response(HTTPStatus.BAD_REQUEST, f"unknown parameter {unknown[0]!r}: "
+                                  f"use {', '.join(sorted(LEADERBOARD_PARAMETERS))}")
+        player = query.pop("player", None)
+        if player is not None and not ID.fullmatch(player):
+            return error_response(HTTPStatus.BAD_REQUEST,
+                                  "player: a player id is 1 to 64 of A-Z a-z 0-9 _ -")
+        try:
+            request = GetLeaderboard.model_validate(
+                {**query, "type": "leaderboard", "rule_set": rule_set,
+                 "around_me": player is not None})
+        except ValidationError as invalid:
+            return error_response(HTTPStatus.BAD_REQUEST, "; ".join(
+                f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in invalid.errors()))
+        if rule_set not in RULE_SET_NAMES:
+            return error_response(HTTPStatus.NOT_FOUND, f"no rule set {rule_set!r}")
+        board = await leaderboard(self.service.sessions, request, player, datetime.now(UTC),
+                                  self.service.rank_cache)
+        return json_response(HTTPStatus.OK, board.model_dump(mode="json", exclude={"id"}))
+
+    async def ratings(self, rule_set: str, query: dict[str, str]) -> Response:
+        """The rated board (``server.storage.ratings.rating_board``), as the leaderboards are
+        asked for: ``limit`` 1 to 100 (20), ``around`` a player id."""
+        unknown = sorted(query.keys() - RATINGS_PARAMETERS)
+        if unknown:
+            return error_response(HTTPStatus.BAD_REQUEST, f"unknown parameter {unknown[0]!r}: "
+                                  f"use {', '.join(sorted(RATINGS_PARAMETERS))}")
+        around = query.get("around")
+        if around is not None and not ID.fullmatch(around):
+            return error_response(HTTPStatus.BAD_REQUEST,
+                                  "around: a player id is 1 to 64 of A-Z a-z 0-9 _ -")
+        limit = query.get("limit", "20")
+        if not (limit.isascii() and limit.isdigit() and 1 <= int(limit) <= 100):
+            return error_response(HTTPStatus.BAD_REQUEST, "limit: a whole number, 1 to 100")
+        if rule_set not in RULE_SET_NAMES:
+            return error_response(HTTPStatus.NOT_FOUND, f"no rule set {rule_set!r}")
+        board = await rating_board(self.service.sessions, rule_set, int(limit), around,
+                                   self.service.settings.rating_board_min_races)
+        return json_response(HTTPStatus.OK, board.model_dump(mode="json"))
+
+    async def race(self, race_id: str) -> Response:
+        data = self.finished.get(("record", race_id))
+        if data is None:
+            _, data = await self._record(race_id)
+        if data is None:
+            return error_response(HTTPStatus.NOT_FOUND, f"no finished race {race_id!r}")
+        return encoded_response(HTTPStatus.OK, data)
+
+    async def _revealed(self, race_id: str) -> dict[str, Any] | Response:
+        """The race's record once it reveals the deal and the move logs; else the answer."""
+        record, _ = await self._record(race_id)
+        if record is None:
+            return error_response(HTTPStatus.NOT_FOUND, f"no race {race_id!r}")
+        if record["logs"] is None:
+            return error_response(HTTPStatus.FORBIDDEN, "the race is not over, or its deal is "
+                                  "still secret (a daily deal's until the end of its day)")
+        return record
+
+    async def replay(self, race_id: str, player_id: str) -> Response:
+        """One racer's game of a finished race, position by position, for a replay viewer
+        (a browser cannot run the engine). Only once ``race_record`` reveals the move logs."""
+        return await self._revealed_once(("replay", race_id, player_id), race_id,
+                                         lambda record: self._replay(record, race_id, player_id))
+
+    @staticmethod
+    def _replay(record: dict[str, Any], race_id: str, player_id: str) -> bytes | Response:
+        log = record["logs"].get(player_id)
+        if log is None:
+            racers = ", ".join(player["player_id"] for player in record["players"])
+            return error_response(HTTPStatus.NOT_FOUND,
+                                  f"no racer {player_id!r} in that race: ?player= one of {racers}")
+        name = next(p["name"] for p in record["players"] if p["player_id"] == player_id)
+        return encode({"race_id": race_id, "rule_set": record["rule_set"],
+                       "player_id": player_id, "name": name,
+                       "steps": replay_steps(MoveLog.from_json(log))})
+
+    async def solver_line(self, race_id: str) -> Response:
+        """The solver's winning line on a finished race's deal, position by position, as a
+        racer's replay: beside the racers' own games in the replay viewer. Only once the race
+        record reveals the deal, and only for a deal the solver won."""
+        return await self._revealed_once(("solver", race_id), race_id,
+                                         lambda record: self._solver_line(record, race_id))
+
+    @staticmethod
+    def _solver_line(record: dict[str, Any], race_id: str) -> bytes | Response:
+        solver = record.get("solver")
+        if solver is None or solver["result"] != "won":
+            return error_response(HTTPStatus.NOT_FOUND, "the solver has no winning line for "
+                                  "this deal (not searched yet, lost, or undecided)")
+        log = MoveLog(record["rule_set"], int(record["seed"]), record["algorithm"],
+                      tuple(Move.parse(move) for move in solver["line"]), rules=record["rules"])
+        return encode({"race_id": race_id, "rule_set": record["rule_set"], "player_id": None,
+                       "name": "the solver", "knowledge": solver["knowledge"],
+                       "steps": replay_steps(log)})
+
+    async def _revealed_once(self, key: tuple[str, ...], race_id: str,
+                             build: Callable[[dict[str, Any]], bytes | Response]) -> Response:
+        """What ``build`` makes of a revealed race's record, made once and then answered from
+        the cache (a revealed race is final); a refusal is never kept."""
+        data = self.finished.get(key)
+        if data is None:
+            record = await self._revealed(race_id)
+            if isinstance(record, Response):
+                return record
+            built = build(record)
+            if isinstance(built, Response):
+                return built
+            data = built
+            self.finished.put(key, data)
+        return encoded_response(HTTPStatus.OK, data)
+
+    async def _record(self, race_id: str) -> tuple[dict[str, Any] | None, bytes | None]:
+        """A race's record and its encoding; from the cache once it is revealed (and so final,
+        but for the solver's verdict on its deal, stored a while after the race and looked
+        for again until it is there), never before: a daily race's record hides its seed and
+        logs until its day is over."""
+        key = ("record", race_id)
+        data = self.finished.get(key)
+        if data is not None:
+            record: dict[str, Any] = json.loads(data)
+            if record["solver"] is None:  # the search after the race may have ended since
+                record.update(await store.solver_fields(self.service.sessions, record))
+                if record["solver"] is not None:
+                    data = encode(record)
+                    self.finished.put(key, data)
+            return record, data
+        if not ID.fullmatch(race_id):
+            return None, None
+        found = await store.race_record(self.service.sessions, race_id, datetime.now(UTC))
+        if found is None:
+            return None, None
+        data = encode(found)
+        if found["logs"] is not None:  # final from now on, but for the solver's verdict
+            self.finished.put(key, data)
+        return found, data

@@ -1,0 +1,526 @@
+"""Hints over the protocol: who may have one, and the solver processes that search for it.
+
+A hint runs the solver (``engine.hints``), which takes up to its budget of CPU: never on the
+event loop. Searches run in ``SolverProcesses``: a few processes started with the ``spawn``
+method (a child holds nothing of the server's sockets, threads or event loop; what it runs,
+``engine.hints``, needs only the engine), each warmed up before it takes any work
+(``server.rooms.solver_process.begin``).
+
+Hints come before verdicts, by keeping them apart. The ``SolverPool`` has processes of its own
+for hints (``solver_processes``) and others for the verdicts it searches after races
+(``verdict_processes``), rather than one pool with a priority queue in front: a search cannot
+be interrupted, so behind a queue a hint would still wait out a verdict already running (10 s by
+default); in processes of their own it waits for none, and the scheduler gives it the CPU first
+where both run at once (the verdicts' processes run at the lowest priority). The hint processes
+are started and warmed when the server starts (``start``, in every worker, while the listener
+is already serving), so the first hint is not kept waiting by a process starting. ``/healthz``
+says how many processes each kind has, whether they are warm, and how many searches are out.
+
+What one client can make the solver do is bounded by address as well as by player, since
+identities are cheap (ten from one address are ten players): for a hint, each player's hints a
+minute (``hints_per_player_per_min``) and each address's (``hints_per_address_per_min``), token
+buckets, past them ``rate_limited``; hints searched or waiting at once from one address
+(``hints_at_once_per_address``, past it ``rate_limited``) and in all (``hint_queue_max``, past
+it ``unavailable``). Hints waiting for a process take turns by address (``Turns``, round
+robin, the address just served last), so an honest hint waits for the searches under way and
+at most one of each other address, however many that address asks for. A hint holds up its
+asker's next request by up to its budget (requests are handled one at a time per connection),
+nobody else's. With several workers each has its own processes and bounds: an address counts
+in the worker that holds its rooms.
+
+The live verdict (``follow``, ``moved``): a racer practising alone may ask to be told, at once
+and after each move, the solver's word on their position (``engine.hints.LIVE_WORDS``: still
+winnable, no win possible any more, unknown), and nothing else. It is searched as a hint is, in
+the hints' processes, within the hints' bounds at once and by turns, for the racer's newest
+position only: one task per racer says the verdicts, and once a search ends it searches the
+position the racer is at then, never those passed meanwhile (a search in a process cannot be
+interrupted, and is short). What earlier searches proved settles a position without a search
+(``engine.hints.Foresight``: a loss, a winning line followed, which the server keeps to
+itself). Searches a minute are bounded per player and per address
+(``live_verdicts_per_player_per_min``, ``..._per_address_per_min``); past a bound the verdict
+is "unknown", never an error: the racer's moves are never held up by it.
+
+After a race the pool searches its deal from the start (``after_race``, budget
+``verdict_budget_s``) and stores the verdict (``server.storage.races.save_verdict``) for the race
+record: whether the deal was winnable, and the solver's winning line. At most ``verdict_queue_max``
+deals are searched or waiting at once, and at most ``verdicts_at_once_per_address`` for races
+with a racer from one address; the others are left unsearched (their record says ``winnable:
+null``).
+
+``refusal`` is the rule, pure: a hint is for practice alone, never during a race with others,
+on a secret deal (ranked) or on the daily deal (ranked); the server refuses with ``no_hints``
+and says why. The solver sees the hidden cards, so a hint is given with full knowledge; it is
+a move the player can make now, and reveals no card.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import os
+import time
+from collections import OrderedDict, deque
+from collections.abc import AsyncIterator, Callable, Collection
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from engine.hints import (
+    LIVE_WORDS,
+    Foresight,
+    hint_budget,
+    hint_for_log,
+    solve_deal,
+    verdict_for_log,
+    warm_up,
+)
+from engine.replay import MoveLog
+from engine.solver import FULL_KNOWLEDGE, Result, core_description, core_name
+from engine.solver.compiled import RULE_SETS as COMPILED_RULE_SETS
+from server.core.errors import Refusal
+from server.core.limits import AddressLimiter, InFlight
+from server.core.race import Phase, Race
+from server.rooms.solver_process import (
+    BACKGROUND_NICENESS,
+    NICENESS,
+    begin,
+    pid_after,
+    sigint_held,
+)
+from server.settings import Settings
+from server.storage import races as store
+from server.storage.races import Sessions
+from server.storage.writer import Writer
+from wire.protocol import ErrorCode, HintGiven, LiveVerdictGiven
+
+log = logging.getLogger("patience_race.hints")
+
+SLACK_S = 10.0
+"""How much longer than its budget a search may take to come back (a child starting, a busy
+machine) before it is given up as ``unavailable``."""
+WARM_WITHIN_S = 120.0
+"""How long starting the solver processes and warming them up may take (a busy machine)."""
+SPREAD_S = 0.05
+"""How long each process holds its part of the start (``pid_after``)."""
+
+
+def refusal(race: Race, player_id: str) -> Refusal | None:
+    """Why ``player_id`` may not have a hint in ``race`` now, or None."""
+    racer = race.racers.get(player_id)
+    if racer is None:
+        return Refusal(ErrorCode.NOT_IN_ROOM, "you have no seat in this room's race")
+    if race.deal_kind == "daily":
+        return Refusal(ErrorCode.NO_HINTS, "no hints on the daily deal: it is ranked")
+    if len(race.racers) > 1:
+        return Refusal(ErrorCode.NO_HINTS, "no hints in a race with others")
+    if race.deal_kind != "number":
+        return Refusal(ErrorCode.NO_HINTS, "no hints on a secret deal: it is ranked; "
+                       "practise alone on a chosen deal number to have hints")
+    if race.phase is not Phase.RACING or racer.game is None or racer.finished:
+        return Refusal(ErrorCode.NOT_RACING, "your game is not on")
+    return None
+
+
+def core() -> dict[str, Any]:
+    """Which search core the solver processes use, for ``/healthz``: ``compiled`` (the C core,
+    for the rule sets it knows, the Python search for the others) or ``python``. The processes
+    are spawned from this one's installation and environment, so they load what it loads."""
+    return {"name": core_name(), "compiled_rule_sets": sorted(COMPILED_RULE_SETS),
+            "description": core_description()}
+
+
+class SolverProcesses:
+    """``count`` spawned processes for one kind of search (``kind``: hints, verdicts, the
+    winnable pool), of the given ``niceness``: started by ``start`` or by the first search,
+    each warmed up before it takes any work. A process that dies takes the others with it
+    (``BrokenProcessPool``): they are started again, and warmed, at once."""
+
+    def __init__(self, kind: str, count: int, niceness: int) -> None:
+        self.kind, self.count, self.niceness = kind, count, niceness
+        self.warm = False
+        """Every process started and warmed up (by ``start``), and none died since."""
+        self.searching = 0
+        """Searches handed to the processes whose answers are awaited."""
+        self.restarts = 0
+        """How often the processes were started again after one died."""
+        self._executor: ProcessPoolExecutor | None = None
+        self._starting: asyncio.Task[None] | None = None
+        self._closed = False
+
+    def _pool(self) -> ProcessPoolExecutor:
+        if self._closed:
+            raise Refusal(ErrorCode.UNAVAILABLE, "the server is stopping")
+        if self._executor is None:
+            self._executor = ProcessPoolExecutor(
+                self.count, multiprocessing.get_context("spawn"), initializer=begin,
+                initargs=(os.getpid(), self.niceness, warm_up))
+        return self._executor
+
+    async def start(self) -> None:
+        """Start every process and wait until each is warm. Each process takes work only once
+        it has warmed up, and each holds its part of the start a moment, so that the first
+        ready does not take every part: the parts go round until every process has answered
+        one."""
+        if self.count == 0:
+            return
+        loop = asyncio.get_running_loop()
+        began, answered = loop.time(), set[int]()
+        try:
+            while len(answered) < self.count:
+                answered.update(await asyncio.gather(*(
+                    self.run(pid_after, SPREAD_S, within_s=WARM_WITHIN_S)
+                    for _ in range(self.count))))
+        except Refusal as failed:
+            log.error("the solver processes for %s did not start: %s", self.kind, failed.message)
+            return
+        self.warm = not self._closed
+        log.info("%d solver process%s for %s warm in %.1f s (pid %s)", self.count,
+                 "es" * (self.count != 1), self.kind, loop.time() - began,
+                 ", ".join(map(str, sorted(answered))))
+
+    async def run(self, function: Any, *args: Any, within_s: float) -> Any:
+        """``function(*args)`` in one of the processes; ``unavailable`` when the answer does not
+        come within ``within_s`` or the process died."""
+        executor = self._pool()
+        self.searching += 1
+        try:
+            with sigint_held():  # (where the executor starts a process, it starts it here)
+                future = asyncio.get_running_loop().run_in_executor(executor, function, *args)
+            return await asyncio.wait_for(future, within_s)
+        except TimeoutError:
+            raise Refusal(ErrorCode.UNAVAILABLE, "the solver took too long: try again") from None
+        except BrokenProcessPool:  # a solver process died (killed, out of memory): start anew
+            if executor is self._executor:  # (once, by the first search to hear of it)
+                log.exception("a solver process for %s died: starting them again", self.kind)
+                self._start_again()
+            raise Refusal(ErrorCode.UNAVAILABLE, "the solver failed: try again") from None
+        finally:
+            self.searching -= 1
+
+    def _start_again(self) -> None:
+        self._stop_processes()
+        self.warm, self.restarts = False, self.restarts + 1
+        if self._starting is None or self._starting.done():
+            self._starting = asyncio.create_task(self.start())
+
+    def health(self) -> dict[str, Any]:
+        """For ``/healthz``."""
+        return {"processes": self.count, "warm": self.warm, "searching": self.searching,
+                "restarts": self.restarts}
+
+    def close(self) -> None:
+        """Stop the processes (a search under way is dropped)."""
+        self._closed, self.warm = True, False
+        if self._starting is not None:
+            self._starting.cancel()
+        self._stop_processes()
+
+    def _stop_processes(self) -> None:
+        if self._executor is not None:
+            # A search runs to its budget; a stopping server does not wait for it. (Python
+            # 3.14 names this ``terminate_workers``; 3.11 keeps the processes here.)
+            processes = list(getattr(self._executor, "_processes", {}).values())
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            for process in processes:
+                process.terminate()
+            self._executor = None
+
+
+class Turns:
+    """Whose hint is searched next: ``slots`` at a time (one per hint process); the others wait
+    their turn by client, round robin, and a client whose search has just ended goes behind
+    the others waiting. An honest player's hint then waits for the searches under way and at
+    most one of each other client, however many that client asks for."""
+
+    def __init__(self, slots: int) -> None:
+        self.slots, self.running = slots, 0
+        self._waiting: OrderedDict[str, deque[asyncio.Future[None]]] = OrderedDict()
+        """Per client, its hints waiting in the order asked; the client next in turn first."""
+
+    @contextlib.asynccontextmanager
+    async def turn(self, client: str) -> AsyncIterator[None]:
+        """Wait for ``client``'s turn, and hold a slot while the block runs."""
+        if self.running < self.slots and not self._waiting:
+            self.running += 1
+        else:
+            ready = asyncio.get_running_loop().create_future()
+            self._waiting.setdefault(client, deque()).append(ready)
+            try:
+                await ready
+            except asyncio.CancelledError:
+                if ready.done() and not ready.cancelled():
+                    self._next(client)  # its turn had come: it is handed on
+                else:
+                    self._forget(client, ready)
+                raise
+        try:
+            yield
+        finally:
+            self._next(client)
+
+    def _next(self, done: str) -> None:
+        """``done``'s slot is free: give it to the client next in turn."""
+        self.running -= 1
+        if done in self._waiting and len(self._waiting) > 1:
+            self._waiting.move_to_end(done)
+        while self._waiting and self.running < self.slots:
+            client, waiting = next(iter(self._waiting.items()))
+            ready = waiting.popleft()
+            if waiting:
+                self._waiting.move_to_end(client)
+            else:
+                del self._waiting[client]
+            if not ready.done():  # (not given up meanwhile)
+                ready.set_result(None)
+                self.running += 1
+
+    def _forget(self, client: str, ready: asyncio.Future[None]) -> None:
+        waiting = self._waiting.get(client)
+        if waiting is not None and ready in waiting:
+            waiting.remove(ready)
+            if not waiting:
+                del self._waiting[client]
+
+
+@dataclass(eq=False)
+class Following:
+    """A racer who asked for the live verdict (``SolverPool.follow``): what earlier searches
+    settle of their positions, the task saying the verdicts, and how to say one (``send``)."""
+
+    race: Race
+    player_id: str
+    address: str
+    send: Callable[[LiveVerdictGiven], object]
+    foresight: Foresight = field(default_factory=Foresight)
+    task: asyncio.Task[None] | None = None
+    said: int = -1
+    """After how many moves the last verdict said was (-1: none yet)."""
+
+
+class SolverPool:
+    """The server's solver processes for hints and for verdicts, and who may use them how
+    much."""
+
+    def __init__(self, settings: Settings, writer: Writer, sessions: Sessions,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.settings, self.writer, self.sessions, self.clock = settings, writer, sessions, clock
+        self.hints = SolverProcesses("hints", settings.solver_processes, NICENESS)
+        self.verdicts = SolverProcesses(
+            "verdicts", settings.verdict_processes if settings.verdict_budget_s > 0 else 0,
+            BACKGROUND_NICENESS)
+        self._searches: set[asyncio.Task[None]] = set()
+        """Deals being searched after their race."""
+        self._closed = False
+        self._player_quota = AddressLimiter(settings.hints_per_player_per_min / 60,
+                                            max(1.0, settings.hints_per_player_per_min / 4),
+                                            settings.http_rate_clients)
+        self._address_quota = AddressLimiter(settings.hints_per_address_per_min / 60,
+                                             max(1.0, settings.hints_per_address_per_min / 4),
+                                             settings.http_rate_clients)
+        self._hinting = InFlight(settings.hints_at_once_per_address, settings.hint_queue_max)
+        self._turns = Turns(settings.solver_processes)
+        self._verdicting = InFlight(settings.verdicts_at_once_per_address,
+                                    settings.verdict_queue_max)
+        self._following: dict[tuple[str, str], Following] = {}
+        """Racers saying the live verdict, by race and player: at most one per seat of a race
+        of one racer, each forgotten once its game is over or its room closed."""
+        self._live_player_quota = AddressLimiter(
+            settings.live_verdicts_per_player_per_min / 60,
+            max(1.0, settings.live_verdicts_per_player_per_min / 4), settings.http_rate_clients)
+        self._live_address_quota = AddressLimiter(
+            settings.live_verdicts_per_address_per_min / 60,
+            max(1.0, settings.live_verdicts_per_address_per_min / 4), settings.http_rate_clients)
+
+    async def start(self) -> None:
+        """Start and warm the processes: the hints' first, as a player waits for a hint."""
+        await self.hints.start()
+        await self.verdicts.start()
+
+    async def hint(self, race: Race, player_id: str, address: str, request_id: str | None,
+                   now: float) -> HintGiven:
+        """A hint for the player's position now, or the refusal raised. ``address``: whom the
+        asking connection counts against (``server.core.budgets.address_of``)."""
+        refused = refusal(race, player_id)
+        if refused is not None:
+            raise refused
+        settings, addresses = self.settings, (address,)
+        crowded = self._hinting.refusal(addresses)
+        if crowded == "total":
+            raise Refusal(ErrorCode.UNAVAILABLE, "the solver is busy: try again in a moment")
+        if crowded == "client":
+            raise Refusal(ErrorCode.RATE_LIMITED, f"at most {settings.hints_at_once_per_address} "
+                          "hints at once from one address: ask again once one is answered")
+        if self._player_quota.take(player_id, now) > 0:
+            raise Refusal(ErrorCode.RATE_LIMITED,
+                          f"at most {settings.hints_per_player_per_min:g} hints a minute")
+        if self._address_quota.take(address, now) > 0:
+            raise Refusal(ErrorCode.RATE_LIMITED, f"at most {settings.hints_per_address_per_min:g}"
+                          " hints a minute from one address")
+        game = race.racers[player_id].game
+        assert game is not None
+        moves = len(game.history)
+        seconds = settings.hint_budget_s or hint_budget(race.rule_set).seconds
+        assert seconds is not None
+        log_json = MoveLog.of(game).to_json()
+        self._hinting.begin(addresses)
+        try:
+            async with self._turns.turn(address):
+                answer = await self.hints.run(hint_for_log, log_json, seconds,
+                                              within_s=seconds + SLACK_S)
+        finally:
+            self._hinting.end(addresses)
+        return HintGiven(id=request_id, after_moves=moves, knowledge=FULL_KNOWLEDGE, **answer)
+
+    # -- the live verdict --------------------------------------------------------------------
+
+    def follow(self, race: Race, player_id: str, address: str,
+               send: Callable[[LiveVerdictGiven], object], on: bool) -> None:
+        """Say the live verdict on the player's position (``send``) at once and after each of
+        their moves (``moved``), or (``on`` false) no more. Refused as a hint is."""
+        key = (race.race_id, player_id)
+        if not on:
+            stopped = self._following.pop(key, None)
+            if stopped is not None and stopped.task is not None:
+                stopped.task.cancel()
+            return
+        refused = refusal(race, player_id)
+        if refused is not None:
+            raise refused
+        following = self._following.get(key)
+        if following is None:
+            following = self._following[key] = Following(race, player_id, address, send)
+        following.address, following.send, following.said = address, send, -1
+        self.moved(race, player_id)
+
+    def moved(self, race: Race, player_id: str) -> None:
+        """The player's position has changed (a move of theirs was accepted): say the live
+        verdict on it, if they follow it. A search under way is not interrupted (it ends by its
+        budget): once it has, the newest position is searched, the ones passed meanwhile never."""
+        following = self._following.get((race.race_id, player_id))
+        if following is None or self._closed:
+            return
+        if following.task is None or following.task.done():
+            following.task = asyncio.create_task(self._say_verdicts(following))
+
+    def forget_race(self, race_id: str) -> None:
+        """The race's room is closed, or has a new race: its racers' live verdicts stop."""
+        for key in [key for key in self._following if key[0] == race_id]:
+            stopped = self._following.pop(key)
+            if stopped.task is not None:
+                stopped.task.cancel()
+
+    def _position(self, following: Following) -> list[str] | None:
+        """The moves to the follower's position now, or None when no verdict is wanted any
+        more (the game is over, the race not one a hint is given in)."""
+        if refusal(following.race, following.player_id) is not None:
+            return None
+        game = following.race.racers[following.player_id].game
+        assert game is not None
+        return [str(move) for move in game.history]
+
+    async def _say_verdicts(self, following: Following) -> None:
+        """Say the verdict on the follower's newest position: at once if earlier searches
+        settle it, else once searched; then that of the newest again, until said."""
+        key = (following.race.race_id, following.player_id)
+        searched: tuple[int, Result] | None = None
+        while True:
+            moves = self._position(following)
+            if moves is None:
+                if self._following.get(key) is following:
+                    del self._following[key]
+                return
+            made = len(moves)
+            if following.said == made:
+                return
+            known = following.foresight.known(moves)
+            if known is None and searched is not None and searched[0] == made:
+                known = searched[1]
+            if known is not None:
+                following.said = made
+                following.send(LiveVerdictGiven(after_moves=made, result=known.value,
+                                                message=LIVE_WORDS[known],
+                                                knowledge=FULL_KNOWLEDGE))
+                return
+            searched = await self._search_live(following, made)
+
+    async def _search_live(self, following: Following, made: int) -> tuple[int, Result]:
+        """Search the follower's newest position once its turn comes (within the hints'
+        bounds: it is "unknown" past them), and learn from the answer: after how many moves
+        the position searched was, and its verdict."""
+        address, now = following.address, self.clock()
+        if (self._hinting.refusal((address,)) is not None
+                or self._live_player_quota.take(following.player_id, now) > 0
+                or self._live_address_quota.take(address, now) > 0):
+            return made, Result.UNKNOWN
+        seconds = self.settings.hint_budget_s or hint_budget(following.race.rule_set).seconds
+        assert seconds is not None
+        self._hinting.begin((address,))
+        try:
+            async with self._turns.turn(address):
+                moves = self._position(following)
+                if moves is None:  # (over while it waited: the loop forgets it)
+                    return made, Result.UNKNOWN
+                game = following.race.racers[following.player_id].game
+                assert game is not None
+                log_json = MoveLog.of(game).to_json()
+                try:
+                    answer = await self.hints.run(verdict_for_log, log_json, seconds,
+                                                  within_s=seconds + SLACK_S)
+                except Refusal:  # the solver failed or was late
+                    return len(moves), Result.UNKNOWN
+        finally:
+            self._hinting.end((address,))
+        result = Result(answer["result"])
+        following.foresight.learn(moves, result, answer["line"])
+        return len(moves), result
+
+    def after_race(self, race: Race, addresses: Collection[str]) -> None:
+        """Search the race's deal in the background and store the verdict, unless too many
+        deals are waiting already, in all or for one of ``addresses`` (its racers'): that
+        race's record then says ``winnable: null``."""
+        if self._closed or self.settings.verdict_budget_s <= 0 or race.winnable:
+            return  # (a deal from the winnable pool has its verdict already)
+        crowded = self._verdicting.refusal(addresses)
+        if crowded is not None:
+            log.warning("race %s: its deal is left unsearched, %d others are waiting%s",
+                        race.race_id, self._verdicting.count,
+                        " for races of one of its racers' addresses" * (crowded == "client"))
+            return
+        self._verdicting.begin(addresses)
+        task = asyncio.create_task(self._search(race))
+        self._searches.add(task)
+        task.add_done_callback(self._searches.discard)
+        task.add_done_callback(lambda _: self._verdicting.end(addresses))
+
+    async def _search(self, race: Race) -> None:
+        seconds = self.settings.verdict_budget_s
+        try:
+            answer = await self.verdicts.run(solve_deal, race.rule_set, race.seed,
+                                             race.algorithm, race.rules, seconds,
+                                             within_s=seconds + SLACK_S)
+        except Refusal as failed:
+            log.warning("race %s: its deal was not searched: %s", race.race_id, failed.message)
+            return
+        now = datetime.now(UTC)
+        await self.writer.run(lambda: store.save_verdict(
+            self.sessions, race.rule_set, race.seed, race.algorithm, race.rules,
+            answer["result"], answer["line"], seconds, now))
+
+    def health(self) -> dict[str, Any]:
+        """For ``/healthz``: the core that searches, and each kind's processes."""
+        return {"core": core(), "hints": self.hints.health(), "verdicts": self.verdicts.health()}
+
+    def close(self) -> None:
+        """Stop the processes (a search under way is dropped)."""
+        self._closed = True
+        for task in self._searches:
+            task.cancel()
+        for following in self._following.values():
+            if following.task is not None:
+                following.task.cancel()
+        self.hints.close()
+        self.verdicts.close()
