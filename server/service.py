@@ -28,15 +28,16 @@ from websockets.asyncio.server import ServerConnection
 from server.cluster.bus import Bus, LocalBus
 from server.cluster.rank_cache import RedisRanks
 from server.cluster.redis_bus import RedisBus
-from server.net.connection import Client, Gateway
-from server.rooms.host import Room, RoomHost
+from server.net.connection import Gateway
+from server.rooms.host import RoomHost
 from server.rooms.pool import PoolFiller
+from server.rooms.room import Client, Room
 from server.settings import Settings
 from server.storage import holding
 from server.storage import races as store
 from server.storage.models import make_sessionmaker
 from server.storage.writer import Writer
-from server.sweeper import sweep, sweep_interval
+from server.sweeper import deadlines, sweep
 
 log = logging.getLogger("patience_race.server")
 
@@ -128,11 +129,12 @@ class Service:
 
     async def _sweep_forever(self) -> None:
         """Close idle connections and stale lobbies (``server.sweeper``) until shutdown."""
-        interval = sweep_interval(self.settings)
+        rules = deadlines(self.settings)
+        interval = rules.interval()
         while not self.closing:
             await asyncio.sleep(interval)
             try:
-                sweep(self, self.clock())
+                sweep(self.gateway, self.host, rules, self.clock())
             except Exception:  # a bug here must not stop the sweeping
                 log.exception("sweep failed")
 
@@ -171,8 +173,3 @@ class Service:
     def _time_left(self) -> float:
         assert self.closed_by is not None
         return max(0.0, self.closed_by - asyncio.get_running_loop().time())
-
-    # -- for the sweeper ------------------------------------------------------------------------
-
-    def close_connection(self, client: Client, code: int, reason: str) -> None:
-        self.gateway.close_connection(client, code, reason)

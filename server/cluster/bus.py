@@ -14,12 +14,10 @@ one small interface ``Bus``:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-from server.rooms.host import RoomHost, RoomRequest
-
-if TYPE_CHECKING:
-    from server.net.connection import Client
+from server.rooms.host import RoomHost
+from server.rooms.room import Client, RoomRequest
 
 
 class Bus(Protocol):

@@ -1,9 +1,5 @@
-"""The list of open public rooms (``GET /api/rooms``): rooms their hosts made public
-(``create_room.public``), still in the lobby, with a free seat; at most ``LISTED``, the
-addresses they were opened from in turn (``in_turn``): the newest lobby of each address,
-newest first, then the second newest of each, and so on. One address holding many lobbies
-cannot fill the list (60 lobbies of one address's 10 players hid every other room), and how
-many it may hold is bounded besides (``public_lobbies``, ``settings.public_lobbies_per_*``).
+"""The list of open public rooms (``GET /api/rooms``) across workers; which rooms it shows, and
+in what order, is ``server.core.lobbies``.
 
 With one process the list is read from the host's own rooms. With several workers each worker
 keeps its own public rooms' entries in Redis (``RedisListing``, driven by
@@ -23,20 +19,16 @@ the rooms each player may open an hour and the players each address may make a m
 from __future__ import annotations
 
 import json
-from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from server.core.race import Phase, Race
+from server.core.lobbies import LISTED, entry, in_turn
+from server.rooms.room import Room, opened_by
 
 if TYPE_CHECKING:
     import redis.asyncio as redis
 
-    from server.rooms.host import Room
-
-LISTED = 50
-"""The most rooms the list shows."""
 KEPT = 1000
 """The most codes the Redis sorted set keeps (its oldest are dropped past it)."""
 ENTRY_TTL_S = 30
@@ -44,55 +36,6 @@ REFRESH_S = 10.0
 """How often a worker renews its entries' expiry."""
 SCANNED = 4 * LISTED
 """How many codes a read looks at, for the ``LISTED`` whose entries are still there."""
-
-
-def entry(race: Race) -> dict[str, Any] | None:
-    """The room as the list shows it, or None when it is not to be listed."""
-    host = race.racers.get(race.host_id)
-    if (not race.public or race.phase is not Phase.LOBBY or host is None
-            or len(race.racers) >= race.seats_max):
-        return None
-    return {"code": race.code, "rule_set": race.rule_set, "host": host.name,
-            "racers": len(race.racers), "seats": race.seats_max, "deal_kind": race.deal_kind,
-            "time_limit_s": race.time_limit_s}
-
-
-def opened_by(room: Room) -> str:
-    """Whom the room counts against in the list: the address it was opened from, or for a
-    room restored from the database (whose address is not stored) the room alone."""
-    return room.host_address or f"room:{room.race.code}"
-
-
-def in_turn(listed: Iterable[tuple[float, str, dict[str, Any]]]) -> list[dict[str, Any]]:
-    """Entries (when opened, by whom, the entry) in the list's order, at most ``LISTED``:
-    each address's newest first, newest first; then each address's second newest, and so on.
-    An honest room is shown while fewer than ``LISTED`` addresses have a newer one, however
-    many lobbies each holds."""
-    turns: Counter[str] = Counter()
-    ranked = []
-    for _, by, listing in sorted(listed, key=lambda item: item[0], reverse=True):
-        ranked.append((turns[by], listing))
-        turns[by] += 1
-    ranked.sort(key=lambda item: item[0])  # stable: newest first within a turn
-    return [listing for _, listing in ranked[:LISTED]]
-
-
-def local_list(rooms: Iterable[Room]) -> list[dict[str, Any]]:
-    """The list, from one process's rooms."""
-    return in_turn((room.opened, opened_by(room), listing) for room in rooms
-                   if (listing := entry(room.race)) is not None)
-
-
-def public_lobbies(rooms: Iterable[Room], player_id: str, address: str | None) -> tuple[int, int]:
-    """How many public lobbies (listed or full) ``player_id`` hosts, and how many were opened
-    from ``address``, of these rooms."""
-    by_player = by_address = 0
-    for room in rooms:
-        race = room.race
-        if race.public and race.phase is Phase.LOBBY:
-            by_player += race.host_id == player_id
-            by_address += address is not None and room.host_address == address
-    return by_player, by_address
 
 
 class RedisListing:

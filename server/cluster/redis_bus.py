@@ -69,16 +69,16 @@ from websockets.asyncio.server import broadcast
 
 from server.cluster.listing import REFRESH_S, RedisListing
 from server.core.errors import Refusal, Refused
-from server.net.connection import Client, Elsewhere
-from server.rooms.host import (
-    MOVED_CLOSE,
+from server.rooms.host import MOVED_CLOSE, RoomHost
+from server.rooms.room import (
     ROOM_REQUESTS,
+    Client,
+    Elsewhere,
+    RemoteMember,
     Room,
-    RoomHost,
     RoomRequest,
     write_for_client,
 )
-from server.rooms.members import RemoteMember
 from server.speedups import JsonLibrary, json_dumps, json_loads
 from server.storage import holding
 from server.storage import races as store

@@ -16,17 +16,15 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 
 from engine.registry import RULE_SET_NAMES
+from server.cluster.bus import Bus
 from server.cluster.rank_cache import RedisRanks
 from server.core.budgets import (
     COUNTED_REFUSALS,
@@ -43,7 +41,7 @@ from server.core.budgets import (
 from server.core.errors import RaceError, Refusal
 from server.core.race import as_frame
 from server.net.boards import leaderboard
-from server.rooms.host import ROOM_REQUESTS, Room, write_for_client
+from server.rooms.room import ROOM_REQUESTS, Client, write_for_client
 from server.settings import Settings
 from server.speedups import json_loads
 from server.storage import races as store
@@ -63,45 +61,9 @@ from wire.protocol import (
     Welcome,
 )
 
-if TYPE_CHECKING:
-    from server.cluster.bus import Bus
-
 log = logging.getLogger("patience_race.server")
 
 FLOOD_CLOSE_CODE = 1008  # policy violation
-
-
-@dataclass(frozen=True, slots=True)
-class Elsewhere:
-    """The room a connection is in, held by another worker (``server.cluster.bus``)."""
-
-    code: str
-    worker: str
-
-
-@dataclass(eq=False, slots=True)
-class Client:
-    """One WebSocket connection of this process."""
-
-    ws: ServerConnection
-    budget: Budget
-    address: str
-    """Whom it counts against (``server.core.budgets.address_of``)."""
-    since: float
-    """When it was opened; and ``active``, when it last sent a frame (the service's clock)."""
-    active: float = 0.0
-    player_id: str | None = None
-    """The player it said hello as; for an anonymous connection, an id of its own that names
-    no player (it is a spectator's in a room)."""
-    name: str | None = None
-    anonymous: bool = False
-    """Said hello with neither name nor token: it may only watch
-    (``server.core.budgets.WATCHING``)."""
-    room: Room | Elsewhere | None = None
-    own_progress: bool = True
-    """Whether it gets the progress events of its own player's moves (``Hello.own_progress``)."""
-    connection_id: str = field(default_factory=lambda: secrets.token_hex(8))
-    """How another worker's room names this connection (``server.cluster.bus``)."""
 
 
 class Gateway:

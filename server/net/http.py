@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import ValidationError
@@ -41,22 +41,48 @@ from engine.moves import Move
 from engine.registry import RULE_SET_NAMES, find_rule_set
 from engine.replay import MoveLog, new_game
 from engine.view import Event
-from server.cluster.listing import local_list
+from server.cluster.rank_cache import RedisRanks
+from server.cluster.redis_bus import RedisBus
 from server.core.budgets import address_of
 from server.core.limits import LruCache, retry_after
 from server.core.race import view_model
 from server.net.boards import leaderboard
+from server.net.connection import Gateway
 from server.net.rules_pages import rules_response, rules_url
 from server.net.static import static_response
-from server.rooms.pool import ready_counts
+from server.rooms.host import RoomHost
+from server.rooms.pool import PoolFiller, ready_counts
+from server.rooms.room import Room, local_list
+from server.settings import Settings
 from server.storage import races as store
+from server.storage.races import Sessions
 from server.storage.ratings import rating_board
+from server.storage.writer import Writer
 from wire.protocol import GetLeaderboard
 
 if TYPE_CHECKING:
     from websockets.asyncio.server import ServerConnection
 
-    from server.service import Service
+class Served(Protocol):
+    """What the HTTP API reads of its process's service (``server.service.Service``)."""
+
+    settings: Settings
+    sessions: Sessions
+    writer: Writer
+    gateway: Gateway
+    host: RoomHost
+    redis_bus: RedisBus | None
+    rank_cache: RedisRanks | None
+    filler: PoolFiller | None
+
+    @property
+    def rooms(self) -> dict[str, Room]:
+        ...
+
+    @property
+    def worker_name(self) -> str | None:
+        ...
+
 
 WEBSOCKET_PATH = "/ws"
 HTTP_METHODS = ("GET", "HEAD")
@@ -116,7 +142,7 @@ def error_response(status: HTTPStatus, message: str) -> Response:
 
 
 class HttpApi:
-    def __init__(self, service: Service, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, service: Served, clock: Callable[[], float] = time.monotonic) -> None:
         self.service, self.clock = service, clock
         settings = service.settings
         self.finished: LruCache[tuple[str, ...]] = LruCache(settings.http_cache_bytes)

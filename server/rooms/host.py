@@ -9,7 +9,7 @@ storage (``server.storage.writer``) and sends what the race said through the roo
 A member is a connection in the room, wherever it is: a ``Client`` of this process
 (``server.net.connection``), whose frames are written to its socket, or a ``RemoteMember``, a
 connection held by another worker, whose frames the bus (``server.cluster.bus``) carries there
-(``server.rooms.members``). The host does not tell them apart but to hand frames over.
+(``server.rooms.room``). The host does not tell them apart but to hand frames over.
 """
 
 from __future__ import annotations
@@ -19,35 +19,43 @@ import logging
 import secrets
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from websockets.asyncio.server import ServerConnection, broadcast
 
 from engine.deal import DEAL_ALGORITHM
-from engine.errors import EngineError
 from engine.moves import Move
 from engine.registry import RULE_SET_NAMES
-from server.cluster.listing import public_lobbies
-from server.cluster.rank_cache import RedisRanks
 from server.core.errors import Refusal
 from server.core.limits import AddressLimiter
 from server.core.race import Outgoing, Phase, Race, as_frame
 from server.core.ratings import RatingRules
 from server.core.rematch import may_rematch, rematch
-from server.rooms.members import Carrier, Directory, OneProcess, RemoteMember
 from server.rooms.outbox import Addressed, Outbox
 from server.rooms.pool import daily_draw, winnable_seed
+from server.rooms.room import (
+    Carrier,
+    Directory,
+    Member,
+    OneProcess,
+    RemoteMember,
+    Room,
+    RoomRequest,
+    parse_move,
+    public_lobbies,
+    restore_race,
+    write_for_client,
+)
 from server.rooms.solver import SolverPool
 from server.settings import Settings
 from server.storage import holding
 from server.storage import races as store
 from server.storage.models import RaceRow
-from server.storage.races import AcceptedMove, Sessions
-from server.storage.writer import WriteGivenUp, Writer
+from server.storage.races import Sessions
+from server.storage.ranks import ScoredLines
+from server.storage.writer import Writer
 from wire.protocol import (
-    ActionObject,
     AskHint,
     CreateRoom,
     ErrorCode,
@@ -69,9 +77,6 @@ from wire.protocol import (
     StartRace,
 )
 
-if TYPE_CHECKING:
-    from server.net.connection import Client
-
 log = logging.getLogger("patience_race.rooms")
 
 T = TypeVar("T")
@@ -80,99 +85,13 @@ MOVED_CLOSE = (1012, "the room's worker stopped: reconnect and resume")
 CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 CODE_LENGTH = 8
 
-RoomRequest = (CreateRoom | JoinRoom | Spectate | LeaveRoom | Ready | StartRace | MakeMove
-               | Resign | Resume | PlayDaily | AskHint | FollowVerdicts | Rematch)
-ROOM_REQUESTS = (CreateRoom, JoinRoom, Spectate, LeaveRoom, Ready, StartRace, MakeMove, Resign,
-                 Resume, PlayDaily, AskHint, FollowVerdicts, Rematch)
-"""The requests a room answers; the connection's gateway answers the rest itself."""
-
-
-@dataclass(eq=False, slots=True)
-class Room:
-    race: Race
-    outbox: Outbox
-    """Everything said in the room, to leave in the order it was said."""
-    members: set[Client | RemoteMember] = field(default_factory=set)
-    timer: asyncio.TimerHandle | None = None
-    deadline: float | None = None
-    """What ``timer`` was set for."""
-    saved: dict[str, int] = field(default_factory=dict)
-    """How many of each racer's moves are queued for storage."""
-    opened: float = 0.0
-    """When the room's lobby was opened (or restored, or reopened by a rematch), by the
-    service's clock: the lobby's age (``server.sweeper``) and its place in the public list."""
-    empty_since: float | None = None
-    """Since when nobody has been in the room, as last looked at (``server.sweeper``)."""
-    rematching: asyncio.Future[None] | None = None
-    """A rematch under way (its deal drawn, its race stored): another racer's waits for it."""
-    epoch: int = 1
-    """The epoch at which this process holds the race (``server.storage.holding``): every write of
-    the race is refused once another process has taken it."""
-    host_address: str | None = None
-    """The address the room was opened from (``server.core.budgets.address_of``), whose public
-    lobbies are bounded and listed in turn with other addresses' (``server.cluster.listing``); None
-    for a room restored from the database."""
-    addresses: dict[str, str] = field(default_factory=dict)
-    """The client address each racer seated now last came into the room from
-    (``server.core.budgets``): stored with the race's start, for who may be rated in it
-    (``server.core.ratings.roles``), and whom the search of the race's deal counts against
-    (``SolverPool.after_race``)."""
-
-    def address(self, outgoing: Outgoing) -> tuple[list[Client | RemoteMember], str]:
-        """What the race said, to the members in the room now that it is meant for."""
-        to, but = outgoing.to, outgoing.but
-        return ([member for member in self.members if (to is None or member.player_id == to)
-                 and (but is None or member.player_id != but or member.own_progress)],
-                outgoing.text())
-
-    def reply(self, client: Client | RemoteMember, *messages: Message) -> asyncio.Future[bool]:
-        """A reply to a request about this room: it leaves after everything said in the room
-        before it (the room events the request caused among them)."""
-        return self.outbox.add([([client], as_frame(message)) for message in messages])
-
-    def unsaved_moves(self) -> list[AcceptedMove]:
-        """Rows for the moves the race accepted since the last call (resignations the race
-        makes itself, for time-outs and abandoned seats, included)."""
-        race = self.race
-        rows: list[AcceptedMove] = []
-        for racer in race.racers.values():
-            if racer.game is None or race.started_at is None:
-                continue
-            saved = self.saved.get(racer.player_id, 0)
-            for index in range(saved, len(racer.game.history)):
-                rows.append({"race_id": race.race_id, "player_id": racer.player_id,
-                             "index": index, "text": str(racer.game.history[index]),
-                             "at_ms": round((racer.move_times[index] - race.started_at) * 1000)})
-            self.saved[racer.player_id] = len(racer.game.history)
-        return rows
-
-
-def restore_race(row: RaceRow, settings: Settings, now: float) -> Race:
-    """A stored race in progress, rebuilt (the race replays each racer's stored moves).
-
-    The race clock does not run while no server holds it: it carries on from the race's last
-    stored move, so the outage is charged to nobody, and to every racer of the race alike."""
-    last_move_ms = max((move.at_ms for entry in row.entries for move in entry.move_log),
-                       default=0)
-    return Race.resumed(
-        started_at=None if row.started_at is None else now - last_move_ms / 1000,
-        racers=[(entry.player_id, entry.player.name,
-                 [(move.text, move.at_ms) for move in entry.move_log]) for entry in row.entries],
-        now=now, race_id=row.id, code=row.code, rule_set=row.rule_set, seed=row.seed,
-        algorithm=row.algorithm, rules=row.rules, deal_kind=row.deal_kind, host_id=row.host_id,
-        host_name=row.host.name, seats_max=row.seats_max, time_limit_s=row.time_limit_s,
-        countdown_s=settings.countdown_s, grace_s=settings.reconnect_grace_s,
-        max_race_s=settings.max_race_s, idle_s=settings.idle_s, daily_day=row.daily_day,
-        winnable=row.winnable, public=row.public)
-
-
 class RoomHost:
     """The rooms of this process, and everything done in them."""
 
     def __init__(self, settings: Settings, sessions: Sessions, writer: Writer,
                  clock: Callable[[], float]) -> None:
         self.settings, self.sessions, self.writer, self.clock = settings, sessions, writer, clock
-        self.rank_cache: RedisRanks | None = None
+        self.rank_cache: ScoredLines | None = None
         """Set by the service when Redis is configured: given each stored result's lines."""
         self.rooms: dict[str, Room] = {}
         self.directory: Directory = OneProcess()
@@ -249,7 +168,7 @@ class RoomHost:
 
     # -- requests -------------------------------------------------------------------------------
 
-    async def handle(self, client: Client | RemoteMember, message: RoomRequest) -> None:
+    async def handle(self, client: Member, message: RoomRequest) -> None:
         """Act on a room request of a member that has said hello; a refusal is raised
         (``Refusal``, ``RaceError``) and nothing has changed. Returns once the reply is out."""
         assert client.player_id is not None
@@ -311,7 +230,7 @@ class RoomHost:
             case Rematch():
                 await self._rematch(client, message)
 
-    def disconnect(self, client: Client | RemoteMember) -> None:
+    def disconnect(self, client: Member) -> None:
         """The member's connection is gone."""
         room = client.room
         if not isinstance(room, Room) or client.player_id is None:
@@ -326,7 +245,7 @@ class RoomHost:
             raise Refusal(ErrorCode.UNKNOWN_ROOM, f"there is no room {code!r}")
         return room
 
-    def _read_move(self, client: Client | RemoteMember, message: MakeMove) -> Move:
+    def _read_move(self, client: Member, message: MakeMove) -> Move:
         """The move a client sent. Nearly always it is written as one of the moves the race
         listed to them, and is that move, found without parsing (parsing took 3.5 % of the
         server's CPU in the closed loop's profile); anything else is parsed, and refused if it
@@ -338,16 +257,16 @@ class RoomHost:
                 return listed
         return parse_move(message)
 
-    def _current(self, client: Client | RemoteMember) -> Room:
+    def _current(self, client: Member) -> Room:
         if not isinstance(client.room, Room):
             raise Refusal(ErrorCode.NOT_IN_ROOM, "you are in no room")
         return client.room
 
-    def _may_enter(self, client: Client | RemoteMember, room: Room) -> None:
+    def _may_enter(self, client: Member, room: Room) -> None:
         if client.room is not None and client.room is not room:
             raise Refusal(ErrorCode.IN_ANOTHER_ROOM, "leave your room first")
 
-    def _enter(self, client: Client | RemoteMember, room: Room) -> None:
+    def _enter(self, client: Member, room: Room) -> None:
         """Make the connection a member: it gets what is said in the room from now on."""
         self._may_enter(client, room)
         client.room = room
@@ -364,13 +283,13 @@ class RoomHost:
             if code not in self.rooms and await self.directory.claim(code):
                 return code
 
-    def _may_open(self, client: Client | RemoteMember, rule_set: str) -> None:
+    def _may_open(self, client: Member, rule_set: str) -> None:
         if rule_set not in RULE_SET_NAMES:
             raise Refusal(ErrorCode.UNKNOWN_RULE_SET, f"choose one of {', '.join(RULE_SET_NAMES)}")
         if client.room is not None:
             raise Refusal(ErrorCode.IN_ANOTHER_ROOM, "leave your room first")
 
-    async def _create_room(self, client: Client | RemoteMember, message: CreateRoom) -> None:
+    async def _create_room(self, client: Member, message: CreateRoom) -> None:
         self._may_open(client, message.rule_set)
         opening = self._may_list(client) if message.public else []
         self._opening.update(opening)
@@ -401,7 +320,7 @@ class RoomHost:
         pooled = await winnable_seed(self.settings, self.sessions, rule_set, self._write)
         return (seed, False) if pooled is None else (pooled, True)
 
-    async def _daily(self, client: Client | RemoteMember, message: PlayDaily, now: float) -> None:
+    async def _daily(self, client: Member, message: PlayDaily, now: float) -> None:
         assert client.player_id is not None
         self._may_open(client, message.rule_set)
         self._take_room(client)  # before the claim: a refused room costs no day's play
@@ -415,7 +334,7 @@ class RoomHost:
                                 countdown_s=0, daily_day=day)
         self.deliver(room, room.race.start(client.player_id, now))
 
-    def _may_list(self, client: Client | RemoteMember) -> list[tuple[str, str]]:
+    def _may_list(self, client: Member) -> list[tuple[str, str]]:
         """Refuse a public lobby past those one player, or one address, may host at once,
         counting those still being opened (a scan of this worker's rooms, for a request each
         player may make ``rooms_per_player_per_hour``); else what the new lobby counts
@@ -437,14 +356,14 @@ class RoomHost:
                           "open this room private")
         return [player] if client.address is None else [player, address]
 
-    def _take_room(self, client: Client | RemoteMember) -> None:
+    def _take_room(self, client: Member) -> None:
         assert client.player_id is not None
         if self.room_quota.take(client.player_id, self.clock()) > 0:
             raise Refusal(ErrorCode.TOO_MANY_ROOMS, "you have opened too many rooms (a "
                           "rematch is one): at most "
                           f"{self.settings.rooms_per_player_per_hour:g} an hour")
 
-    def _take_winnable(self, client: Client | RemoteMember) -> None:
+    def _take_winnable(self, client: Member) -> None:
         assert client.player_id is not None
         if self.winnable_quota.take(client.player_id, self.clock()) > 0:
             raise Refusal(ErrorCode.TOO_MANY_WINNABLE, "you have asked for too many winnable "
@@ -452,7 +371,7 @@ class RoomHost:
                           f"{self.settings.winnable_rooms_per_player_per_hour:g} an hour; a "
                           "room without \"winnable\" is welcome")
 
-    async def _open(self, client: Client | RemoteMember, request_id: str | None,
+    async def _open(self, client: Member, request_id: str | None,
                     **race_settings: Any) -> Room:
         """A new room with a new race, hosted by ``client``: stored, then entered. A daily
         deal's race is stored with its host's one play of the day, or refused, in one write."""
@@ -487,7 +406,7 @@ class RoomHost:
             time_limit_s=race.time_limit_s, holder=self.holder, daily_day=race.daily_day,
             winnable=race.winnable, public=race.public))
 
-    async def _rematch(self, client: Client | RemoteMember, message: Rematch) -> None:
+    async def _rematch(self, client: Member, message: Rematch) -> None:
         """The room's next race (``server.core.rematch``), stored before anyone hears of it. The
         room keeps its outbox, members and code; the finished race is in the database."""
         assert client.player_id is not None
@@ -526,7 +445,7 @@ class RoomHost:
 
     # -- racing ---------------------------------------------------------------------------------
 
-    async def _move(self, client: Client | RemoteMember, move: Move, request_id: str | None,
+    async def _move(self, client: Member, move: Move, request_id: str | None,
                     now: float) -> None:
         """Validate, store, then acknowledge: an acknowledged move is never lost. The
         connection's next request is read once the reply is out."""
@@ -537,7 +456,7 @@ class RoomHost:
         self.solver.moved(room.race, client.player_id)  # (its live verdict, said after these)
         await sent
 
-    async def _resume(self, client: Client | RemoteMember, message: Resume, now: float) -> None:
+    async def _resume(self, client: Member, message: Resume, now: float) -> None:
         assert client.player_id is not None
         room = self.room(message.code)
         race = room.race
@@ -555,7 +474,7 @@ class RoomHost:
             id=message.id, full=full, missed=[event.model_dump(mode="json") for event in missed],
             reconnect_to=self._hint(client)), *self._own_view(client, room, message.id))
 
-    def _reply_room(self, client: Client | RemoteMember, room: Room,
+    def _reply_room(self, client: Member, room: Room,
                     request_id: str | None) -> asyncio.Future[bool]:
         """The reply to create, join and spectate: the room now, and your own board if you are
         racing in it."""
@@ -565,11 +484,11 @@ class RoomHost:
             state = state.model_copy(update={"reconnect_to": hint})
         return room.reply(client, state, *self._own_view(client, room, None))
 
-    def _hint(self, client: Client | RemoteMember) -> str | None:
+    def _hint(self, client: Member) -> str | None:
         """``reconnect_to`` for a connection held by another worker."""
         return self.address or None if isinstance(client, RemoteMember) else None
 
-    def _own_view(self, client: Client | RemoteMember, room: Room,
+    def _own_view(self, client: Member, room: Room,
                   request_id: str | None) -> list[Message]:
         assert client.player_id is not None
         view = room.race.own_view(client.player_id, request_id)
@@ -580,7 +499,7 @@ class RoomHost:
     def _outbox(self) -> Outbox:
         return Outbox(self.hand_over)
 
-    def hand_over(self, members: Iterable[Client | RemoteMember], frame: str) -> None:
+    def hand_over(self, members: Iterable[Member], frame: str) -> None:
         """Write a frame to the members' connections: at once to this process's own
         (``broadcast`` never waits for a slow reader), by the bus to other workers'."""
         local: list[ServerConnection] = []
@@ -717,27 +636,3 @@ class RoomHost:
     def _wake(self, room: Room) -> None:
         room.timer = None
         self.deliver(room, room.race.tick(self.clock()))
-
-
-async def write_for_client(writer: Writer, action: Callable[[], Awaitable[T]],
-                           within_s: float) -> T:
-    """A write a client waits for, through the writer like every write (never beside it: on
-    SQLite two writers contend for one lock); ``unavailable`` if the database does not take it
-    within ``within_s``."""
-    try:
-        return await writer.call(action, within_s)
-    except WriteGivenUp:
-        raise Refusal(ErrorCode.UNAVAILABLE,
-                      "the database is busy: try again in a moment") from None
-
-
-def parse_move(message: MakeMove) -> Move:
-    try:
-        if isinstance(message.move, str):
-            return Move.parse(message.move)
-        if isinstance(message.move, ActionObject):
-            return Move.act(message.move.action)
-        return Move.from_json(message.move.model_dump(by_alias=True, exclude_none=True))
-    except EngineError as error:
-        raise Refusal(ErrorCode.INVALID_MOVE, str(error)) from None
-

@@ -215,3 +215,11 @@ async def recount(connection: AsyncConnection) -> None:
     table with the same statement, written out there."""
     await connection.execute(_COUNTS.delete())
     await connection.execute(text(RECOUNT))
+
+
+class ScoredLines(Protocol):
+    """Where the lines each stored result gave are handed after its commit: the rank cache of
+    several workers (``server.cluster.rank_cache.RedisRanks``)."""
+
+    async def set_lines(self, scored: Sequence[Scored]) -> None:
+        ...

@@ -36,7 +36,7 @@ from sqlalchemy.engine import Engine
 from websockets.asyncio.client import connect
 
 from clients.sdk import RaceClient
-from server.cluster.listing import LISTED
+from server.core.lobbies import LISTED
 from server.storage.models import MoveRow, PlayerRow
 from tests.server.attacks import (
     BOARD_READERS,

@@ -13,9 +13,9 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
 from clients.sdk import RaceClient, RequestRefused
-from server.cluster.listing import LISTED, local_list
-from server.rooms.host import Room
+from server.core.lobbies import LISTED
 from server.rooms.outbox import Outbox
+from server.rooms.room import Room, local_list
 from tests.server.test_abuse import reply, server_with
 from tests.server.test_bus import hopping, two_workers
 from tests.server.test_race import T0, new_race
