@@ -40,7 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.moves import Move  # noqa: E402
 from engine.players import GreedyPlayer, play_out  # noqa: E402
 from engine.registry import RULE_SET_NAMES, find_rule_set  # noqa: E402
-from server.core.race import Race, pile_model  # noqa: E402
+from server.core.race import Race  # noqa: E402
+from server.core.views import pile_model
 
 STEPS = ("play", "changed piles", "pile_model", "progress, outcome", "legal moves + text",
          "notes, events text")

@@ -64,7 +64,7 @@ class Service:
             self.redis_bus.connections = self.gateway.clients
         self.rank_cache = (None if settings.redis_url is None
                            else RedisRanks(settings.redis_url, settings.redis_prefix))
-        self.host.rank_cache = self.gateway.rank_cache = self.rank_cache
+        self.host.delivery.rank_cache = self.gateway.rank_cache = self.rank_cache
         self._rebuilds_ranks = fills_pool
         self._ranking: asyncio.Task[None] | None = None
         self.closing = False
@@ -153,7 +153,7 @@ class Service:
         if self._filling is not None and self.filler is not None:
             self._filling.cancel()
             self.filler.close()
-        self.host.stop_timers()
+        self.host.delivery.stop_timers()
         given_up = await self.writer.close(self._time_left())
         if given_up:
             log.warning("stopping with %d database writes not done in time", given_up)

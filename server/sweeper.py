@@ -22,7 +22,8 @@ from __future__ import annotations
 from sqlalchemy import delete
 
 from server.core.deadlines import Deadlines, Whereabouts
-from server.core.race import Phase, as_frame
+from server.core.race import Phase
+from server.core.said import as_frame
 from server.net.connection import Gateway
 from server.rooms.host import RoomHost
 from server.rooms.pool import give_back
@@ -75,8 +76,8 @@ def sweep(gateway: Gateway, host: RoomHost, rules: Deadlines, now: float) -> Non
 def close_lobby(host: RoomHost, room: Room) -> None:
     notice = ErrorMessage(code=ErrorCode.ROOM_CLOSED,
                           message=f"room {room.race.code} closed: its race never started")
-    host.hand_over(list(room.members), as_frame(notice))
-    host.forget_room(room)
+    host.delivery.hand_over(list(room.members), as_frame(notice))
+    host.delivery.forget_room(room)
     race_id, epoch = room.race.race_id, room.epoch
 
     async def discard() -> None:  # (unless another process holds it now: it is theirs)

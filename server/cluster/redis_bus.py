@@ -156,8 +156,8 @@ class RedisBus:
         self._renewing: asyncio.Task[None] | None = None
         self.down_since: float | None = None
         """Since when Redis has not answered (loop time); None while it answers."""
-        host.directory = self
-        host.carrier = self
+        host.delivery.directory = self
+        host.delivery.carrier = self
         host.holder = self.id
 
     def _key(self, *parts: str) -> str:
@@ -220,7 +220,7 @@ class RedisBus:
         for room in rooms:
             if room not in kept:
                 self.listing.written.pop(room.race.code, None)  # (the new holder's to write)
-                self.host.let_go(room)
+                self.host.delivery.let_go(room)
         async with self.redis.pipeline(transaction=False) as pipe:
             for room in kept:
                 pipe.set(self._key("room", room.race.code), self.id, ex=ROOM_TTL_S)
@@ -632,7 +632,7 @@ class RedisBus:
         for room, race in held:  # taken by another worker (this one stalled, or Redis forgot)
             if race.race_id not in renewed and race.ended_at is None and room.race is race:
                 self.listing.written.pop(room.race.code, None)
-                self.host.let_go(room)
+                self.host.delivery.let_go(room)
 
     async def _watch(self) -> None:
         # Also the workers this one's connections are in rooms of, or have requests hopped to:

@@ -19,7 +19,6 @@ finishes when every racer has. So no racer, connected or not, can keep a race op
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import date
 from enum import Enum
 from typing import Any, Literal
@@ -28,9 +27,11 @@ from engine.errors import IllegalMoveError
 from engine.game import RULES_VERSION, Game
 from engine.moves import RESIGN, Move
 from engine.registry import find_rule_set
-from engine.view import PileView, Status, View
 from server.core.errors import RaceError
+from server.core.racer import FINISHED_AS, Racer, ms, ranking
 from server.core.room_events import EVENTS_KEPT, RoomEvents
+from server.core.said import MoveMade, Outgoing, RaceBegan, RaceEnded, Said, as_frame
+from server.core.views import pile_model, view_model
 from wire.commitment import commitment
 from wire.protocol import (
     Countdown,
@@ -38,15 +39,12 @@ from wire.protocol import (
     ErrorMessage,
     Message,
     MoveAccepted,
-    PileModel,
     ProgressEvent,
     RaceFinished,
     RaceStarted,
     RankEntry,
     RoomState,
-    SeatInfo,
     SeatStatus,
-    ViewModel,
     YourView,
 )
 from wire.ratings import RatingChange
@@ -66,74 +64,6 @@ class Phase(Enum):
     COUNTDOWN = "countdown"
     RACING = "racing"
     FINISHED = "finished"
-
-
-@dataclass(frozen=True, slots=True)
-class Outgoing:
-    to: str | None
-    message: Message
-    frame: str | None = None
-    """The message as JSON text when the race has already made it (room events)."""
-    but: str | None = None
-    """A player whose connections that asked for it (``Hello.own_progress`` false) do not get
-    this room event: the mover, for the progress event of their own move, whose reply
-    (``move_ok``) carries the same figures and the event's ``seq``."""
-
-    def text(self) -> str:
-        return self.frame if self.frame is not None else as_frame(self.message)
-
-
-def as_frame(message: Message) -> str:
-    """A message as the JSON text sent on the wire."""
-    return message.model_dump_json(by_alias=True)
-
-
-FINISHED_AS: dict[Status, SeatStatus] = {
-    Status.WON: "won", Status.LOST: "lost", Status.RESIGNED: "resigned"}
-"""A seat's status once the rules have ended its game."""
-
-
-def ms(seconds: float) -> int:
-    return round(seconds * 1000)
-
-
-def pile_model(pile: PileView) -> PileModel:
-    return PileModel(pile=str(pile.pile), cards=pile.to_json())
-
-
-def view_model(view: View) -> ViewModel:
-    return ViewModel(
-        rule_set=view.rule_set, piles=[pile_model(pile) for pile in view.piles],
-        legal_moves=[str(move) for move in view.legal_moves], status=view.outcome.status.value,
-        reason=view.outcome.reason, on_foundations=view.progress.on_foundations,
-        total=view.progress.total, moves=view.progress.moves, notes=list(view.notes))
-
-
-@dataclass(slots=True)
-class Racer:
-    player_id: str
-    name: str
-    ready: bool = False
-    connected: bool = True
-    away_since: float | None = None
-    game: Game | None = None
-    status: SeatStatus = "waiting"
-    finished_at: float | None = None
-    reached: int = 0
-    reached_at: float | None = None
-    move_times: list[float] = field(default_factory=list)
-
-    @property
-    def finished(self) -> bool:
-        return self.finished_at is not None
-
-    def seat_info(self) -> SeatInfo:
-        progress = self.game.progress() if self.game else None
-        return SeatInfo(
-            player_id=self.player_id, name=self.name, ready=self.ready, connected=self.connected,
-            on_foundations=progress.on_foundations if progress else 0,
-            total=progress.total if progress else 0, moves=progress.moves if progress else 0,
-            status=self.status)
 
 
 DealKind = Literal["secret", "number", "daily"]
@@ -173,6 +103,10 @@ class Race:
         self.events = RoomEvents(events_kept) if events is None else events
         self.result: RaceFinished | None = None
         self.commitment = commitment(seed)
+        self._made: list[MoveMade] = []
+        self._began: RaceBegan | None = None
+        self._ended: RaceEnded | None = None
+        """What the call under way has made to store: taken by ``_said``."""
 
     @classmethod
     def resumed(cls, *, started_at: float | None,
@@ -212,11 +146,19 @@ class Race:
                 racer.finished_at = racer.move_times[-1] if racer.move_times else started_at
         return race
 
-    def catch_up(self, now: float) -> list[Outgoing]:
+    def catch_up(self, now: float) -> Said:
         """After ``resumed``: end the race if everyone had finished, and apply what time did."""
         if self.phase is Phase.RACING and all(r.finished for r in self.racers.values()):
-            return self._end(max(r.finished_at or now for r in self.racers.values()))
+            return self._said(self._end(max(r.finished_at or now for r in self.racers.values())))
         return self.tick(now)
+
+    def _said(self, out: list[Outgoing]) -> Said:
+        """What a call said, with what it made to store (taken: the next call starts afresh)."""
+        said = Said(out, self._made, self._began, self._ended)
+        if self._made:
+            self._made = []
+        self._began = self._ended = None
+        return said
 
     # -- room events --------------------------------------------------------------------------
 
@@ -266,10 +208,10 @@ class Race:
     def _room_changed(self) -> Outgoing:
         return self._broadcast(self._room_snapshot(None, self._next_seq))
 
-    def announce(self) -> list[Outgoing]:
+    def announce(self) -> Said:
         """The room as it is now, as a room event: for a race that follows another in the
         room (``server.core.rematch``)."""
-        return [self._room_changed()]
+        return Said([self._room_changed()])
 
     def _racer(self, player_id: str) -> Racer:
         racer = self.racers.get(player_id)
@@ -279,16 +221,16 @@ class Race:
 
     # -- lobby --------------------------------------------------------------------------------
 
-    def join(self, player_id: str, name: str, now: float) -> list[Outgoing]:
+    def join(self, player_id: str, name: str, now: float) -> Said:
         if player_id in self.racers:  # coming back; already here, nothing changes
-            return [] if self.racers[player_id].connected else self.reconnect(player_id, now)
+            return Said() if self.racers[player_id].connected else self.reconnect(player_id, now)
         if self.phase is not Phase.LOBBY:
             raise RaceError(ErrorCode.ALREADY_STARTED, "this race has started; you may spectate it")
         if len(self.racers) >= self.seats_max:
             raise RaceError(ErrorCode.ROOM_FULL, f"all {self.seats_max} seats are taken")
         self.racers[player_id] = Racer(player_id, name)
         self.spectators.discard(player_id)
-        return [self._room_changed()]
+        return Said([self._room_changed()])
 
     def spectate(self, player_id: str, most: int) -> None:
         """Watch the room, one of at most ``most`` spectators. A spectator coming or going is
@@ -302,7 +244,10 @@ class Race:
                             f"this room has its {most} spectators: try again later")
         self.spectators.add(player_id)
 
-    def leave(self, player_id: str, now: float) -> list[Outgoing]:
+    def leave(self, player_id: str, now: float) -> Said:
+        return self._said(self._leave(player_id, now))
+
+    def _leave(self, player_id: str, now: float) -> list[Outgoing]:
         if player_id in self.spectators:
             self.spectators.discard(player_id)
             return []  # (no room event: ``spectate``)
@@ -325,25 +270,25 @@ class Race:
             return [*out, self._room_changed()]
         return [self._room_changed()] if was_here else []
 
-    def ready(self, player_id: str, ready: bool, now: float) -> list[Outgoing]:
+    def ready(self, player_id: str, ready: bool, now: float) -> Said:
         racer = self._racer(player_id)
         if self.phase is not Phase.LOBBY:
             raise RaceError(ErrorCode.ALREADY_STARTED, "the countdown has begun")
         if racer.ready == ready:  # a repeat changes nothing: no room event
-            return []
+            return Said()
         racer.ready = ready
         out = [self._room_changed()]
         if len(self.racers) >= 2 and all(r.ready for r in self.racers.values()):
             out += self._begin_countdown(now)
-        return out
+        return self._said(out)
 
-    def start(self, player_id: str, now: float) -> list[Outgoing]:
+    def start(self, player_id: str, now: float) -> Said:
         self._racer(player_id)
         if player_id != self.host_id:
             raise RaceError(ErrorCode.NOT_HOST, "only the host may start the race early")
         if self.phase is not Phase.LOBBY:
             raise RaceError(ErrorCode.ALREADY_STARTED, "the countdown has begun")
-        return self._begin_countdown(now)
+        return self._said(self._begin_countdown(now))
 
     def _begin_countdown(self, now: float) -> list[Outgoing]:
         self.phase = Phase.COUNTDOWN
@@ -351,7 +296,7 @@ class Race:
         out = [self._broadcast(Countdown(seq=self._next_seq, starts_at_ms=ms(self.starts_at),
                                          seconds=self.countdown_s))]
         if self.countdown_s <= 0:
-            out += self.tick(now)
+            out += self._tick(now)
         return out
 
     # -- racing -------------------------------------------------------------------------------
@@ -374,6 +319,7 @@ class Race:
             seq=self._next_seq, started_at_ms=ms(self.started_at), commitment=self.commitment,
             deal_number=str(self.seed) if self.deal_kind == "number" else None,
             algorithm=self.algorithm, rules=self.rules))]
+        self._began = RaceBegan(ms(self.started_at), tuple(self.racers))
         for racer in self.racers.values():
             game = self._deal_to(racer, self.started_at)
             racer.status = "racing"
@@ -392,7 +338,11 @@ class Race:
         return racer.game.legal_move_named(text)
 
     def move(self, player_id: str, move: Move, now: float,
-             request_id: str | None = None) -> list[Outgoing]:
+             request_id: str | None = None) -> Said:
+        return self._said(self._move(player_id, move, now, request_id))
+
+    def _move(self, player_id: str, move: Move, now: float,
+              request_id: str | None) -> list[Outgoing]:
         racer = self._racer(player_id)
         if self.phase is not Phase.RACING:
             raise RaceError(ErrorCode.NOT_RACING, "the race has not started" if self.phase in (
@@ -408,7 +358,7 @@ class Race:
             events = game.play(move)
         except IllegalMoveError as refused:
             raise RaceError(ErrorCode.ILLEGAL_MOVE, refused.reason) from None
-        racer.move_times.append(now)
+        self._made_move(racer, game, now)
         # Only the piles the engine says the move changed are turned into what the player sees
         # (the profile showed whole views, then whole tables compared, as the largest cost).
         changed = [pile_model(pile.seen()) for pile in game.changed_piles()]
@@ -439,21 +389,28 @@ class Race:
         """A deadline (the time limit, an idle while) passed before the timer woke the race:
         apply it now, then answer the move as one sent after it. Every request gets exactly one
         reply, and what the deadline did reaches the room even when the move is refused."""
-        out = self.tick(now)
+        out = self._tick(now)
         if self.phase is not Phase.RACING:
             refusal = RaceError(ErrorCode.NOT_RACING, "the race is over")
         elif racer.finished:
             refusal = RaceError(ErrorCode.FINISHED, f"you have finished ({racer.status})")
         else:
             try:
-                return [*out, *self.move(racer.player_id, move, now, request_id)]
+                return [*out, *self._move(racer.player_id, move, now, request_id)]
             except RaceError as refused:
                 refusal = refused
         return [*out, Outgoing(racer.player_id, ErrorMessage(
             id=request_id, code=refusal.code, message=refusal.message))]
 
-    def resign(self, player_id: str, now: float, request_id: str | None = None) -> list[Outgoing]:
+    def resign(self, player_id: str, now: float, request_id: str | None = None) -> Said:
         return self.move(player_id, RESIGN, now, request_id)
+
+    def _made_move(self, racer: Racer, game: Game, now: float) -> None:
+        """Note the move just played in ``game``, at ``now``: to store."""
+        assert self.started_at is not None
+        racer.move_times.append(now)
+        self._made.append(MoveMade(racer.player_id, len(racer.move_times) - 1,
+                                   str(game.history[-1]), ms(now - self.started_at)))
 
     def _progress(self, racer: Racer, but: str | None = None) -> Outgoing:
         assert racer.game is not None
@@ -473,7 +430,7 @@ class Race:
                 resign: bool = False) -> list[Outgoing]:
         if resign and racer.game is not None and not racer.game.outcome().is_over:
             racer.game.play(RESIGN)
-            racer.move_times.append(now)
+            self._made_move(racer, racer.game, now)
         racer.status, racer.finished_at = status, now
         return [self._progress(racer), *self._end_if_all_finished(now)]
 
@@ -483,11 +440,14 @@ class Race:
     def _end(self, now: float) -> list[Outgoing]:
         self.phase = Phase.FINISHED
         self.ended_at = now
+        ranked = self.ranking()
         self.result = RaceFinished(
             seq=self._next_seq, race_id=self.race_id,
             seed=str(self.seed) if self.reveals_seed else None,
-            algorithm=self.algorithm, rules=self.rules, ranking=self.ranking())
-        return [self._broadcast(self.result), self._room_changed()]
+            algorithm=self.algorithm, rules=self.rules, ranking=ranked)
+        announced = self._broadcast(self.result)
+        self._ended = RaceEnded(now, ranked, announced)
+        return [announced, self._room_changed()]
 
     def rate(self, ratings: Mapping[str, RatingChange]) -> None:
         """The rating changes storing the result made: from now on the result, and the room
@@ -510,21 +470,7 @@ class Race:
     def ranking(self) -> list[RankEntry]:
         """Winners by time; then by cards home, then by who reached that count first."""
         assert self.started_at is not None
-        start = self.started_at
-
-        def key(racer: Racer) -> tuple[int, float, int, float]:
-            if racer.status == "won":
-                return (0, (racer.finished_at or 0) - start, 0, 0.0)
-            reached_at = racer.reached_at - start if racer.reached_at is not None else 0.0
-            return (1, 0.0, -racer.reached, reached_at)
-
-        ordered = sorted(self.racers.values(), key=key)
-        return [RankEntry(
-            rank=place, player_id=racer.player_id, name=racer.name, status=racer.status,
-            time_ms=None if racer.finished_at is None else ms(racer.finished_at - start),
-            on_foundations=racer.reached,
-            reached_at_ms=None if racer.reached_at is None else ms(racer.reached_at - start),
-            moves=len(racer.move_times)) for place, racer in enumerate(ordered, start=1)]
+        return ranking(self.racers.values(), self.started_at)
 
     # -- time ---------------------------------------------------------------------------------
 
@@ -559,7 +505,10 @@ class Race:
                     soonest = when
         return soonest
 
-    def tick(self, now: float) -> list[Outgoing]:
+    def tick(self, now: float) -> Said:
+        return self._said(self._tick(now))
+
+    def _tick(self, now: float) -> list[Outgoing]:
         out: list[Outgoing] = []
         if self.phase is Phase.COUNTDOWN and self.starts_at is not None and now >= self.starts_at:
             out += self._start_racing(now)
@@ -567,7 +516,7 @@ class Race:
             if racer.away_since is None or now < racer.away_since + self.grace_s:
                 continue
             if self.phase is Phase.LOBBY or self.phase is Phase.COUNTDOWN:
-                out += self.leave(racer.player_id, now)
+                out += self._leave(racer.player_id, now)
             elif self.phase is Phase.RACING and not racer.finished:
                 out += self._finish(racer, "abandoned", racer.away_since + self.grace_s,
                                     resign=True)
@@ -586,18 +535,18 @@ class Race:
 
     # -- connections --------------------------------------------------------------------------
 
-    def disconnect(self, player_id: str, now: float) -> list[Outgoing]:
+    def disconnect(self, player_id: str, now: float) -> Said:
         self.spectators.discard(player_id)
         racer = self.racers.get(player_id)
         if racer is None or not racer.connected:
-            return []
+            return Said()
         racer.connected, racer.away_since = False, now
-        return [self._room_changed()]
+        return Said([self._room_changed()])
 
-    def reconnect(self, player_id: str, now: float) -> list[Outgoing]:
+    def reconnect(self, player_id: str, now: float) -> Said:
         racer = self._racer(player_id)
         racer.connected, racer.away_since = True, None
-        return [self._room_changed()]
+        return Said([self._room_changed()])
 
     def own_view(self, player_id: str, request_id: str | None = None) -> YourView | None:
         racer = self.racers.get(player_id)

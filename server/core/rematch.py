@@ -19,7 +19,9 @@ The new race goes on numbering the room's events (``server.core.room_events``): 
 from __future__ import annotations
 
 from server.core.errors import RaceError
-from server.core.race import Outgoing, Phase, Race, Racer
+from server.core.race import Phase, Race
+from server.core.racer import Racer
+from server.core.said import Said
 from wire.protocol import ErrorCode
 
 
@@ -35,7 +37,7 @@ def may_rematch(race: Race, player_id: str) -> None:
 
 
 def rematch(race: Race, player_id: str, *, race_id: str, seed: int, algorithm: int,
-            winnable: bool | None) -> tuple[Race, list[Outgoing]]:
+            winnable: bool | None) -> tuple[Race, Said]:
     """The room's next race, asked for by ``player_id``, and the room event that says so.
     ``seed`` is the new deal's (the same number for a chosen deal); ``winnable`` what drawing
     it found, as for a new room (``RoomState.winnable``)."""

@@ -39,7 +39,7 @@ from server.core.budgets import (
     request_id,
 )
 from server.core.errors import RaceError, Refusal
-from server.core.race import as_frame
+from server.core.said import as_frame
 from server.net.boards import leaderboard
 from server.rooms.room import ROOM_REQUESTS, Client, write_for_client
 from server.settings import Settings

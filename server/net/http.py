@@ -45,7 +45,7 @@ from server.cluster.rank_cache import RedisRanks
 from server.cluster.redis_bus import RedisBus
 from server.core.budgets import address_of
 from server.core.limits import LruCache, retry_after
-from server.core.race import view_model
+from server.core.views import view_model
 from server.net.boards import leaderboard
 from server.net.connection import Gateway
 from server.net.rules_pages import rules_response, rules_url

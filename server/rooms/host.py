@@ -18,27 +18,22 @@ import asyncio
 import logging
 import secrets
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
-
-from websockets.asyncio.server import ServerConnection, broadcast
 
 from engine.deal import DEAL_ALGORITHM
 from engine.moves import Move
 from engine.registry import RULE_SET_NAMES
 from server.core.errors import Refusal
 from server.core.limits import AddressLimiter
-from server.core.race import Outgoing, Phase, Race, as_frame
-from server.core.ratings import RatingRules
+from server.core.race import Phase, Race
 from server.core.rematch import may_rematch, rematch
-from server.rooms.outbox import Addressed, Outbox
+from server.core.said import as_frame
+from server.rooms.delivery import Delivery
 from server.rooms.pool import daily_draw, winnable_seed
 from server.rooms.room import (
-    Carrier,
-    Directory,
     Member,
-    OneProcess,
     RemoteMember,
     Room,
     RoomRequest,
@@ -53,7 +48,6 @@ from server.storage import holding
 from server.storage import races as store
 from server.storage.models import RaceRow
 from server.storage.races import Sessions
-from server.storage.ranks import ScoredLines
 from server.storage.writer import Writer
 from wire.protocol import (
     AskHint,
@@ -66,8 +60,6 @@ from wire.protocol import (
     Message,
     Ok,
     PlayDaily,
-    RaceFinished,
-    RaceStarted,
     Ready,
     Rematch,
     Resign,
@@ -91,20 +83,11 @@ class RoomHost:
     def __init__(self, settings: Settings, sessions: Sessions, writer: Writer,
                  clock: Callable[[], float]) -> None:
         self.settings, self.sessions, self.writer, self.clock = settings, sessions, writer, clock
-        self.rank_cache: ScoredLines | None = None
-        """Set by the service when Redis is configured: given each stored result's lines."""
-        self.rooms: dict[str, Room] = {}
-        self.directory: Directory = OneProcess()
-        self.carrier: Carrier = OneProcess()
-        """Set by the Redis bus when there are several workers."""
         self.address = ""
         """This worker's own WebSocket address, given as ``reconnect_to`` to another worker's
         connection when it enters a room here ("" with one worker)."""
         self.holder = holding.process_name()
         """This process's name as the holder of its races (its name on the bus, if any)."""
-        self._closing: set[asyncio.Future[None]] = set()
-        """Connections being closed by ``let_go`` (kept referenced until they are)."""
-        self.closing = False
         self.room_quota = AddressLimiter(settings.rooms_per_player_per_hour / 3600,
                                          max(1.0, settings.rooms_per_player_per_hour),
                                          settings.http_rate_clients)
@@ -115,9 +98,6 @@ class RoomHost:
                                              settings.http_rate_clients)
         """Rooms asking for a winnable deal each player may open: so one identity cannot take
         the whole pool (``server.rooms.pool``)."""
-        self.rating_rules = RatingRules(settings.rating_provisional_s,
-                                        settings.rated_races_per_player_per_hour,
-                                        settings.max_race_s)
         self._opening: Counter[tuple[str, str]] = Counter()
         """Public lobbies being opened (their deal drawn, their race stored), by ``("player",
         id)`` and ``("address", address)``: counted with those open, so that many requests
@@ -125,7 +105,8 @@ class RoomHost:
         self.solver = SolverPool(settings, writer, sessions, clock)
         """Where hints and live verdicts are searched: processes of their own, never this
         event loop."""
-        writer.on_fenced = self.let_go_of_races
+        self.delivery = Delivery(settings, sessions, writer, clock, self.solver)
+        self.rooms = self.delivery.rooms
 
     # -- restoring ------------------------------------------------------------------------------
 
@@ -134,37 +115,12 @@ class RoomHost:
         rebuilt from its stored moves, its deadlines applied."""
         now = self.clock()
         race = restore_race(row, self.settings, now)
-        room = Room(race, self._outbox(),
-                    saved={pid: len(r.move_times) for pid, r in race.racers.items()}, opened=now,
-                    epoch=row.holder_epoch)
+        room = Room(race, self.delivery.outbox(), opened=now, epoch=row.holder_epoch)
         self.rooms[race.code] = room
         held = "lobby" if race.phase is Phase.LOBBY else "race"  # (a lobby was never raced)
-        self.deliver(room, race.catch_up(now))
+        self.delivery.deliver(room, race.catch_up(now))
         log.info("%s %s (%s) restored from the database", held, race.code, race.rule_set)
         return room
-
-    def let_go_of_races(self, race_ids: frozenset[str]) -> None:
-        """Another process holds these races now (``server.storage.holding``): let go of their
-        rooms."""
-        for room in [room for room in self.rooms.values() if room.race.race_id in race_ids]:
-            self.let_go(room)
-
-    def let_go(self, room: Room) -> None:
-        """Another process holds the room's race now: forget the room, without releasing its
-        code, and close its members' connections (1012), so that their clients reconnect and
-        resume where the room is held, with every move that was acknowledged."""
-        if self.rooms.get(room.race.code) is not room:
-            return
-        log.warning("room %s is held by another process now: letting it go", room.race.code)
-        members = list(room.members)
-        self.forget_room(room, release=False)
-        remote = [member for member in members if isinstance(member, RemoteMember)]
-        if remote:
-            self.carrier.moved(remote)
-        for member in members:
-            if member.ws is not None:
-                self._closing.add(asyncio.ensure_future(member.ws.close(*MOVED_CLOSE)))
-        self._closing = {task for task in self._closing if not task.done()}
 
     # -- requests -------------------------------------------------------------------------------
 
@@ -181,7 +137,7 @@ class RoomHost:
                 self._may_enter(client, room)
                 out = room.race.join(client.player_id, client.name or "", now)
                 self._enter(client, room)
-                self.deliver(room, out)
+                self.delivery.deliver(room, out)
                 await self._reply_room(client, room, message.id)
             case Spectate():
                 room = self.room(message.code)
@@ -191,7 +147,7 @@ class RoomHost:
                 await self._reply_room(client, room, message.id)
             case LeaveRoom():
                 room = self._current(client)
-                self.deliver(room, room.race.leave(client.player_id, now))
+                self.delivery.deliver(room, room.race.leave(client.player_id, now))
                 if client.player_id not in room.race.racers:
                     room.addresses.pop(client.player_id, None)
                 room.members.discard(client)
@@ -199,11 +155,11 @@ class RoomHost:
                 await room.reply(client, Ok(id=message.id))
             case Ready():
                 room = self._current(client)
-                self.deliver(room, room.race.ready(client.player_id, message.ready, now))
+                self.delivery.deliver(room, room.race.ready(client.player_id, message.ready, now))
                 await room.reply(client, Ok(id=message.id))
             case StartRace():
                 room = self._current(client)
-                self.deliver(room, room.race.start(client.player_id, now))
+                self.delivery.deliver(room, room.race.start(client.player_id, now))
                 await room.reply(client, Ok(id=message.id))
             case MakeMove():
                 await self._move(client, self._read_move(client, message), message.id, now)
@@ -237,7 +193,7 @@ class RoomHost:
             return
         room.members.discard(client)
         if not any(member.player_id == client.player_id for member in room.members):
-            self.deliver(room, room.race.disconnect(client.player_id, self.clock()))
+            self.delivery.deliver(room, room.race.disconnect(client.player_id, self.clock()))
 
     def room(self, code: str) -> Room:
         room = self.rooms.get(code.upper())
@@ -280,7 +236,7 @@ class RoomHost:
     async def _new_code(self) -> str:
         while True:
             code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-            if code not in self.rooms and await self.directory.claim(code):
+            if code not in self.rooms and await self.delivery.directory.claim(code):
                 return code
 
     def _may_open(self, client: Member, rule_set: str) -> None:
@@ -332,7 +288,7 @@ class RoomHost:
                                 deal_kind="daily", winnable=winnable, seats_max=1,
                                 time_limit_s=None,
                                 countdown_s=0, daily_day=day)
-        self.deliver(room, room.race.start(client.player_id, now))
+        self.delivery.deliver(room, room.race.start(client.player_id, now))
 
     def _may_list(self, client: Member) -> list[tuple[str, str]]:
         """Refuse a public lobby past those one player, or one address, may host at once,
@@ -384,16 +340,16 @@ class RoomHost:
         try:
             stored = await self._store(race)
         except Refusal:
-            self.directory.release(code)
+            self.delivery.directory.release(code)
             raise
         if stored is None:
-            self.directory.release(code)
+            self.delivery.directory.release(code)
             raise Refusal(ErrorCode.ALREADY_PLAYED,
                           f"you have played today's {race.rule_set} deal")
-        room = self.rooms[race.code] = Room(race, self._outbox(), opened=self.clock(),
+        room = self.rooms[race.code] = Room(race, self.delivery.outbox(), opened=self.clock(),
                                             host_address=client.address)
         self._enter(client, room)
-        self.directory.listed(room)
+        self.delivery.directory.listed(room)
         await self._reply_room(client, room, request_id)
         return room
 
@@ -433,8 +389,8 @@ class RoomHost:
                                      seed=seed, algorithm=DEAL_ALGORITHM, winnable=winnable)
             await self._store(following)
             self.solver.forget_race(finished.race_id)
-            room.race, room.saved, room.opened, room.epoch = following, {}, self.clock(), 1
-            self.deliver(room, out)
+            room.race, room.opened, room.epoch = following, self.clock(), 1
+            self.delivery.deliver(room, out)
         finally:
             room.rematching.set_result(None)
             room.rematching = None
@@ -451,7 +407,7 @@ class RoomHost:
         connection's next request is read once the reply is out."""
         assert client.player_id is not None
         room = self._current(client)
-        sent = self.deliver(room, room.race.move(client.player_id, move, now, request_id),
+        sent = self.delivery.deliver(room, room.race.move(client.player_id, move, now, request_id),
                             after_move=True)
         self.solver.moved(room.race, client.player_id)  # (its live verdict, said after these)
         await sent
@@ -464,7 +420,7 @@ class RoomHost:
             raise Refusal(ErrorCode.NOT_IN_ROOM, "you have no seat in that room")
         self._may_enter(client, room)
         room.members.discard(client)  # the reply hands this connection the room event below
-        self.deliver(room, race.reconnect(client.player_id, now))
+        self.delivery.deliver(room, race.reconnect(client.player_id, now))
         self._enter(client, room)
         missed = None if message.last_seq == 0 else race.events_since(message.last_seq)
         full = missed is None
@@ -495,144 +451,3 @@ class RoomHost:
         return [] if view is None else [view]
 
     # -- delivery and timers --------------------------------------------------------------------
-
-    def _outbox(self) -> Outbox:
-        return Outbox(self.hand_over)
-
-    def hand_over(self, members: Iterable[Member], frame: str) -> None:
-        """Write a frame to the members' connections: at once to this process's own
-        (``broadcast`` never waits for a slow reader), by the bus to other workers'."""
-        local: list[ServerConnection] = []
-        remote: list[RemoteMember] = []
-        for member in members:
-            if member.ws is not None:
-                local.append(member.ws)
-            else:
-                remote.append(member)
-        broadcast(local, frame)
-        if remote:
-            self.carrier.send_frames(remote, frame)
-
-    def deliver(self, room: Room, out: list[Outgoing],
-                after_move: bool = False) -> asyncio.Future[bool]:
-        """Queue what the race said in the room's outbox, addressed to the room's members now,
-        in the order the race said it; the future is done once it has all left.
-
-        The moves the race accepted are queued for storage, and what it said waits until they
-        are committed. A race's result is stored before it is announced: the result and what
-        follows wait for that. A race's start is stored, with its seats, before
-        ``race_started`` is sent: a race announced as started comes back started, every racer
-        seated, after a crash. Whatever is queued later waits behind all of it. ``after_move``
-        says that a move made ``out``: the room's timer is then left as it is (``_arm``)."""
-        race = room.race
-        after: asyncio.Future[bool] | None = None
-        for outgoing in out:
-            if isinstance(outgoing.message, RaceStarted):
-                after = self._record_start(room, outgoing.message)
-        rows = room.unsaved_moves()
-        if rows:  # (the writer commits in order: once these moves are, so is the start)
-            after = self.writer.store_moves(rows, (race.race_id, room.epoch))
-        frames: list[Addressed] = []
-        for outgoing in out:
-            if isinstance(outgoing.message, RaceFinished):
-                room.outbox.add(frames, after)
-                frames, after = [], self._store_result(room)
-                # Made as it leaves, with the rating changes that storing the result made.
-                frames.append((room.address(outgoing)[0], race.result_frame))
-                continue
-            frames.append(room.address(outgoing))
-        self._arm(room, after_move)
-        if race.public:
-            self.directory.listed(room)
-        return room.outbox.add(frames, after)
-
-    def _record_start(self, room: Room, started: RaceStarted) -> asyncio.Future[bool]:
-        """Queue the race's start and its seats for storage; the future says when it is
-        stored (False if it never will be: the server stopped, or another holds the room)."""
-        race, epoch = room.race, room.epoch
-        at = datetime.fromtimestamp(started.started_at_ms / 1000, UTC)
-        racers = list(race.racers)
-        addresses = {player_id: room.addresses.get(player_id, "") for player_id in racers}
-        return self.writer.run(lambda: store.record_start(self.sessions, race.race_id, at,
-                                                          racers, epoch, addresses,
-                                                          self.rating_rules))
-
-    def _store_result(self, room: Room) -> asyncio.Future[bool]:
-        """Queue the race's result for storage; the room closes a while after it is stored."""
-        race = room.race
-        assert race.ended_at is not None
-        ended = datetime.fromtimestamp(race.ended_at, UTC)
-        ranking, epoch = race.ranking(), room.epoch
-
-        async def store_result() -> None:
-            recorded = await store.record_results(self.sessions, race.race_id, ended, ranking,
-                                                  epoch)
-            race.rate(recorded.ratings)
-            if self.rank_cache is not None:  # after the commit; it never fails the write
-                await self.rank_cache.set_lines(recorded.scored)
-
-        stored = self.writer.run(store_result)
-        stored.add_done_callback(lambda _: self._close_later(room, race))
-        addresses = frozenset(address for player_id, address in room.addresses.items()
-                              if player_id in race.racers)
-        stored.add_done_callback(lambda _: self.solver.after_race(race, addresses))
-        return stored
-
-    def _close_later(self, room: Room, race: Race) -> None:
-        """Close the room a while after its race's result is stored, unless a rematch has
-        put a new race in it meanwhile."""
-        if not self.closing:
-            asyncio.get_running_loop().call_later(
-                self.settings.finished_room_s,
-                lambda: self.forget_room(room) if room.race is race else None)
-
-    def forget_room(self, room: Room, release: bool = True) -> None:
-        """Close a room: its code is free (unless ``release`` is False: another worker holds
-        it now), its members are in no room, its timer is off. (A finished race's room is
-        forgotten a while after its result is stored: a server that runs for weeks keeps only
-        live rooms.)"""
-        if self.rooms.get(room.race.code) is room:
-            del self.rooms[room.race.code]
-            if release:
-                self.directory.release(room.race.code)
-        self.solver.forget_race(room.race.race_id)
-        for member in room.members:
-            member.room = None
-        remote = [member for member in room.members if isinstance(member, RemoteMember)]
-        if remote:
-            self.carrier.out_of_room(remote)
-        room.members.clear()
-        if room.timer is not None:
-            room.timer.cancel()
-            room.timer = None
-
-    def stop_timers(self) -> None:
-        """Shutting down: no race is woken again."""
-        self.closing = True
-        for room in self.rooms.values():
-            if room.timer is not None:
-                room.timer.cancel()
-
-    def _arm(self, room: Room, after_move: bool = False) -> None:
-        """Set the room's timer for the race's next deadline. A move only puts deadlines off
-        (the mover's idle deadline) or ends them, never brings one nearer, so after a move a
-        timer already set is left as it is: at worst it wakes the race early, and the tick
-        that finds nothing due sets it again (working out the deadline after every move was
-        2-3 % of the server's CPU)."""
-        if after_move and room.timer is not None and not self.closing:
-            return
-        deadline = room.race.next_deadline()
-        if room.timer is not None and deadline == room.deadline and not self.closing:
-            return
-        if room.timer is not None:
-            room.timer.cancel()
-            room.timer = None
-        room.deadline = deadline
-        if deadline is None or self.closing:
-            return
-        loop = asyncio.get_running_loop()
-        room.timer = loop.call_later(max(0.0, deadline - self.clock()), self._wake, room)
-
-    def _wake(self, room: Room) -> None:
-        room.timer = None
-        self.deliver(room, room.race.tick(self.clock()))

@@ -33,9 +33,9 @@ HandOver = Callable[[Sequence[Any], str], None]
 @dataclass(slots=True)
 class _Entry:
     frames: list[Addressed]
-    after: asyncio.Future[bool] | None
-    """The write this entry waits for: done with True once written; False if it never will be
-    (the server stopped first), and then the entry is not sent."""
+    after: asyncio.Future[Any] | None
+    """The write this entry waits for: done with a true value once written; False if it never
+    will be (the server stopped first), and then the entry is not sent."""
     sent: asyncio.Future[bool]
 
 
@@ -50,7 +50,7 @@ class Outbox:
         return len(self._queue)
 
     def add(self, frames: Iterable[Addressed],
-            after: asyncio.Future[bool] | None = None) -> asyncio.Future[bool]:
+            after: asyncio.Future[Any] | None = None) -> asyncio.Future[bool]:
         """Queue frames, to leave once ``after`` is written and everything queued before has
         left. The future says when: True once they are sent, False if they never will be."""
         entry = _Entry(list(frames), after, asyncio.get_running_loop().create_future())

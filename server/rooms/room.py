@@ -22,11 +22,11 @@ from engine.moves import Move
 from server.core.budgets import Budget
 from server.core.errors import Refusal
 from server.core.lobbies import entry, in_turn
-from server.core.race import Outgoing, Phase, Race, as_frame
+from server.core.race import Phase, Race
+from server.core.said import Outgoing, as_frame
 from server.rooms.outbox import Outbox
 from server.settings import Settings
 from server.storage.models import RaceRow
-from server.storage.races import AcceptedMove
 from server.storage.writer import WriteGivenUp, Writer
 from wire.protocol import (
     ActionObject,
@@ -177,8 +177,6 @@ class Room:
     timer: asyncio.TimerHandle | None = None
     deadline: float | None = None
     """What ``timer`` was set for."""
-    saved: dict[str, int] = field(default_factory=dict)
-    """How many of each racer's moves are queued for storage."""
     opened: float = 0.0
     """When the room's lobby was opened (or restored, or reopened by a rematch), by the
     service's clock: the lobby's age (``server.sweeper``) and its place in the public list."""
@@ -210,22 +208,6 @@ class Room:
         """A reply to a request about this room: it leaves after everything said in the room
         before it (the room events the request caused among them)."""
         return self.outbox.add([([client], as_frame(message)) for message in messages])
-
-    def unsaved_moves(self) -> list[AcceptedMove]:
-        """Rows for the moves the race accepted since the last call (resignations the race
-        makes itself, for time-outs and abandoned seats, included)."""
-        race = self.race
-        rows: list[AcceptedMove] = []
-        for racer in race.racers.values():
-            if racer.game is None or race.started_at is None:
-                continue
-            saved = self.saved.get(racer.player_id, 0)
-            for index in range(saved, len(racer.game.history)):
-                rows.append({"race_id": race.race_id, "player_id": racer.player_id,
-                             "index": index, "text": str(racer.game.history[index]),
-                             "at_ms": round((racer.move_times[index] - race.started_at) * 1000)})
-            self.saved[racer.player_id] = len(racer.game.history)
-        return rows
 
 
 def restore_race(row: RaceRow, settings: Settings, now: float) -> Race:

@@ -50,6 +50,7 @@ from engine.solver import FULL_KNOWLEDGE
 from server.core import ratings
 from server.core.race import DealKind
 from server.core.ratings import DEFAULT_RULES, RatingRules
+from server.core.said import MoveMade
 from server.storage import holding, ranks
 from server.storage.models import (
     Base,
@@ -256,18 +257,21 @@ class MoveRecorder:
         self._engine = engine
         self._connection: AsyncConnection | None = None
 
-    async def __call__(self, moves: Sequence[AcceptedMove],
+    async def __call__(self, moves: Mapping[str, Sequence[MoveMade]],
                        epochs: Mapping[str, int]) -> set[str]:
-        """Store the moves of the races still held at these epochs (race id: epoch), in one
-        transaction; return the races held by another process now, whose moves are not
-        stored (``server.storage.holding``)."""
+        """Store the moves of each race (by race id) still held at these epochs (race id:
+        epoch), in one transaction; return the races held by another process now, whose moves
+        are not stored (``server.storage.holding``)."""
         if self._connection is None:
             self._connection = await self._engine.connect()
         try:
             async with self._connection.begin():
                 fenced = await holding.stale(self._connection, epochs)
                 await _insert_ignoring(self._connection, MoveRow, [
-                    dict(move) for move in moves if move["race_id"] not in fenced])
+                    {"race_id": race_id, "player_id": move.player_id, "index": move.index,
+                     "text": move.text, "at_ms": move.at_ms}
+                    for race_id, made in moves.items() if race_id not in fenced
+                    for move in made])
                 return fenced
         except Exception:
             await self.close()

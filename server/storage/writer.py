@@ -19,9 +19,12 @@ sent before its commit.
 
 Two kinds of write:
 
-- ``store_moves`` and ``run``: idempotent writes the server needs done (moves, a race's start
-  and result, a lobby's removal). Retried until the database answers, however long; nothing
-  queued is dropped while the server runs. Their futures say True once written.
+- ``store_moves``, ``run`` and ``run_returning``: idempotent writes the server needs done
+  (moves, a race's start and result, a lobby's removal). Retried until the database answers,
+  however long; nothing queued is dropped while the server runs. Their futures say True once
+  written (``run_returning``'s: what the write returned), False if given up. The moves of one
+  race queued while no other write is queued after them join one job: one future for all of
+  them, however many moves the race's racers make before the commit.
 - ``call``: a write a client is waiting for (``hello``, ``create_room``, ``daily``), whose
   result it returns. It is given up, raising ``WriteGivenUp``, if it has not begun within its
   bound (queued behind other writes) or would begin a retry past it. An attempt under way is
@@ -48,8 +51,8 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from server.core.said import MoveMade
 from server.storage.holding import Fenced
-from server.storage.races import AcceptedMove
 
 log = logging.getLogger("patience_race.writer")
 
@@ -63,7 +66,7 @@ class WriteGivenUp(Exception):
 
 @dataclass(eq=False)
 class _Job:
-    moves: list[AcceptedMove] | None = None
+    moves: list[MoveMade] | None = None
     held: tuple[str, int] | None = None
     """The race the moves are of, and the epoch at which this process holds it."""
     action: Callable[[], Awaitable[Any]] | None = None
@@ -71,6 +74,8 @@ class _Job:
     """A ``call``'s: no attempt begins after this loop time. None: retried until done."""
     behind: bool = False
     """Queued while a write was under way: it is written next, with no window."""
+    returns: bool = False
+    """A ``run_returning``: its future holds what its action returned."""
     started: bool = False
     done: asyncio.Future[Any] = field(default_factory=lambda: asyncio.get_running_loop()
                                       .create_future())
@@ -78,7 +83,7 @@ class _Job:
 
 
 class Writer:
-    def __init__(self, record_moves: Callable[[Sequence[AcceptedMove], dict[str, int]],
+    def __init__(self, record_moves: Callable[[dict[str, list[MoveMade]], dict[str, int]],
                                               Awaitable[set[str]]], *,
                  window_s: float = 0.0, max_batch: int = 1000, retry_s: float = 0.5,
                  max_retry_s: float = 10.0) -> None:
@@ -87,6 +92,9 @@ class Writer:
         self._task: asyncio.Task[None] | None = None
         self._writing: list[_Job] = []
         """The jobs of the batch under way."""
+        self._open: dict[str, _Job] = {}
+        """The move jobs still queued with no other write queued after them, by race: a race's
+        next moves join its job."""
         self._closed = False
         self._window_s, self._max_batch = window_s, max_batch
         self._queued_moves = 0
@@ -107,17 +115,30 @@ class Writer:
     def pending(self) -> int:
         return self._queue.qsize()
 
-    def store_moves(self, rows: list[AcceptedMove], held: tuple[str, int]) -> asyncio.Future[bool]:
-        """Queue accepted moves of one race, held at an epoch (``held``: race id, epoch); the
-        future says True once they are committed, False if they never will be."""
-        self._queued_moves += len(rows)
+    def store_moves(self, race_id: str, epoch: int,
+                    moves: Sequence[MoveMade]) -> asyncio.Future[bool]:
+        """Queue moves of one race, held at ``epoch``; the future says True once they are
+        committed, False if they never will be. It is the future of every move of the race
+        queued since the last other write: each commit makes one a race."""
+        self._queued_moves += len(moves)
         if self._queued_moves >= self._max_batch:
             self._enough.set()
-        return self._queue_job(_Job(moves=rows, held=held)).done
+        job = self._open.get(race_id)
+        if job is not None and job.held == (race_id, epoch) and job.moves is not None:
+            job.moves.extend(moves)
+            return job.done
+        job = self._queue_job(_Job(moves=list(moves), held=(race_id, epoch)))
+        if not self._closed:
+            self._open[race_id] = job
+        return job.done
 
     def run(self, action: Callable[[], Awaitable[Any]]) -> asyncio.Future[bool]:
         """Queue any other idempotent write, done in order with the moves."""
         return self._queue_job(_Job(action=action)).done
+
+    def run_returning(self, action: Callable[[], Awaitable[T]]) -> asyncio.Future[T | bool]:
+        """As ``run``; the future holds what the write returned, or False if it is given up."""
+        return self._queue_job(_Job(action=action, returns=True)).done
 
     async def call(self, action: Callable[[], Awaitable[T]], within_s: float) -> T:
         """Do a write a client waits for, in order with the others; return what it returns.
@@ -138,6 +159,8 @@ class Writer:
             job.done.set_exception(WriteGivenUp("the database took no write in time"))
 
     def _queue_job(self, job: _Job) -> _Job:
+        if job.moves is None:  # (the moves queued before it are written before it)
+            self._open.clear()
         if self._closed:
             _give_up(job)
         else:
@@ -181,6 +204,7 @@ class Writer:
             jobs.append(self._queue.get_nowait())
         self._queued_moves = 0
         self._enough.clear()
+        self._open.clear()
         return jobs
 
     async def _run(self) -> None:
@@ -233,17 +257,21 @@ class Writer:
             self.failing_since, self.last_error = None, None
             for job in jobs:
                 if not job.done.done():
-                    job.done.set_result(result if job.deadline is not None else True)
+                    job.done.set_result(result if job.deadline is not None or job.returns
+                                        else True)
             return
 
     async def _write(self, jobs: list[_Job]) -> Any:
         if jobs[0].action is not None:
             return await jobs[0].action()
-        rows = [row for job in jobs for row in job.moves or []]
+        moves: dict[str, list[MoveMade]] = {}
+        for job in jobs:
+            assert job.held is not None and job.moves is not None
+            moves.setdefault(job.held[0], []).extend(job.moves)
         epochs = dict(job.held for job in jobs if job.held is not None)
-        fenced = await self._record_moves(rows, epochs)
+        fenced = await self._record_moves(moves, epochs)
         self.batches += 1
-        self.moves_written += len(rows)
+        self.moves_written += sum(len(job.moves or []) for job in jobs)
         if fenced:
             self.moves_written -= sum(len(job.moves or []) for job in jobs
                                       if job.held is not None and job.held[0] in fenced)

@@ -8,10 +8,10 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, select
 
+from server.core.said import MoveMade
 from server.storage import holding
 from server.storage.models import MoveRow, RaceRow, make_engine
 from server.storage.races import (
-    AcceptedMove,
     MoveRecorder,
     create_race,
     record_results,
@@ -78,8 +78,8 @@ async def test_moves_of_a_stale_epoch_are_not_stored_and_the_others_are(
     recorder = MoveRecorder(engine)
     try:
         fenced = await recorder(
-            [AcceptedMove(race_id=kept, player_id=ann, index=0, text="a", at_ms=1),
-             AcceptedMove(race_id=lost, player_id=bob, index=0, text="b", at_ms=1)],
+            {kept: [MoveMade(player_id=ann, index=0, text="a", at_ms=1)],
+             lost: [MoveMade(player_id=bob, index=0, text="b", at_ms=1)]},
             {kept: 2, lost: 1})
     finally:
         await recorder.close()

@@ -9,7 +9,9 @@ import pytest
 
 from engine.moves import RESIGN, Move
 from engine.players import GreedyPlayer, RandomPlayer
-from server.core.race import Outgoing, Phase, Race, RaceError, pile_model
+from server.core.race import Phase, Race, RaceError
+from server.core.said import Outgoing
+from server.core.views import pile_model
 from wire.protocol import (
     Countdown,
     ErrorMessage,
@@ -475,3 +477,43 @@ def test_the_ratings_storing_the_result_made_reach_the_result_and_its_kept_event
         assert [entry.rating for entry in finished.ranking] == [change, change]
     kept = race.events_since(announced.seq - 1)
     assert kept is not None and kept[0] == race.result  # then the room in phase finished
+
+
+def test_the_race_says_what_to_store_beside_what_it_says() -> None:
+    """Each call hands back the facts to store (``Said``): the start with its seats, each move
+    with its index and milliseconds, the result with the ranking announced; the shell writes
+    them as they are, and nothing else."""
+    race = new_race()
+    race.join("p2", "Bob", T0)
+    counting = race.start("p1", T0)
+    assert (counting.moves, counting.began, counting.ended) == ([], None, None)
+    began = race.tick(T0 + race.countdown_s)
+    assert began.began is not None and began.began.racers == ("p1", "p2")
+    assert began.began.started_at_ms == round((T0 + race.countdown_s) * 1000)
+    start = T0 + race.countdown_s
+    game = race.racers["p1"].game
+    assert game is not None
+    move = game.legal_moves()[0]
+    said = race.move("p1", move, start + 1.25)
+    assert [(m.player_id, m.index, m.text, m.at_ms) for m in said.moves] == [
+        ("p1", 0, str(move), 1250)]
+    assert said.began is None and said.ended is None
+    assert race.move("p1", RESIGN, start + 2).ended is None  # Bob still racing
+    ended = race.resign("p2", start + 3)
+    assert [(m.player_id, m.index, m.text) for m in ended.moves] == [("p2", 0, str(RESIGN))]
+    assert ended.ended is not None and ended.ended.ended_at == start + 3
+    assert ended.ended.announced_by in ended
+    assert ended.ended.announced_by.message is race.result
+    assert race.result is not None and ended.ended.ranking == race.result.ranking
+
+
+def test_moves_the_race_makes_itself_are_stored_too() -> None:
+    """A racer idle past the idle while is resigned by the race: that resignation is a move to
+    store, at the moment the deadline fell."""
+    race = new_race(idle_s=60)
+    started(race, "p2")
+    start = T0 + race.countdown_s
+    said = race.tick(start + 61)
+    assert sorted((m.player_id, m.index, m.text, m.at_ms) for m in said.moves) == [
+        ("p1", 0, str(RESIGN), 60_000), ("p2", 0, str(RESIGN), 60_000)]
+    assert said.ended is not None

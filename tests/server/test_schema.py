@@ -14,7 +14,8 @@ from pathlib import Path
 from engine.players import GreedyPlayer, play_out
 from engine.registry import find_rule_set
 from engine.view import Status
-from server.core.race import Outgoing, Phase, Race
+from server.core.race import Phase, Race
+from server.core.said import Outgoing
 from server.net.schema import SCHEMA_PATH, protocol_schema, render
 from wire.protocol import (
     CLIENT_MESSAGE,

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pytest
 
-from server.storage.races import AcceptedMove
+from server.core.said import MoveMade
 from server.storage.writer import WriteGivenUp, Writer
 
-HELD = ("r", 1)
+RACE, EPOCH = "r", 1
 """The race the moves are of, and the epoch this process holds it at."""
 
 
-def move(index: int, race_id: str = "r") -> AcceptedMove:
-    return AcceptedMove(race_id=race_id, player_id="p", index=index, text="t", at_ms=index)
+def move(index: int) -> list[MoveMade]:
+    return [MoveMade(player_id="p", index=index, text="t", at_ms=index)]
 
 
 class FakeDatabase:
@@ -25,13 +25,14 @@ class FakeDatabase:
         self.taken: set[str] = set()
         """Races another process holds now: their moves are refused."""
 
-    async def record_moves(self, moves: Sequence[AcceptedMove],
+    async def record_moves(self, moves: Mapping[str, Sequence[MoveMade]],
                            epochs: dict[str, int]) -> set[str]:
         await asyncio.sleep(0)
         if self.failing:
             raise OSError("the database is away")
         fenced = self.taken & set(epochs)
-        self.commits.append([row["index"] for row in moves if row["race_id"] not in fenced])
+        self.commits.append([move.index for race_id, made in moves.items()
+                             if race_id not in fenced for move in made])
         return fenced
 
 
@@ -39,7 +40,7 @@ async def spaced_moves(writer: Writer, count: int, gap_s: float) -> list[bool]:
     """Moves queued one by one, ``gap_s`` apart, as racers at a light load send them."""
     stored = []
     for index in range(count):
-        stored.append(writer.store_moves([move(index)], HELD))
+        stored.append(writer.store_moves(RACE, EPOCH, move(index)))
         await asyncio.sleep(gap_s)
     return list(await asyncio.gather(*stored))
 
@@ -77,7 +78,7 @@ async def test_a_call_returns_its_result_in_order_with_the_moves() -> None:
     database = FakeDatabase()
     writer = Writer(database.record_moves, window_s=0.01)
     writer.start()
-    stored = writer.store_moves([move(0)], HELD)
+    stored = writer.store_moves(RACE, EPOCH, move(0))
 
     async def count_commits() -> int:
         return len(database.commits)
@@ -92,7 +93,7 @@ async def test_a_call_queued_behind_a_failing_write_is_given_up_in_time() -> Non
     database.failing = True
     writer = Writer(database.record_moves, retry_s=0.05)
     writer.start()
-    stored = writer.store_moves([move(0)], HELD)
+    stored = writer.store_moves(RACE, EPOCH, move(0))
     ran = []
 
     async def write() -> None:
@@ -131,7 +132,7 @@ async def test_close_gives_up_the_calls_it_has_not_done() -> None:
     database.failing = True
     writer = Writer(database.record_moves, retry_s=0.05)
     writer.start()
-    stored = writer.store_moves([move(0)], HELD)
+    stored = writer.store_moves(RACE, EPOCH, move(0))
 
     async def write() -> None:
         return None
@@ -154,9 +155,57 @@ async def test_moves_of_a_race_another_process_holds_are_refused_for_good() -> N
     told: list[frozenset[str]] = []
     writer.on_fenced = told.append
     writer.start()
-    kept = writer.store_moves([move(0)], HELD)
-    refused = writer.store_moves([move(7, "lost")], ("lost", 3))
+    kept = writer.store_moves(RACE, EPOCH, move(0))
+    refused = writer.store_moves("lost", 3, move(7))
     assert await kept is True and await refused is False
     assert database.commits == [[0]] and told == [frozenset({"lost"})]
     assert writer.moves_written == 1
     await writer.close(1.0)
+
+
+async def test_a_race_s_moves_queued_together_share_one_future_and_one_commit() -> None:
+    """One future a race a commit, however many moves its racers make before it."""
+    database = FakeDatabase()
+    writer = Writer(database.record_moves, window_s=0.05)
+    writer.start()
+    first = writer.store_moves(RACE, EPOCH, move(0))
+    assert writer.store_moves(RACE, EPOCH, move(1)) is first
+    other = writer.store_moves("other", EPOCH, move(5))
+    assert other is not first
+    assert await first is True and await other is True
+    assert database.commits == [[0, 1, 5]]
+    later = writer.store_moves(RACE, EPOCH, move(2))
+    assert later is not first, "a commit under way or done takes no more moves"
+    assert await later is True
+    await writer.close()
+
+
+async def test_moves_after_another_write_wait_for_it() -> None:
+    """A race's moves queued after another write (its result, say) do not join the job before
+    it: the writes are committed in the order they were queued."""
+    database = FakeDatabase()
+    writer = Writer(database.record_moves, window_s=0.05)
+    order: list[str] = []
+
+    async def between() -> None:
+        order.append(f"write after {len(database.commits)} commits")
+
+    writer.start()
+    before = writer.store_moves(RACE, EPOCH, move(0))
+    written = writer.run(between)
+    after = writer.store_moves(RACE, EPOCH, move(1))
+    assert after is not before
+    assert await before and await written and await after
+    assert database.commits == [[0], [1]] and order == ["write after 1 commits"]
+    await writer.close()
+
+
+async def test_run_returning_hands_back_what_the_write_returned() -> None:
+    writer = Writer(FakeDatabase().record_moves)
+    writer.start()
+
+    async def write() -> str:
+        return "stored"
+
+    assert await writer.run_returning(write) == "stored"
+    await writer.close()
