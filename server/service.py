@@ -109,7 +109,7 @@ class Service:
             await self.redis_bus.start()
         else:
             # The only server: every race in progress is its own, whatever leases say.
-            for row in await holding.take(self.sessions, None, self.host.holder,
+            for row in await holding.take(self.sessions, None, self.host.openings.holder,
                                           datetime.now(UTC), force=True):
                 self.host.adopt(row)
         self._sweeper = asyncio.create_task(self._sweep_forever())

@@ -69,7 +69,8 @@ from websockets.asyncio.server import broadcast
 
 from server.cluster.listing import REFRESH_S, RedisListing
 from server.core.errors import Refusal, Refused
-from server.rooms.host import MOVED_CLOSE, RoomHost
+from server.rooms.delivery import MOVED_CLOSE
+from server.rooms.host import RoomHost
 from server.rooms.room import (
     ROOM_REQUESTS,
     Client,
@@ -158,7 +159,7 @@ class RedisBus:
         """Since when Redis has not answered (loop time); None while it answers."""
         host.delivery.directory = self
         host.delivery.carrier = self
-        host.holder = self.id
+        host.openings.holder = self.id
 
     def _key(self, *parts: str) -> str:
         return self.prefix + ":".join(parts)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import date
 from enum import Enum
-from typing import Any, Literal
+from typing import Literal
 
 from engine.errors import IllegalMoveError
 from engine.game import RULES_VERSION, Game
@@ -31,15 +31,13 @@ from server.core.errors import RaceError
 from server.core.racer import FINISHED_AS, Racer, ms, ranking
 from server.core.room_events import EVENTS_KEPT, RoomEvents
 from server.core.said import MoveMade, Outgoing, RaceBegan, RaceEnded, Said, as_frame
-from server.core.views import pile_model, view_model
+from server.core.views import view_model
 from wire.commitment import commitment
 from wire.protocol import (
     Countdown,
     ErrorCode,
     ErrorMessage,
     Message,
-    MoveAccepted,
-    ProgressEvent,
     RaceFinished,
     RaceStarted,
     RankEntry,
@@ -108,44 +106,6 @@ class Race:
         self._ended: RaceEnded | None = None
         """What the call under way has made to store: taken by ``_said``."""
 
-    @classmethod
-    def resumed(cls, *, started_at: float | None,
-                racers: list[tuple[str, str, list[tuple[str, int]]]], now: float,
-                **settings: Any) -> Race:
-        """A race rebuilt after a restart from what was stored: each racer's moves replayed
-        with their times. Everyone counts as away since ``now`` (the grace period applies); a
-        race that never started reopens its lobby with the host alone. Call ``catch_up`` next."""
-        # Its room events are numbered on from the time of the rebuilding, in ms: above any
-        # number the race's earlier life gave (it made fewer than one event a millisecond), so a
-        # client resuming with a last_seq of that life gets a full resync, never wrong events.
-        race = cls(**settings, events=RoomEvents(settings.get("events_kept", EVENTS_KEPT),
-                                                 first_seq=round(now * 1000)))
-        for racer in race.racers.values():
-            racer.connected, racer.away_since = False, now
-        if started_at is None:
-            return race
-        race.phase = Phase.RACING
-        race.starts_at = race.started_at = started_at
-        race.racers = {}
-        for player_id, name, moves in racers:
-            racer = race.racers[player_id] = Racer(player_id, name, connected=False,
-                                                   away_since=now, status="racing")
-            game = race._deal_to(racer, started_at)
-            for text, at_ms in moves:
-                when = started_at + at_ms / 1000
-                game.push(Move.parse(text))
-                racer.move_times.append(when)
-                if game.foundation_count() > racer.reached:
-                    racer.reached, racer.reached_at = game.foundation_count(), when
-            # What the replay changed is no news: a racer who comes back is sent their whole
-            # view, and their next move only the piles it changes.
-            game.changed_piles()
-            outcome = game.outcome()
-            if outcome.is_over:
-                racer.status = FINISHED_AS[outcome.status]
-                racer.finished_at = racer.move_times[-1] if racer.move_times else started_at
-        return race
-
     def catch_up(self, now: float) -> Said:
         """After ``resumed``: end the race if everyone had finished, and apply what time did."""
         if self.phase is Phase.RACING and all(r.finished for r in self.racers.values()):
@@ -162,29 +122,10 @@ class Race:
 
     # -- room events --------------------------------------------------------------------------
 
-    @property
-    def seq(self) -> int:
-        """The ``seq`` of the room's latest event."""
-        return self.events.seq
-
-    @property
-    def _next_seq(self) -> int:
-        return self.seq + 1
-
-    def _broadcast(self, message: Message, but: str | None = None) -> Outgoing:
-        """Record a room event (made with ``seq=self._next_seq``) and address it to everyone
-        (but the player ``but``, where their connection asked for it)."""
-        return Outgoing(None, message, self._record(message), but)
-
-    def _record(self, message: Message) -> str:
-        frame = as_frame(message)
-        self.events.record(message, frame)
-        return frame
-
     def room_state(self, request_id: str | None = None) -> RoomState:
         """The room as it is now, for one player (not a room event: its ``seq`` is the latest
         event's)."""
-        return self._room_snapshot(request_id, self.seq)
+        return self._room_snapshot(request_id, self.events.seq)
 
     def _room_snapshot(self, request_id: str | None, seq: int) -> RoomState:
         return RoomState(
@@ -206,7 +147,7 @@ class Race:
         return None
 
     def _room_changed(self) -> Outgoing:
-        return self._broadcast(self._room_snapshot(None, self._next_seq))
+        return self.events.say(self._room_snapshot(None, self.events.next_seq))
 
     def announce(self) -> Said:
         """The room as it is now, as a room event: for a race that follows another in the
@@ -293,7 +234,7 @@ class Race:
     def _begin_countdown(self, now: float) -> list[Outgoing]:
         self.phase = Phase.COUNTDOWN
         self.starts_at = now + self.countdown_s
-        out = [self._broadcast(Countdown(seq=self._next_seq, starts_at_ms=ms(self.starts_at),
+        out = [self.events.say(Countdown(seq=self.events.next_seq, starts_at_ms=ms(self.starts_at),
                                          seconds=self.countdown_s))]
         if self.countdown_s <= 0:
             out += self._tick(now)
@@ -301,27 +242,22 @@ class Race:
 
     # -- racing -------------------------------------------------------------------------------
 
-    def _deal_to(self, racer: Racer, started_at: float) -> Game:
-        """The racer's game, dealt. The cards the deal itself puts home (the Octagon's aces,
-        Hidden Cards' cards dealt onto their own heaps) count as reached at the start, so a
-        racer who never moves ranks with them. A racer never takes a move back, so the game
-        keeps no undo records (one per move, of every racer's game)."""
-        game = racer.game = self.game_type(self.seed, self.algorithm, rules=self.rules,
-                                           keep_opening=False, undo=False)
-        racer.reached, racer.reached_at = game.foundation_count(), started_at
-        return game
+    def deal_to(self, racer: Racer, started_at: float) -> Game:
+        """The racer's game, dealt (``Racer.deal``)."""
+        return racer.deal(self.game_type(self.seed, self.algorithm, rules=self.rules,
+                                         keep_opening=False, undo=False), started_at)
 
     def _start_racing(self, now: float) -> list[Outgoing]:
         assert self.starts_at is not None
         self.phase = Phase.RACING
         self.started_at = self.starts_at
-        out = [self._broadcast(RaceStarted(
-            seq=self._next_seq, started_at_ms=ms(self.started_at), commitment=self.commitment,
+        out = [self.events.say(RaceStarted(
+            seq=self.events.next_seq, started_at_ms=ms(self.started_at), commitment=self.commitment,
             deal_number=str(self.seed) if self.deal_kind == "number" else None,
             algorithm=self.algorithm, rules=self.rules))]
         self._began = RaceBegan(ms(self.started_at), tuple(self.racers))
         for racer in self.racers.values():
-            game = self._deal_to(racer, self.started_at)
+            game = self.deal_to(racer, self.started_at)
             racer.status = "racing"
             out.append(Outgoing(racer.player_id, YourView(view=view_model(game.view()))))
         out.append(self._room_changed())
@@ -353,34 +289,20 @@ class Race:
         deadline = self.next_deadline()
         if deadline is not None and now >= deadline:
             return self._move_after_deadline(racer, move, now, request_id)
-        game = racer.game
         try:
-            events = game.play(move)
+            reply, made = racer.play(move, now, self.started_at, request_id,
+                                     self.events.next_seq)
         except IllegalMoveError as refused:
             raise RaceError(ErrorCode.ILLEGAL_MOVE, refused.reason) from None
-        self._made_move(racer, game, now)
-        # Only the piles the engine says the move changed are turned into what the player sees
-        # (the profile showed whole views, then whole tables compared, as the largest cost).
-        changed = [pile_model(pile.seen()) for pile in game.changed_piles()]
-        progress, outcome = game.progress(), game.outcome()
-        if progress.on_foundations > racer.reached:
-            racer.reached, racer.reached_at = progress.on_foundations, now
+        self._made.append(made)
         # The room hears of the move first: one progress event, with the racer's final status
         # if the move ended their game, to everyone (but the mover, if they asked: see ``but``).
         # Then the mover's reply, which says the same and that event's seq (so a client can do
         # with one frame fewer per move: the profile's largest cost is a system call per
-        # frame). Then, if that was the race's last game, the race's
-        # end (its result is stored before it is announced: the reply does not wait for that).
-        if outcome.is_over:
-            racer.status, racer.finished_at = FINISHED_AS[outcome.status], now
-        reply = MoveAccepted(
-            id=request_id, move=str(move), events=[str(event) for event in events],
-            changed=changed, legal_moves=[str(m) for m in game.legal_moves()],
-            status=outcome.status.value, reason=outcome.reason,
-            on_foundations=progress.on_foundations, moves=progress.moves,
-            notes=game.notes(), seq=self._next_seq)
+        # frame). Then, if that was the race's last game, the race's end (its result is stored
+        # before it is announced: the reply does not wait for that).
         out = [self._progress(racer, but=player_id), Outgoing(player_id, reply)]
-        if outcome.is_over:
+        if racer.finished:
             out += self._end_if_all_finished(now)
         return out
 
@@ -405,19 +327,8 @@ class Race:
     def resign(self, player_id: str, now: float, request_id: str | None = None) -> Said:
         return self.move(player_id, RESIGN, now, request_id)
 
-    def _made_move(self, racer: Racer, game: Game, now: float) -> None:
-        """Note the move just played in ``game``, at ``now``: to store."""
-        assert self.started_at is not None
-        racer.move_times.append(now)
-        self._made.append(MoveMade(racer.player_id, len(racer.move_times) - 1,
-                                   str(game.history[-1]), ms(now - self.started_at)))
-
     def _progress(self, racer: Racer, but: str | None = None) -> Outgoing:
-        assert racer.game is not None
-        progress = racer.game.progress()
-        return self._broadcast(ProgressEvent(
-            seq=self._next_seq, player_id=racer.player_id, on_foundations=progress.on_foundations,
-            total=progress.total, moves=progress.moves, status=racer.status), but)
+        return self.events.say(racer.progress_event(self.events.next_seq), but)
 
     def _check_finished(self, racer: Racer, now: float) -> list[Outgoing]:
         assert racer.game is not None
@@ -428,9 +339,9 @@ class Race:
 
     def _finish(self, racer: Racer, status: SeatStatus, now: float,
                 resign: bool = False) -> list[Outgoing]:
-        if resign and racer.game is not None and not racer.game.outcome().is_over:
-            racer.game.play(RESIGN)
-            self._made_move(racer, racer.game, now)
+        if resign:
+            assert self.started_at is not None
+            self._made.extend(racer.resign(now, self.started_at))
         racer.status, racer.finished_at = status, now
         return [self._progress(racer), *self._end_if_all_finished(now)]
 
@@ -442,10 +353,10 @@ class Race:
         self.ended_at = now
         ranked = self.ranking()
         self.result = RaceFinished(
-            seq=self._next_seq, race_id=self.race_id,
+            seq=self.events.next_seq, race_id=self.race_id,
             seed=str(self.seed) if self.reveals_seed else None,
             algorithm=self.algorithm, rules=self.rules, ranking=ranked)
-        announced = self._broadcast(self.result)
+        announced = self.events.say(self.result)
         self._ended = RaceEnded(now, ranked, announced)
         return [announced, self._room_changed()]
 
@@ -486,7 +397,7 @@ class Race:
         """When a racer still racing is finished for making no move."""
         if self.phase is not Phase.RACING or racer.finished or self.started_at is None:
             return None
-        return (racer.move_times[-1] if racer.move_times else self.started_at) + self.idle_s
+        return racer.last_moved(self.started_at) + self.idle_s
 
     def next_deadline(self) -> float | None:
         """The soonest of: the countdown's end, the time limit, each racer's idle deadline
@@ -553,11 +464,6 @@ class Race:
         if racer is None or racer.game is None:
             return None
         return YourView(id=request_id, view=view_model(racer.game.view()))
-
-    def events_since(self, seq: int) -> list[Message] | None:
-        """The room events after ``seq``, or ``None`` when they are no longer all kept (or
-        ``seq`` is not one of this room's): the caller then sends ``catch_up_state``."""
-        return self.events.since(seq)
 
     def catch_up_state(self) -> list[Message]:
         """Everything a player who missed too much needs: the room as it is now, and the

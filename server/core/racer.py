@@ -7,8 +7,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from engine.game import Game
+from engine.moves import RESIGN, Move
 from engine.view import Status
-from wire.protocol import RankEntry, SeatInfo, SeatStatus
+from server.core.said import MoveMade
+from server.core.views import pile_model
+from wire.protocol import MoveAccepted, ProgressEvent, RankEntry, SeatInfo, SeatStatus
 
 
 def ms(seconds: float) -> int:
@@ -37,6 +40,65 @@ class Racer:
     @property
     def finished(self) -> bool:
         return self.finished_at is not None
+
+    def last_moved(self, started_at: float) -> float:
+        """When the racer last moved, or the race started if they have not."""
+        return self.move_times[-1] if self.move_times else started_at
+
+    def deal(self, game: Game, started_at: float) -> Game:
+        """Take the game dealt. The cards the deal itself puts home (the Octagon's aces, Hidden
+        Cards' cards dealt onto their own heaps) count as reached at the start, so a racer who
+        never moves ranks with them. A racer never takes a move back, so the game keeps no
+        undo records (one per move, of every racer's game)."""
+        self.game = game
+        self.reached, self.reached_at = game.foundation_count(), started_at
+        return game
+
+    def play(self, move: Move, now: float, started_at: float, request_id: str | None,
+             seq: int) -> tuple[MoveAccepted, MoveMade]:
+        """Play a move (``IllegalMoveError`` if it is not legal) at ``now``: the reply to the
+        mover, with the ``seq`` of the progress event the room hears of it, and the move to
+        store. A move that ends the game finishes the racer."""
+        game = self.game
+        assert game is not None
+        events = game.play(move)
+        made = self._made(now, started_at)
+        # Only the piles the engine says the move changed are turned into what the player sees
+        # (the profile showed whole views, then whole tables compared, as the largest cost).
+        changed = [pile_model(pile.seen()) for pile in game.changed_piles()]
+        progress, outcome = game.progress(), game.outcome()
+        if progress.on_foundations > self.reached:
+            self.reached, self.reached_at = progress.on_foundations, now
+        if outcome.is_over:
+            self.status, self.finished_at = FINISHED_AS[outcome.status], now
+        return MoveAccepted(
+            id=request_id, move=str(move), events=[str(event) for event in events],
+            changed=changed, legal_moves=[str(m) for m in game.legal_moves()],
+            status=outcome.status.value, reason=outcome.reason,
+            on_foundations=progress.on_foundations, moves=progress.moves,
+            notes=game.notes(), seq=seq), made
+
+    def resign(self, now: float, started_at: float) -> list[MoveMade]:
+        """Resign a game still going (a racer who leaves, or whom a deadline finishes): the
+        resignation to store, if there was a game to resign."""
+        if self.game is None or self.game.outcome().is_over:
+            return []
+        self.game.play(RESIGN)
+        return [self._made(now, started_at)]
+
+    def _made(self, now: float, started_at: float) -> MoveMade:
+        """The move just played, at ``now``: noted, and to store."""
+        assert self.game is not None
+        self.move_times.append(now)
+        return MoveMade(self.player_id, len(self.move_times) - 1, str(self.game.history[-1]),
+                        ms(now - started_at))
+
+    def progress_event(self, seq: int) -> ProgressEvent:
+        assert self.game is not None
+        progress = self.game.progress()
+        return ProgressEvent(seq=seq, player_id=self.player_id,
+                             on_foundations=progress.on_foundations, total=progress.total,
+                             moves=progress.moves, status=self.status)
 
     def seat_info(self) -> SeatInfo:
         progress = self.game.progress() if self.game else None

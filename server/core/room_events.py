@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import deque
 
+from server.core.said import Outgoing, as_frame
 from wire.protocol import SERVER_MESSAGE, Message, RoomState
 
 EVENTS_KEPT = 200
@@ -21,7 +22,7 @@ EVENTS_KEPT = 200
 class RoomEvents:
     def __init__(self, kept: int = EVENTS_KEPT, first_seq: int = 0) -> None:
         """``first_seq`` above 0: numbering goes on from there, and a client with an earlier
-        number gets a full resync (a race rebuilt after a restart: ``Race.resumed``)."""
+        number gets a full resync (a race rebuilt after a restart: ``server.core.resume``)."""
         self.kept = kept
         self.seq = first_seq
         """The ``seq`` of the latest room event."""
@@ -29,6 +30,18 @@ class RoomEvents:
         self._room_event: tuple[int, str] | None = None
         self._dropped_through = first_seq
         """The ``seq`` of the newest event no longer kept (not superseded by a snapshot)."""
+
+    @property
+    def next_seq(self) -> int:
+        """The ``seq`` the next room event is to be made with."""
+        return self.seq + 1
+
+    def say(self, message: Message, but: str | None = None) -> Outgoing:
+        """Keep a room event (made with ``seq=next_seq``), addressed to everyone in the room
+        (but the player ``but``, where their connection asked for it: ``Outgoing.but``)."""
+        frame = as_frame(message)
+        self.record(message, frame)
+        return Outgoing(None, message, frame, but)
 
     def record(self, message: Message, frame: str) -> None:
         """Keep a room event (made with ``seq`` one above the latest) as sent."""

@@ -1,51 +1,38 @@
-"""Where a room lives: its race, the connections in it, its outbox, its timer, its storage.
+"""A room's requests: who may enter, leave, get ready, start, move, resign or come back.
 
 A ``RoomHost`` keeps the rooms of one process. It takes the room requests (create, join,
-spectate, leave, ready, start, move, resign, resume, daily, rematch) of its members, feeds
-them to the race (``server.core.race``, a pure state machine), queues what the race accepted for
-storage (``server.storage.writer``) and sends what the race said through the room's outbox
-(``server.rooms.outbox``: in order, each message once what it depends on is stored).
+spectate, leave, ready, start, move, resign, resume, daily, rematch, hints) of its members and
+feeds them to the race (``server.core.race``, a pure state machine); what the race says, and what
+it says to store, goes out through ``server.rooms.delivery``. Rooms are opened
+(``server.rooms.opening``) and rebuilt after a restart (``adopt``) here.
 
-A member is a connection in the room, wherever it is: a ``Client`` of this process
-(``server.net.connection``), whose frames are written to its socket, or a ``RemoteMember``, a
-connection held by another worker, whose frames the bus (``server.cluster.bus``) carries there
-(``server.rooms.room``). The host does not tell them apart but to hand frames over.
+A member is a connection in the room, wherever it is (``server.rooms.room``): a ``Client`` of this
+process, or a ``RemoteMember`` held by another worker, whose frames the bus
+(``server.cluster.bus``) carries there. The host does not tell them apart.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
-from collections import Counter
-from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
-from typing import Any, TypeVar
+from collections.abc import Callable
 
-from engine.deal import DEAL_ALGORITHM
 from engine.moves import Move
-from engine.registry import RULE_SET_NAMES
 from server.core.errors import Refusal
-from server.core.limits import AddressLimiter
-from server.core.race import Phase, Race
-from server.core.rematch import may_rematch, rematch
+from server.core.race import Phase
 from server.core.said import as_frame
 from server.rooms.delivery import Delivery
-from server.rooms.pool import daily_draw, winnable_seed
+from server.rooms.opening import Openings
 from server.rooms.room import (
     Member,
     RemoteMember,
     Room,
     RoomRequest,
     parse_move,
-    public_lobbies,
     restore_race,
-    write_for_client,
 )
 from server.rooms.solver import SolverPool
 from server.settings import Settings
-from server.storage import holding
-from server.storage import races as store
 from server.storage.models import RaceRow
 from server.storage.races import Sessions
 from server.storage.writer import Writer
@@ -71,11 +58,6 @@ from wire.protocol import (
 
 log = logging.getLogger("patience_race.rooms")
 
-T = TypeVar("T")
-MOVED_CLOSE = (1012, "the room's worker stopped: reconnect and resume")
-"""How a connection is closed whose room this process no longer holds."""
-CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
-CODE_LENGTH = 8
 
 class RoomHost:
     """The rooms of this process, and everything done in them."""
@@ -86,27 +68,12 @@ class RoomHost:
         self.address = ""
         """This worker's own WebSocket address, given as ``reconnect_to`` to another worker's
         connection when it enters a room here ("" with one worker)."""
-        self.holder = holding.process_name()
-        """This process's name as the holder of its races (its name on the bus, if any)."""
-        self.room_quota = AddressLimiter(settings.rooms_per_player_per_hour / 3600,
-                                         max(1.0, settings.rooms_per_player_per_hour),
-                                         settings.http_rate_clients)
-        """Rooms each player may open (a rematch's race included): a bucket per player id
-        (bounded, as the HTTP one)."""
-        self.winnable_quota = AddressLimiter(settings.winnable_rooms_per_player_per_hour / 3600,
-                                             max(1.0, settings.winnable_rooms_per_player_per_hour),
-                                             settings.http_rate_clients)
-        """Rooms asking for a winnable deal each player may open: so one identity cannot take
-        the whole pool (``server.rooms.pool``)."""
-        self._opening: Counter[tuple[str, str]] = Counter()
-        """Public lobbies being opened (their deal drawn, their race stored), by ``("player",
-        id)`` and ``("address", address)``: counted with those open, so that many requests
-        at once do not all pass the limit before any lobby is open."""
         self.solver = SolverPool(settings, writer, sessions, clock)
         """Where hints and live verdicts are searched: processes of their own, never this
         event loop."""
         self.delivery = Delivery(settings, sessions, writer, clock, self.solver)
         self.rooms = self.delivery.rooms
+        self.openings = Openings(settings, sessions, writer, clock, self.delivery)
 
     # -- restoring ------------------------------------------------------------------------------
 
@@ -131,7 +98,8 @@ class RoomHost:
         now = self.clock()
         match message:
             case CreateRoom():
-                await self._create_room(client, message)
+                await self._enter_opened(client, await self.openings.create(client, message),
+                                         message.id)
             case JoinRoom():
                 room = self.room(message.code)
                 self._may_enter(client, room)
@@ -168,7 +136,9 @@ class RoomHost:
             case Resume():
                 await self._resume(client, message, now)
             case PlayDaily():
-                await self._daily(client, message, now)
+                room = await self.openings.daily(client, message, now)
+                await self._enter_opened(client, room, message.id)
+                self.delivery.deliver(room, room.race.start(client.player_id, now))
             case AskHint():
                 room = self._current(client)
                 given = await self.solver.hint(room.race, client.player_id, client.address,
@@ -184,7 +154,9 @@ class RoomHost:
                                        as_frame(verdict))]), message.on)
                 await room.reply(client, Ok(id=message.id))
             case Rematch():
-                await self._rematch(client, message)
+                room = self._current(client)
+                await self.openings.rematch(client, room)
+                await room.reply(client, Ok(id=message.id))
 
     def disconnect(self, client: Member) -> None:
         """The member's connection is gone."""
@@ -233,172 +205,6 @@ class RoomHost:
                               [*room.addresses.items(), (client.player_id, client.address)]
                               if player_id in racers}
 
-    async def _new_code(self) -> str:
-        while True:
-            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-            if code not in self.rooms and await self.delivery.directory.claim(code):
-                return code
-
-    def _may_open(self, client: Member, rule_set: str) -> None:
-        if rule_set not in RULE_SET_NAMES:
-            raise Refusal(ErrorCode.UNKNOWN_RULE_SET, f"choose one of {', '.join(RULE_SET_NAMES)}")
-        if client.room is not None:
-            raise Refusal(ErrorCode.IN_ANOTHER_ROOM, "leave your room first")
-
-    async def _create_room(self, client: Member, message: CreateRoom) -> None:
-        self._may_open(client, message.rule_set)
-        opening = self._may_list(client) if message.public else []
-        self._opening.update(opening)
-        try:
-            deal = message.deal  # (a chosen number is checked by the model, "daily" refused)
-            if deal.winnable:
-                self._take_winnable(client)
-            self._take_room(client)
-            seed, winnable = await self._draw(message.rule_set, int(deal.number or 0)
-                                              if deal.kind == "number" else None, deal.winnable)
-            await self._open(client, message.id, rule_set=message.rule_set, seed=seed,
-                             deal_kind=deal.kind, winnable=winnable, seats_max=message.seats,
-                             time_limit_s=message.time_limit_s, public=message.public,
-                             countdown_s=self.settings.countdown_s)
-        finally:
-            for key in opening:
-                self._opening[key] -= 1
-                if not self._opening[key]:
-                    del self._opening[key]
-
-    async def _draw(self, rule_set: str, number: int | None,
-                    winnable: bool) -> tuple[int, bool | None]:
-        """A room's deal: the chosen ``number``, or a new secret seed; asked to be winnable, a
-        pooled seed, or after a wait an unproved one (``server.rooms.pool``), and which it is."""
-        seed = secrets.randbits(64) if number is None else number
-        if not winnable:
-            return seed, None
-        pooled = await winnable_seed(self.settings, self.sessions, rule_set, self._write)
-        return (seed, False) if pooled is None else (pooled, True)
-
-    async def _daily(self, client: Member, message: PlayDaily, now: float) -> None:
-        assert client.player_id is not None
-        self._may_open(client, message.rule_set)
-        self._take_room(client)  # before the claim: a refused room costs no day's play
-        day, rule_set = datetime.fromtimestamp(now, UTC).date(), message.rule_set
-        pooled = daily_draw(self.settings, rule_set)
-        seed, winnable = await self._write(lambda: store.daily_seed(self.sessions, rule_set, day,
-                                                                    pooled))
-        room = await self._open(client, message.id, rule_set=rule_set, seed=seed,
-                                deal_kind="daily", winnable=winnable, seats_max=1,
-                                time_limit_s=None,
-                                countdown_s=0, daily_day=day)
-        self.delivery.deliver(room, room.race.start(client.player_id, now))
-
-    def _may_list(self, client: Member) -> list[tuple[str, str]]:
-        """Refuse a public lobby past those one player, or one address, may host at once,
-        counting those still being opened (a scan of this worker's rooms, for a request each
-        player may make ``rooms_per_player_per_hour``); else what the new lobby counts
-        against while it is being opened (``_opening``)."""
-        assert client.player_id is not None
-        settings = self.settings
-        player, address = ("player", client.player_id), ("address", client.address or "")
-        by_player, by_address = public_lobbies(self.rooms.values(), client.player_id,
-                                               client.address)
-        by_player += self._opening[player]
-        by_address += self._opening[address]
-        if by_player >= settings.public_lobbies_per_player:
-            raise Refusal(ErrorCode.TOO_MANY_LOBBIES, "you host too many public lobbies: at "
-                          f"most {settings.public_lobbies_per_player} at once; start or leave "
-                          "one, or open this room private")
-        if by_address >= settings.public_lobbies_per_address:
-            raise Refusal(ErrorCode.TOO_MANY_LOBBIES, "your address hosts too many public "
-                          f"lobbies: at most {settings.public_lobbies_per_address} at once; "
-                          "open this room private")
-        return [player] if client.address is None else [player, address]
-
-    def _take_room(self, client: Member) -> None:
-        assert client.player_id is not None
-        if self.room_quota.take(client.player_id, self.clock()) > 0:
-            raise Refusal(ErrorCode.TOO_MANY_ROOMS, "you have opened too many rooms (a "
-                          "rematch is one): at most "
-                          f"{self.settings.rooms_per_player_per_hour:g} an hour")
-
-    def _take_winnable(self, client: Member) -> None:
-        assert client.player_id is not None
-        if self.winnable_quota.take(client.player_id, self.clock()) > 0:
-            raise Refusal(ErrorCode.TOO_MANY_WINNABLE, "you have asked for too many winnable "
-                          "deals: at most "
-                          f"{self.settings.winnable_rooms_per_player_per_hour:g} an hour; a "
-                          "room without \"winnable\" is welcome")
-
-    async def _open(self, client: Member, request_id: str | None,
-                    **race_settings: Any) -> Room:
-        """A new room with a new race, hosted by ``client``: stored, then entered. A daily
-        deal's race is stored with its host's one play of the day, or refused, in one write."""
-        assert client.player_id is not None
-        code = await self._new_code()
-        race = Race(race_id=secrets.token_hex(8), code=code, algorithm=DEAL_ALGORITHM,
-                    host_id=client.player_id, host_name=client.name or "",
-                    grace_s=self.settings.reconnect_grace_s, max_race_s=self.settings.max_race_s,
-                    idle_s=self.settings.idle_s, **race_settings)
-        try:
-            stored = await self._store(race)
-        except Refusal:
-            self.delivery.directory.release(code)
-            raise
-        if stored is None:
-            self.delivery.directory.release(code)
-            raise Refusal(ErrorCode.ALREADY_PLAYED,
-                          f"you have played today's {race.rule_set} deal")
-        room = self.rooms[race.code] = Room(race, self.delivery.outbox(), opened=self.clock(),
-                                            host_address=client.address)
-        self._enter(client, room)
-        self.delivery.directory.listed(room)
-        await self._reply_room(client, room, request_id)
-        return room
-
-    def _store(self, race: Race) -> Awaitable[RaceRow | None]:
-        """Store a new race, in its lobby (a client waits for it)."""
-        return self._write(lambda: store.create_race(
-            self.sessions, race_id=race.race_id, code=race.code, rule_set=race.rule_set,
-            deal_kind=race.deal_kind, seed=race.seed, algorithm=race.algorithm,
-            rules=race.rules, host_id=race.host_id, seats_max=race.seats_max,
-            time_limit_s=race.time_limit_s, holder=self.holder, daily_day=race.daily_day,
-            winnable=race.winnable, public=race.public))
-
-    async def _rematch(self, client: Member, message: Rematch) -> None:
-        """The room's next race (``server.core.rematch``), stored before anyone hears of it. The
-        room keeps its outbox, members and code; the finished race is in the database."""
-        assert client.player_id is not None
-        room = self._current(client)
-        finished = room.race
-        may_rematch(finished, client.player_id)  # before drawing from the pool
-        if room.rematching is not None:  # another racer asked first: theirs is ours
-            await room.rematching
-            if room.race is finished:  # (it failed: this one is tried afresh)
-                await self._rematch(client, message)
-                return
-            await room.reply(client, Ok(id=message.id))
-            return
-        if finished.winnable is not None:
-            self._take_winnable(client)
-        self._take_room(client)  # a rematch's race is a room's: the same quota
-        room.rematching = asyncio.get_running_loop().create_future()
-        try:
-            seed, winnable = await self._draw(finished.rule_set, finished.seed if (
-                finished.deal_kind == "number") else None, finished.winnable is not None)
-            if self.rooms.get(finished.code) is not room:
-                raise Refusal(ErrorCode.ROOM_CLOSED, f"room {finished.code} has closed")
-            following, out = rematch(finished, client.player_id, race_id=secrets.token_hex(8),
-                                     seed=seed, algorithm=DEAL_ALGORITHM, winnable=winnable)
-            await self._store(following)
-            self.solver.forget_race(finished.race_id)
-            room.race, room.opened, room.epoch = following, self.clock(), 1
-            self.delivery.deliver(room, out)
-        finally:
-            room.rematching.set_result(None)
-            room.rematching = None
-        await room.reply(client, Ok(id=message.id))
-
-    async def _write(self, action: Callable[[], Awaitable[T]]) -> T:
-        return await write_for_client(self.writer, action, self.settings.write_wait_s)
-
     # -- racing ---------------------------------------------------------------------------------
 
     async def _move(self, client: Member, move: Move, request_id: str | None,
@@ -422,13 +228,19 @@ class RoomHost:
         room.members.discard(client)  # the reply hands this connection the room event below
         self.delivery.deliver(room, race.reconnect(client.player_id, now))
         self._enter(client, room)
-        missed = None if message.last_seq == 0 else race.events_since(message.last_seq)
+        missed = None if message.last_seq == 0 else race.events.since(message.last_seq)
         full = missed is None
         if missed is None:
             missed = race.catch_up_state()
         await room.reply(client, Resynced(
             id=message.id, full=full, missed=[event.model_dump(mode="json") for event in missed],
             reconnect_to=self._hint(client)), *self._own_view(client, room, message.id))
+
+    async def _enter_opened(self, client: Member, room: Room, request_id: str | None) -> None:
+        """Enter the host of a room just opened, and list it if it is public."""
+        self._enter(client, room)
+        self.delivery.directory.listed(room)
+        await self._reply_room(client, room, request_id)
 
     def _reply_room(self, client: Member, room: Room,
                     request_id: str | None) -> asyncio.Future[bool]:

@@ -23,6 +23,7 @@ from server.core.budgets import Budget
 from server.core.errors import Refusal
 from server.core.lobbies import entry, in_turn
 from server.core.race import Phase, Race
+from server.core.resume import resume_race
 from server.core.said import Outgoing, as_frame
 from server.rooms.outbox import Outbox
 from server.settings import Settings
@@ -217,7 +218,7 @@ def restore_race(row: RaceRow, settings: Settings, now: float) -> Race:
     stored move, so the outage is charged to nobody, and to every racer of the race alike."""
     last_move_ms = max((move.at_ms for entry in row.entries for move in entry.move_log),
                        default=0)
-    return Race.resumed(
+    return resume_race(
         started_at=None if row.started_at is None else now - last_move_ms / 1000,
         racers=[(entry.player_id, entry.player.name,
                  [(move.text, move.at_ms) for move in entry.move_log]) for entry in row.entries],

@@ -10,6 +10,7 @@ import pytest
 from engine.moves import RESIGN, Move
 from engine.players import GreedyPlayer, RandomPlayer
 from server.core.race import Phase, Race, RaceError
+from server.core.resume import resume_race
 from server.core.said import Outgoing
 from server.core.views import pile_model
 from wire.protocol import (
@@ -85,14 +86,14 @@ def test_room_events_are_numbered_and_only_the_latest_room_snapshot_is_kept() ->
     race = new_race()
     out = started(race, "p2")
     sent = [o.message for o in out if o.to is None]
-    assert [event.seq for event in sent] == list(range(sent[0].seq, race.seq + 1))
-    events = race.events_since(0)
+    assert [event.seq for event in sent] == list(range(sent[0].seq, race.events.seq + 1))
+    events = race.events.since(0)
     assert events is not None and [e.seq for e in events] == sorted(e.seq for e in events)
     rooms = [event for event in events if isinstance(event, RoomState)]
     assert len(rooms) == 1 and rooms[0].seq == max(
         e.seq for e in sent if isinstance(e, RoomState))
-    assert race.events_since(race.seq - 1) == events[-1:]
-    assert race.events_since(race.seq) == []
+    assert race.events.since(race.events.seq - 1) == events[-1:]
+    assert race.events.since(race.events.seq) == []
 
 
 def test_a_long_race_keeps_its_latest_events_and_a_late_comer_gets_the_room_afresh() -> None:
@@ -103,15 +104,15 @@ def test_a_long_race_keeps_its_latest_events_and_a_late_comer_gets_the_room_afre
     assert game is not None
     for number in range(15):
         race.move("p1", player.choose_in(game), T0 + 10 + number)
-    events = race.events_since(race.seq - 5)
+    events = race.events.since(race.events.seq - 5)
     assert events is not None and [e.seq for e in events] == list(
-        range(race.seq - 4, race.seq + 1))
+        range(race.events.seq - 4, race.events.seq + 1))
     assert all(isinstance(e, ProgressEvent) for e in events)
-    assert race.events_since(race.seq - 9) is not None
-    assert race.events_since(race.seq - 11) is None
-    assert race.events_since(race.seq + 1) is None
+    assert race.events.since(race.events.seq - 9) is not None
+    assert race.events.since(race.events.seq - 11) is None
+    assert race.events.since(race.events.seq + 1) is None
     (room,) = race.catch_up_state()
-    assert isinstance(room, RoomState) and room.phase == "racing" and room.seq == race.seq
+    assert isinstance(room, RoomState) and room.phase == "racing" and room.seq == race.events.seq
     race.resign("p1", T0 + 100)
     race.resign("p2", T0 + 101)
     room, result = race.catch_up_state()
@@ -121,7 +122,7 @@ def test_a_long_race_keeps_its_latest_events_and_a_late_comer_gets_the_room_afre
 
 def test_spectators_come_and_go_with_no_room_event_up_to_the_rooms_limit() -> None:
     race = new_race()
-    seq = race.seq
+    seq = race.events.seq
     race.spectate("s1", most=2)
     race.spectate("s1", most=2)  # a repeat: still one spectator
     race.spectate("s2", most=2)
@@ -130,7 +131,7 @@ def test_spectators_come_and_go_with_no_room_event_up_to_the_rooms_limit() -> No
     assert refused.value.code == "too_many_spectators"
     assert race.leave("s1", T0) == []
     race.spectate("s3", most=2)
-    assert race.seq == seq and race.room_state().spectators == 2
+    assert race.events.seq == seq and race.room_state().spectators == 2
 
 
 def test_only_the_host_starts_early() -> None:
@@ -162,11 +163,11 @@ def test_an_illegal_move_is_refused_with_the_engine_reason_and_changes_nothing()
     race = new_race()
     race.join("p2", "Bob", T0)
     started(race)
-    seq = race.seq
+    seq = race.events.seq
     with pytest.raises(RaceError) as refused:
         race.move("p1", Move.parse("AS heap:7 -> kings"), T0 + 4)
     assert refused.value.code == "illegal_move" and refused.value.message
-    assert race.seq == seq and race.racers["p1"].game.history == []
+    assert race.events.seq == seq and race.racers["p1"].game.history == []
 
 
 def test_an_accepted_move_is_acknowledged_to_the_mover_and_progress_to_the_others() -> None:
@@ -182,7 +183,7 @@ def test_an_accepted_move_is_acknowledged_to_the_mover_and_progress_to_the_other
     (progress,) = [o for o in out if isinstance(o.message, ProgressEvent)]
     assert progress.to is None and progress.message.player_id == "p1"
     assert progress.but == "p1", "the mover's reply says the same: no progress frame for them"
-    assert ack.message.seq == progress.message.seq == race.seq
+    assert ack.message.seq == progress.message.seq == race.events.seq
     assert (ack.message.on_foundations, ack.message.moves) == (
         progress.message.on_foundations, progress.message.moves) == (
         game.progress().on_foundations, 1)
@@ -207,7 +208,7 @@ def test_a_whole_race_of_three_ranks_winners_by_time_then_cards_home() -> None:
     play_to_end(race, "p1", GreedyPlayer(random.Random(1)), start)
     race.resign("p3", start + 1)
     assert race.phase is Phase.FINISHED
-    events = race.events_since(0)
+    events = race.events.since(0)
     assert events is not None
     finished = events[-2]
     assert isinstance(finished, RaceFinished) and finished.seed == str(seed)
@@ -274,7 +275,7 @@ def test_a_daily_deal_does_not_reveal_its_seed_at_the_end() -> None:
     out = race.start("p1", T0)
     assert race.phase is Phase.RACING and messages(out, RaceStarted)
     race.resign("p1", T0 + 3)
-    (finished,) = [e for e in race.events_since(0) or [] if isinstance(e, RaceFinished)]
+    (finished,) = [e for e in race.events.since(0) or [] if isinstance(e, RaceFinished)]
     assert finished.seed is None
 
 
@@ -426,7 +427,7 @@ def test_a_restored_race_carries_each_racers_idle_while_on_from_their_stored_mov
         idle_s=600)
     first = _same_moves(new_race("octagon").game_type(SEED, 1, keep_opening=False), 1)[0]
     start = T0  # as app.restore_race sets it: the clock carries on from the last stored move
-    race = Race.resumed(started_at=start, racers=[
+    race = resume_race(started_at=start, racers=[
         ("p1", "Ann", [(str(first), 100_000)]), ("p2", "Bob", [])], now=start + 100,
         **settings)
     race.catch_up(start + 100)
@@ -448,7 +449,7 @@ def test_a_restored_racers_next_move_sends_only_the_piles_that_move_changed(
         deal_kind="secret", host_id="p1", host_name="Ann", seats_max=2, time_limit_s=None)
     stored, next_move = (lambda moves: (moves[:-1], moves[-1]))(_same_moves(
         new_race(rule_set).game_type(SEED, 1, keep_opening=False), 6))
-    race = Race.resumed(started_at=T0, racers=[
+    race = resume_race(started_at=T0, racers=[
         ("p1", "Ann", [(str(move), 1000 * index) for index, move in enumerate(stored)])],
         now=T0 + 10, **settings)
     race.catch_up(T0 + 10)
@@ -471,11 +472,11 @@ def test_the_ratings_storing_the_result_made_reach_the_result_and_its_kept_event
     change = RatingChange(before=Rating(mu=25, sigma=25 / 3, ordinal=0),
                           after=Rating(mu=25, sigma=8, ordinal=1))
     race.rate({"p1": change, "p2": change})
-    resumed = [*race.catch_up_state(), *(race.events_since(0) or [])]
+    resumed = [*race.catch_up_state(), *(race.events.since(0) or [])]
     for finished in (race.result, *[e for e in resumed if isinstance(e, RaceFinished)]):
         assert finished is not None and finished.seq == announced.seq
         assert [entry.rating for entry in finished.ranking] == [change, change]
-    kept = race.events_since(announced.seq - 1)
+    kept = race.events.since(announced.seq - 1)
     assert kept is not None and kept[0] == race.result  # then the room in phase finished
 
 

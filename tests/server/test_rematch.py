@@ -35,19 +35,19 @@ def finished_race(**options: object) -> Race:
 def test_the_next_race_keeps_the_room_and_its_racers_not_ready_on_a_new_deal() -> None:
     race = finished_race(time_limit_s=300, public=True, winnable=True)
     race.spectate("s1", most=1)
-    last = race.seq
+    last = race.events.seq
     following, out = rematch(race, "p2", race_id="r2", seed=NEW_SEED, algorithm=1,
                              winnable=False)
     (room,) = messages(out, RoomState)
     assert (following.race_id, following.code, following.phase) == ("r2", race.code, Phase.LOBBY)
     assert following.commitment == hashlib.sha256(str(NEW_SEED).encode()).hexdigest()
-    assert room.seq == last + 1 == following.seq, "the room's numbering goes on"
+    assert room.seq == last + 1 == following.events.seq, "the room's numbering goes on"
     assert room.phase == "lobby" and room.commitment is None and room.public
     assert [(s.player_id, s.ready, s.status) for s in room.seats] == [
         ("p1", False, "waiting"), ("p2", False, "waiting"), ("p3", False, "waiting")]
     assert room.host == "p1" and room.spectators == 1 and room.time_limit_s == 300
     assert room.winnable is False and room.deal_number is None
-    assert following.events_since(last) == [room]
+    assert following.events.since(last) == [room]
 
 
 def test_racers_gone_from_the_room_lose_their_seats_and_the_asker_may_become_host() -> None:
