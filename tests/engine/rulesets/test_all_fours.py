@@ -14,6 +14,7 @@ from engine.moves import AFRESH, REDEAL, RESIGN, TURN, Move
 from engine.piles import PileId
 from engine.rulesets.all_fours import AllFours
 from engine.view import Status
+from tests.engine.rulesets.positions import set_up
 
 SEED = 5
 HEAPS = range(1, 14)
@@ -31,22 +32,20 @@ def complete(rank: int) -> str:
 
 def position(heaps: dict[int, str], current: int, turned: bool = True,
              afresh_used: bool = False, rules: int = RULES_VERSION) -> AllFours:
-    """A game set up by hand. ``heaps`` maps heap numbers to ``"placed cards | face-down
-    cards"``, bottom first (heaps not named are complete); the top card of heap ``current`` is
-    the card just turned if ``turned``."""
-    game = AllFours(SEED, rules=rules)
-    game.placed = [0] * 13
-    for number in range(1, 14):
-        placed, _, down = heaps.get(number, complete(number)).partition("|")
-        game.heaps[number - 1] = cards(placed) + cards(down)
-        game.placed[number - 1] = len(placed.split())
-    game.current = current - 1
-    game.turned = turned
-    game.afresh_used = afresh_used
-    game.finished = False
-    game.home = sum(game.placed)
-    game._legal = None
-    return game
+    """A game set up from a position. ``heaps`` maps heap numbers to ``"placed cards |
+    face-down cards"``, bottom first (heaps not named are complete); the top card of heap
+    ``current`` is the card just turned, face up, if ``turned``."""
+    piles, placed = {}, []
+    for number in HEAPS:
+        up, _, down = heaps.get(number, complete(number)).partition("|")
+        hidden = ["#" + word for word in down.split()]
+        if turned and number == current and hidden:
+            hidden[-1] = hidden[-1][1:]
+        piles[f"heap:{number}"] = " ".join([*up.split(), *hidden])
+        placed.append(len(up.split()))
+    return set_up(AllFours, piles, {"current_heap": f"heap:{current}", "placed_under": placed,
+                                    "turned": turned, "afresh_used": afresh_used,
+                                    "finished": False}, rules=rules)
 
 
 def refusal(game: AllFours, text: str) -> str:
@@ -134,10 +133,10 @@ def test_af04_the_turned_card_goes_under_the_heap_of_its_number() -> None:
 
 
 def test_af04_a_card_turned_on_its_own_heap_is_still_placed_under_it() -> None:
-    game = position({4: "4S | 9C 4D"}, current=4)
+    game = position({4: "4S 4H 4C | 9C 4D", 9: "9S 9H 9D |"}, current=4)
     assert moves(game) == ["4D heap:4 -> heap:4 bottom"]
     game.play(Move.parse("4D heap:4 -> heap:4 bottom"))
-    assert pile(game, 4) == ["4D", "4S", "9C"]
+    assert pile(game, 4) == ["4D", "4S", "4H", "4C", "9C"]
 
 
 def test_af05_begin_afresh_once_at_the_first_standstill_by_itself() -> None:
@@ -256,7 +255,7 @@ def test_af12_the_player_may_resign_at_any_time() -> None:
 
 
 def test_af13_home_is_placed_cards_and_at_the_end_cards_turned_on_their_own_heap() -> None:
-    game = position({4: "| 9C 4D", 9: "9S 9H 9D |"}, current=4)
+    game = position({4: "| 4S 4H 4C 9C 4D", 9: "9S 9H 9D |"}, current=4)
     assert game.foundation_count() == 52 - 5
     game.play(Move.parse("4D heap:4 -> heap:4 bottom"))
     assert game.foundation_count() == 52 - 4

@@ -17,6 +17,7 @@ from engine.rulesets.cornerstones import (
     CornerstonesArnold,
 )
 from engine.view import Event, Status
+from tests.engine.rulesets.positions import set_up
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 STARTED = {**{f"ace:{line}": f"A{suit}" for line, suit in enumerate("SHDC", 1)},
@@ -41,10 +42,30 @@ def down(suit: str, last: str) -> str:
 def position(game_type: type[Cornerstones] = Cornerstones, *,
              piles: dict[str, str] | None = None, home: dict[str, str] | None = None,
              stock: str = "", turned: str = "", next_pile: str = "right:1",
-             redeals_used: int = 0) -> Cornerstones:
-    """A game (any seed) with its piles set by hand. ``home`` gives the foundations (default:
-    STARTED, with ``home`` entries replacing places); lines get the suit of their cards;
-    ``stock`` lists the next card dealt first."""
+             redeals_used: int = 0, rest: str = "left:5") -> Cornerstones:
+    """A game set up from a position. ``home`` gives the foundations (default: STARTED, with
+    ``home`` entries replacing places); lines get the suit of their cards; ``stock`` lists the
+    next card dealt first. The cards named nowhere lie in pack order at the bottom of pile
+    ``rest``, under the cards the test names there."""
+    places = {**STARTED, **(home or {})}
+    suits = [None] * 4
+    for place, text in places.items():
+        if text:
+            suits[FOUNDATION_INDEX[PileId.parse(place)] % 4] = text.split()[0][-1]
+    texts = {**(piles or {}), **places, "turned": turned,
+             "stock": " ".join("#" + word for word in reversed(stock.split()))}
+    state = {"next_pile": next_pile, "redeals_used": redeals_used, "line_suits": suits}
+    return set_up(game_type, texts, state, rest={rest: None})
+
+
+def by_hand(game_type: type[Cornerstones] = Cornerstones, *,
+            piles: dict[str, str] | None = None, home: dict[str, str] | None = None,
+            stock: str = "", turned: str = "", next_pile: str = "right:1",
+            redeals_used: int = 0) -> Cornerstones:
+    """A game (any seed) with its piles set by hand, for the tests of the deal itself: they need
+    a table holding only the cards they name (every other card of a position would be dealt, or
+    lie on a pile the deal adds to), and the engine to deal from any pile (a game set up from a
+    position deals only after a move). ``home`` and ``stock`` as for ``position``."""
     game = game_type(0)
     places = {**STARTED, **(home or {})}
     game.piles = [cards((piles or {}).get(str(pile), "")) for pile in PILES]
@@ -122,7 +143,7 @@ def test_cs02_two_columns_of_six_and_four_foundation_lines() -> None:
 
 
 def test_cs03_dealt_cards_are_face_up_and_the_stock_face_down() -> None:
-    game = position(home=empty_home())
+    game = by_hand(home=empty_home())
     deal(game, "KH 4C AS 9D")
     view = game.view()
     assert view.pile(PileId("stock")).cards == (None, None, None)
@@ -144,7 +165,7 @@ def test_cs03_nothing_the_engine_says_depends_on_the_cards_still_in_the_stock(
              "turned -> ace:1", "9D left:2 -> ace:3", "6S ace:1 -> king:1")
 
     def everything_said(stock: str) -> tuple[object, ...]:
-        game = position(game_type, piles={"left:2": "9D", "left:3": "10D"},
+        game = by_hand(game_type, piles={"left:2": "9D", "left:3": "10D"},
                         home={"ace:1": up("S", "6"), "king:1": down("S", "8")})
         events = deal(game, f"7S {stock}")
         view = game.view()
@@ -176,7 +197,7 @@ def test_cs04_deal_order_right_column_then_left_round_again() -> None:
     assert str(PILES[0]) == "right:1" and str(PILES[6]) == "left:1"
     first = next(event for event in game.opening_events if event.kind == "dealt")
     assert first.text.endswith("dealt to right:1")
-    waiting = position(home=empty_home())
+    waiting = by_hand(home=empty_home())
     deal(waiting, "KH 4C")
     assert refusal(waiting, "stock -> right:1") == (
         "the engine deals the stock itself, one card at a time, onto the piles in turn")
@@ -184,7 +205,7 @@ def test_cs04_deal_order_right_column_then_left_round_again() -> None:
 
 
 def test_cs05_first_ace_or_king_chooses_a_free_line_from_any_pile() -> None:
-    game = position(home={**empty_home(), "ace:2": "AH"}, next_pile="right:4")
+    game = by_hand(home={**empty_home(), "ace:2": "AH"}, next_pile="right:4")
     deal(game, "AS 5C AD")  # AD waits in turned for its line, so the deal is not over
     assert pile(game, "right:4") == ""
     assert legal(game) == {"AS turned -> ace:1", "AS turned -> ace:3", "AS turned -> ace:4",
@@ -199,21 +220,21 @@ def test_cs05_first_ace_or_king_chooses_a_free_line_from_any_pile() -> None:
 
 def test_cs05_with_one_free_line_left_the_engine_places_the_card() -> None:
     home = {**empty_home(), "ace:1": "AS", "king:2": "KH", "ace:3": "AD"}
-    game = position(home=home, next_pile="left:3")
+    game = by_hand(home=home, next_pile="left:3")
     events = deal(game, "KC")
     assert place(game, "king:4") == "KC"
     assert events[0].text == "KC turned for left:3, placed on king:4: line 4 holds clubs"
 
 
 def test_cs06_the_other_starter_goes_to_the_same_line_from_any_pile() -> None:
-    game = position(home={**empty_home(), "ace:3": "AS"}, next_pile="right:2")
+    game = by_hand(home={**empty_home(), "ace:3": "AS"}, next_pile="right:2")
     deal(game, "KS AS")
     assert place(game, "king:3") == "KS"
     assert pile(game, "right:2") == "AS", "the second ace of spades is an ordinary card"
 
 
 def test_cs06_the_first_ace_starts_its_place_even_where_it_could_end_the_king_place() -> None:
-    game = position(home={"ace:1": "", "king:1": down("S", "2")}, next_pile="left:1")
+    game = by_hand(home={"ace:1": "", "king:1": down("S", "2")}, next_pile="left:1")
     deal(game, "AS AS")
     assert place(game, "ace:1") == "AS" and place(game, "king:1").endswith("3S 2S AS")
 
@@ -236,7 +257,7 @@ def test_cs07_ace_places_build_up_and_king_places_down_in_suit() -> None:
 @pytest.mark.parametrize("cornerstone", ["right:1", "right:6", "left:1", "left:6"])
 def test_cs08_card_turned_for_a_cornerstone_goes_to_any_foundation_at_once(
         cornerstone: str) -> None:
-    game = position(home={"ace:4": "AC 2C"}, next_pile=cornerstone)
+    game = by_hand(home={"ace:4": "AC 2C"}, next_pile=cornerstone)
     events = deal(game, "3C")
     assert place(game, "ace:4") == "AC 2C 3C" and pile(game, cornerstone) == ""
     assert events[0] == Event("home", f"3C turned for {cornerstone}, placed on ace:4",
@@ -244,17 +265,17 @@ def test_cs08_card_turned_for_a_cornerstone_goes_to_any_foundation_at_once(
 
 
 def test_cs09_card_turned_for_a_side_pile_goes_only_to_its_own_line() -> None:
-    game = position(home={"ace:3": "AD 2D"}, next_pile="left:2")
+    game = by_hand(home={"ace:3": "AD 2D"}, next_pile="left:2")
     deal(game, "3D")
     assert pile(game, "left:2") == "3D" and place(game, "ace:3") == "AD 2D"
-    same_line = position(home={"ace:3": "AD 2D"}, next_pile="right:4")
+    same_line = by_hand(home={"ace:3": "AD 2D"}, next_pile="right:4")
     deal(same_line, "3D")
     assert pile(same_line, "right:4") == "" and place(same_line, "ace:3") == "AD 2D 3D"
 
 
 @pytest.mark.parametrize("turned_for", ["right:1", "left:2"])
 def test_cs10_card_fitting_two_foundations_waits_for_the_players_choice(turned_for: str) -> None:
-    game = position(piles={"left:4": "2H"}, home={"ace:1": up("S", "6"), "king:1": down("S", "8")},
+    game = by_hand(piles={"left:4": "2H"}, home={"ace:1": up("S", "6"), "king:1": down("S", "8")},
                     next_pile=turned_for)
     deal(game, "7S 9C")
     assert [str(card) for card in game.turned] == ["7S"]
@@ -269,14 +290,14 @@ def test_cs10_card_fitting_two_foundations_waits_for_the_players_choice(turned_f
 
 
 def test_cs11_card_played_home_does_not_use_up_its_pile() -> None:
-    game = position(home={"king:2": "KH"}, next_pile="right:1")
+    game = by_hand(home={"king:2": "KH"}, next_pile="right:1")
     deal(game, "QH 5C 6C")
     assert place(game, "king:2") == "KH QH"
     assert pile(game, "right:1") == "5C" and pile(game, "right:2") == "6C"
 
 
 def test_cs12_during_the_deal_only_the_turned_card_moves() -> None:
-    game = position(piles={"left:2": "2S", "left:3": "9D", "right:3": "8C"},
+    game = by_hand(piles={"left:2": "2S", "left:3": "9D", "right:3": "8C"},
                     home={"ace:4": "AC 2C 3C", "king:4": down("C", "5")}, next_pile="right:1")
     deal(game, "4C")
     assert legal(game) == {"4C turned -> ace:4", "4C turned -> king:4", "resign"}
@@ -291,7 +312,7 @@ def test_cs12_during_the_deal_only_the_turned_card_moves() -> None:
 
 
 def test_cs13_after_the_deal_any_top_card_goes_to_any_foundation_by_a_move() -> None:
-    game = position(piles={"left:2": "9C 2D", "right:6": "2S"})
+    game = by_hand(piles={"left:2": "9C 2D", "right:6": "2S"})
     deal(game, "")
     assert pile(game, "left:2") == "9C 2D", "nothing goes home by itself after the deal"
     assert {"2D left:2 -> ace:3", "2S right:6 -> ace:1"} <= legal(game)
@@ -315,13 +336,15 @@ def test_cs14_top_cards_build_on_each_other_up_or_down_regardless_of_suit() -> N
 
 
 def test_cs14_equal_cards_of_the_two_packs_each_move_from_their_own_pile() -> None:
-    game = position(piles={"left:2": "8H", "left:3": "9C", "right:2": "4D", "right:3": "5C"})
-    second_eight = CARDS[(8, Suit.H, 1)]
-    game.piles[PILE_INDEX[PileId("right", 5)]] = [second_eight]
+    game = position(piles={"left:2": "8H", "left:3": "9C", "right:2": "4D", "right:3": "5C",
+                           "right:5": "8H"})
+    right_eight = CARDS[(8, Suit.H, 0)]  # right:5 comes before left:2 in table order
+    assert game.piles[PILE_INDEX[PileId("right", 5)]] == [right_eight]
+    assert game.piles[PILE_INDEX[PileId("left", 2)]][-1].id != right_eight.id
     assert {"8H left:2 -> left:3", "8H right:5 -> left:3", "9C left:3 -> left:2",
             "9C left:3 -> right:5"} <= legal(game)
     game.play(Move.parse("8H right:5 -> left:3"))
-    assert game.piles[PILE_INDEX[PileId("left", 3)]][-1].id == second_eight.id
+    assert game.piles[PILE_INDEX[PileId("left", 3)]][-1].id == right_eight.id
     assert pile(game, "left:2") == "8H" and pile(game, "right:5") == ""
     assert "8H is not one rank above or below 8H on left:3" in refusal(game, "8H left:2 -> left:3")
 
@@ -469,20 +492,20 @@ def test_ca02_two_redeals_whenever_the_player_chooses_after_a_deal() -> None:
 
 
 def test_ca02_a_redeal_that_is_all_that_is_left_is_made_by_the_engine() -> None:
-    game = position(CornerstonesArnold, piles={"left:2": "5H", "right:3": "6C"})
+    game = by_hand(CornerstonesArnold, piles={"left:2": "5H", "right:3": "6C"})
     assert "redeal" in legal(game), "other moves remain: the player chooses"
     events = game.play(Move.parse("5H left:2 -> right:3"))
     assert [event.kind for event in events][:2] == ["moved", "redeal"]
     assert game.redeals_used == 1 and game.history == [Move.parse("5H left:2 -> right:3")]
     assert pile(game, "right:1") == "6C" and pile(game, "right:2") == "5H"
-    waiting = position(CornerstonesArnold, home={"ace:1": up("S", "6"),
+    waiting = by_hand(CornerstonesArnold, home={"ace:1": up("S", "6"),
                                                  "king:1": down("S", "8")})
     deal(waiting, "7S")
     assert "a redeal may be made only when the deal is complete" in refusal(waiting, "redeal")
 
 
 def test_ca02_the_last_card_of_a_deal_may_wait_and_the_redeal_waits_for_it() -> None:
-    game = position(CornerstonesArnold, piles={"left:2": "9D"},
+    game = by_hand(CornerstonesArnold, piles={"left:2": "9D"},
                     home={"ace:1": up("S", "6"), "king:1": down("S", "8")})
     deal(game, "7S")
     assert not game.stock and "redeal" not in legal(game)
@@ -493,7 +516,7 @@ def test_ca02_the_last_card_of_a_deal_may_wait_and_the_redeal_waits_for_it() -> 
 
 
 def test_ca03_redeal_gathers_piles_in_deal_order_lowest_card_first() -> None:
-    game = position(CornerstonesArnold, piles={"right:1": "5H 9C", "right:4": "JD",
+    game = by_hand(CornerstonesArnold, piles={"right:1": "5H 9C", "right:4": "JD",
                                                 "left:1": "8S", "left:6": "4C 10D"})
     events = game.play(Move.parse("redeal"))
     assert events[0].kind == "redeal" and events[0].cards == ()
@@ -505,19 +528,19 @@ def test_ca03_redeal_gathers_piles_in_deal_order_lowest_card_first() -> None:
 
 
 def test_ca04_deal_restrictions_apply_again_and_every_pile_is_dealt_to() -> None:
-    game = position(CornerstonesArnold, piles={"left:3": "2C 5D 9S 9H"})
+    game = by_hand(CornerstonesArnold, piles={"left:3": "2C 5D 9S 9H"})
     game.play(Move.parse("redeal"))
     assert place(game, "ace:4") == "AC 2C", "from the cornerstone right:1: any foundation"
     assert pile(game, "right:1") == "5D", "right:1 again: 5D turned after 2C went home"
     assert pile(game, "right:2") == "9S" and pile(game, "right:3") == "9H"
-    game = position(CornerstonesArnold, piles={"left:3": "5H 2D"}, home={"ace:3": "AD"})
+    game = by_hand(CornerstonesArnold, piles={"left:3": "5H 2D"}, home={"ace:3": "AD"})
     game.play(Move.parse("redeal"))
     assert pile(game, "right:2") == "2D", "right:2 is on line 1, not the diamonds line 3"
     assert pile(game, "right:1") == "5H"
 
 
 def test_ca05_the_gathered_packet_is_face_down_until_dealt() -> None:
-    game = position(CornerstonesArnold, piles={"left:2": "7S 3H 4H"},
+    game = by_hand(CornerstonesArnold, piles={"left:2": "7S 3H 4H"},
                     home={"ace:1": up("S", "6"), "king:1": down("S", "8")})
     game.play(Move.parse("redeal"))
     view = game.view()
@@ -527,7 +550,7 @@ def test_ca05_the_gathered_packet_is_face_down_until_dealt() -> None:
 
 
 def test_ca06_lost_only_when_no_move_and_no_redeal_is_left() -> None:
-    game = position(CornerstonesArnold, piles={"left:2": "5H", "right:3": "9C"},
+    game = by_hand(CornerstonesArnold, piles={"left:2": "5H", "right:3": "9C"},
                     redeals_used=1)
     assert game.outcome().status is Status.IN_PROGRESS
     game.play(Move.parse("redeal"))

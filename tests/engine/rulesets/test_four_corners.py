@@ -12,6 +12,7 @@ from engine.piles import PileId
 from engine.rulesets.corners_common import FOUNDATION_INDEX
 from engine.rulesets.four_corners import HEAP_INDEX, FourCorners
 from engine.view import Event, Status
+from tests.engine.rulesets.positions import set_up
 
 SUITS = "SHDC"
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -36,8 +37,23 @@ def down(suit: str, last: str) -> str:
 
 def position(*, heaps: dict[str, str] | None = None, foundations: dict[str, str] | None = None,
              stock: str = "", turned: str = "", next_heap: str = "left:1",
-             deal: int = 1, rules: int = RULES_VERSION) -> FourCorners:
-    """A game (any seed) with its piles set by hand; ``stock`` lists the next card dealt first."""
+             deal: int = 1, rest: str = "right:6", rules: int = RULES_VERSION) -> FourCorners:
+    """A game set up from a position: heaps and foundations as given, bottom card first (piles
+    not named are empty); ``stock`` lists the next card dealt first. The cards named nowhere lie
+    in pack order at the bottom of heap ``rest``, under the cards the test names there."""
+    piles = {**(heaps or {}), **(foundations or {}), "turned": turned,
+             "stock": " ".join("#" + word for word in reversed(stock.split()))}
+    return set_up(FourCorners, piles, {"deal": deal, "next_heap": next_heap},
+                  rest={rest: None}, rules=rules)
+
+
+def by_hand(*, heaps: dict[str, str] | None = None, foundations: dict[str, str] | None = None,
+            stock: str = "", turned: str = "", next_heap: str = "left:1",
+            deal: int = 1, rules: int = RULES_VERSION) -> FourCorners:
+    """A game (any seed) with its piles set by hand, for the tests of the deal itself: they need
+    a table holding only the cards they name (every other card of a position would be dealt, or
+    lie on a heap the deal adds to), and the engine to deal from any heap (a game set up from a
+    position deals only after a move). ``stock`` lists the next card dealt first."""
     game = FourCorners(0, rules=rules)
     game.heaps = [[] for _ in HEAP_INDEX]
     game.foundations = [[] for _ in FOUNDATION_INDEX]
@@ -103,7 +119,7 @@ def test_fc02_layout_two_columns_of_six_round_eight_foundations() -> None:
 
 
 def test_fc02_foundation_rows_are_spades_hearts_diamonds_clubs() -> None:
-    game = position(next_heap="left:2")
+    game = by_hand(next_heap="left:2")
     deal(game, "AC KC AD KD AH KH AS KS")
     for row, suit in enumerate(SUITS, 1):
         assert foundation(game, f"ace:{row}") == f"A{suit}"
@@ -113,13 +129,13 @@ def test_fc02_foundation_rows_are_spades_hearts_diamonds_clubs() -> None:
 @pytest.mark.parametrize("row", [1, 2, 3, 4])
 def test_fc02_side_heaps_lie_next_to_the_foundations_of_their_row(row: int) -> None:
     suit = SUITS[row - 1]
-    game = position(foundations=STARTED, next_heap=f"left:{row + 1}")
+    game = by_hand(foundations=STARTED, next_heap=f"left:{row + 1}")
     deal(game, f"2{suit}")
     assert foundation(game, f"ace:{row}") == f"A{suit} 2{suit}"
-    game = position(foundations=STARTED, next_heap=f"right:{row + 1}")
+    game = by_hand(foundations=STARTED, next_heap=f"right:{row + 1}")
     deal(game, f"Q{suit}")
     assert foundation(game, f"king:{row}") == f"K{suit} Q{suit}"
-    game = position(foundations=STARTED, next_heap=f"right:{row + 1}")
+    game = by_hand(foundations=STARTED, next_heap=f"right:{row + 1}")
     deal(game, f"2{suit}")
     assert heap(game, f"right:{row + 1}") == f"2{suit}"
 
@@ -127,7 +143,7 @@ def test_fc02_side_heaps_lie_next_to_the_foundations_of_their_row(row: int) -> N
 # -- FC-3 to FC-8: the deal --------------------------------------------------------------------
 
 def test_fc03_deal_goes_left_column_then_right_column_and_round_again() -> None:
-    game = position()
+    game = by_hand()
     events = deal(game, "5S 6S 7S 8S 9S 5H 6H 7H 8H 9H 5D 6D 7D 8D")
     expected = {"left:1": "5S 7D", "left:2": "6S 8D", "left:3": "7S", "left:4": "8S",
                 "left:5": "9S", "left:6": "5H", "right:1": "6H", "right:2": "7H",
@@ -147,7 +163,7 @@ def test_fc03_the_first_twelve_cards_follow_the_deal_rules() -> None:
 
 
 def test_fc04_first_ace_and_king_go_home_from_any_heap() -> None:
-    game = position(next_heap="left:4")  # left:4 is next to ace:3 only
+    game = by_hand(next_heap="left:4")  # left:4 is next to ace:3 only
     events = deal(game, "AS KH")
     assert (foundation(game, "ace:1"), foundation(game, "king:2")) == ("AS", "KH")
     assert all(not cards_ for cards_ in game.heaps)
@@ -155,24 +171,24 @@ def test_fc04_first_ace_and_king_go_home_from_any_heap() -> None:
 
 
 def test_fc04_second_ace_and_king_are_ordinary_cards() -> None:
-    game = position(foundations={"ace:1": "AS", "king:1": "KS"})
+    game = by_hand(foundations={"ace:1": "AS", "king:1": "KS"})
     deal(game, "AS KS")
     assert (heap(game, "left:1"), heap(game, "left:2")) == ("AS", "KS")
     assert (foundation(game, "ace:1"), foundation(game, "king:1")) == ("AS", "KS")
 
 
 def test_fc04_second_ace_ends_king_foundation_second_king_ends_ace_foundation() -> None:
-    game = position(foundations={"ace:1": up("S", "Q"), "king:1": down("S", "2")})
+    game = by_hand(foundations={"ace:1": up("S", "Q"), "king:1": down("S", "2")})
     deal(game, "AS KS")
     assert foundation(game, "king:1").endswith("2S AS")
     assert foundation(game, "ace:1").endswith("QS KS")
-    game = position(foundations={"ace:1": up("S", "Q"), "king:1": down("S", "2")},
+    game = by_hand(foundations={"ace:1": up("S", "Q"), "king:1": down("S", "2")},
                     heaps={"left:3": "KS", "right:5": "AS"})
     assert {"KS left:3 -> ace:1", "AS right:5 -> king:1"} <= legal(game)
 
 
 def test_fc04_first_king_starts_its_king_foundation_even_if_the_ace_one_wants_a_king() -> None:
-    game = position(foundations={"ace:1": up("S", "Q")})
+    game = by_hand(foundations={"ace:1": up("S", "Q")})
     deal(game, "KS")
     assert foundation(game, "king:1") == "KS"
     assert foundation(game, "ace:1") == up("S", "Q")
@@ -180,7 +196,7 @@ def test_fc04_first_king_starts_its_king_foundation_even_if_the_ace_one_wants_a_
 
 
 def test_fc05_card_turned_for_a_corner_goes_to_any_foundation_it_fits() -> None:
-    game = position(foundations=STARTED, next_heap="left:6")
+    game = by_hand(foundations=STARTED, next_heap="left:6")
     deal(game, "2S QH")
     assert foundation(game, "ace:1") == "AS 2S"
     assert foundation(game, "king:2") == "KH QH"
@@ -189,7 +205,7 @@ def test_fc05_card_turned_for_a_corner_goes_to_any_foundation_it_fits() -> None:
 
 
 def test_fc05_side_heap_card_goes_only_to_the_foundation_next_to_it() -> None:
-    game = position(foundations=STARTED, next_heap="left:3")  # next to ace:2 (hearts)
+    game = by_hand(foundations=STARTED, next_heap="left:3")  # next to ace:2 (hearts)
     events = deal(game, "2H 2S")
     assert foundation(game, "ace:2") == "AH 2H"
     assert events[0].text == "2H turned for left:3, placed on ace:2"
@@ -198,14 +214,14 @@ def test_fc05_side_heap_card_goes_only_to_the_foundation_next_to_it() -> None:
 
 
 def test_fc05_fitting_card_from_a_side_heap_is_dealt_and_cannot_be_played_in_the_deal() -> None:
-    game = position(foundations=STARTED, heaps={"left:1": "9C"}, next_heap="right:3")
+    game = by_hand(foundations=STARTED, heaps={"left:1": "9C"}, next_heap="right:3")
     deal(game, "2H 7S")  # right:3 is next to king:2, not ace:2
     assert heap(game, "right:3") == "2H"
     assert foundation(game, "ace:2") == "AH"
 
 
 def test_fc06_corner_card_fitting_two_foundations_waits_for_the_players_choice() -> None:
-    game = position(foundations={"ace:1": up("S", "6"), "king:1": down("S", "8")},
+    game = by_hand(foundations={"ace:1": up("S", "6"), "king:1": down("S", "8")},
                     heaps={"left:3": "9D"})
     events = deal(game, "7S 5C")
     assert events[-1].kind == "choose"
@@ -226,7 +242,7 @@ def test_fc06_corner_card_fitting_two_foundations_waits_for_the_players_choice()
 
 
 def test_fc06_the_last_card_of_a_deal_may_wait_then_the_deal_is_complete() -> None:
-    game = position(foundations={**STARTED, "ace:1": up("S", "6"), "king:1": down("S", "8")},
+    game = by_hand(foundations={**STARTED, "ace:1": up("S", "6"), "king:1": down("S", "8")},
                     heaps={"left:2": "9D", "left:3": "10D"})
     deal(game, "7S")
     assert not game.stock and "redeal" not in legal(game)
@@ -239,7 +255,7 @@ def test_fc06_the_last_card_of_a_deal_may_wait_then_the_deal_is_complete() -> No
 
 def test_fc06_side_heap_card_fitting_both_foundations_goes_next_door_without_choice() -> None:
     for pile, home in (("left:2", "ace:1"), ("right:2", "king:1")):
-        game = position(foundations={"ace:1": up("S", "6"), "king:1": down("S", "8")},
+        game = by_hand(foundations={"ace:1": up("S", "6"), "king:1": down("S", "8")},
                         next_heap=pile)
         deal(game, "7S")
         assert foundation(game, home).endswith("7S")
@@ -247,14 +263,14 @@ def test_fc06_side_heap_card_fitting_both_foundations_goes_next_door_without_cho
 
 
 def test_fc07_card_played_home_in_the_deal_leaves_its_place_to_the_next_card() -> None:
-    game = position(foundations=STARTED, next_heap="left:3")
+    game = by_hand(foundations=STARTED, next_heap="left:3")
     deal(game, "2H 6S 7D")
     assert foundation(game, "ace:2") == "AH 2H"
     assert (heap(game, "left:3"), heap(game, "left:4")) == ("6S", "7D")
 
 
 def test_fc08_heap_tops_wait_during_the_deal() -> None:
-    game = position()
+    game = by_hand()
     deal(game, "2S 5H AS 6H")
     assert heap(game, "left:1") == "2S"  # fits ace:1 once AS is home, but stays
     assert foundation(game, "ace:1") == "AS"
@@ -263,7 +279,7 @@ def test_fc08_heap_tops_wait_during_the_deal() -> None:
 
 
 def test_fc08_only_the_turned_card_may_move_while_a_choice_waits() -> None:
-    game = position(foundations={**STARTED, "ace:1": up("S", "6"), "king:1": down("S", "8")},
+    game = by_hand(foundations={**STARTED, "ace:1": up("S", "6"), "king:1": down("S", "8")},
                     heaps={"left:2": "2H", "left:3": "3H"})
     deal(game, "7S")
     reason = refusal(game, "2H left:2 -> ace:2")
@@ -326,9 +342,9 @@ def test_fc10_top_cards_build_on_each_other_in_suit_up_or_down() -> None:
 
 
 def test_fc10_equal_cards_of_the_two_packs_each_move_from_their_own_heap() -> None:
-    second_eight = CARDS[(8, Suit.S, 1)]
-    game = played(left_1="8S", left_2="9S", left_3="4D", left_4="5D")
-    game.heaps[HEAP_INDEX[PileId("right", 3)]] = [second_eight]
+    second_eight = CARDS[(8, Suit.S, 1)]  # the first 8S in table order is pack 0's
+    game = played(left_1="8S", left_2="9S", left_3="4D", left_4="5D", right_3="8S")
+    assert game.heaps[HEAP_INDEX[PileId("right", 3)]][-1].id == second_eight.id
     assert {"8S left:1 -> left:2", "8S right:3 -> left:2", "9S left:2 -> left:1",
             "9S left:2 -> right:3"} <= legal(game)
     game.play(Move.parse("8S right:3 -> left:2"))
@@ -363,9 +379,8 @@ def test_fc12_foundation_cards_stay_there() -> None:
     game = played(left_2="2S")
     assert not any(" ace:" in move.split("->")[0] for move in legal(game))
     assert refusal(game, "AS ace:1 -> left:2") == "cards on a foundation stay there (ace:1)"
-    game = played(left_2="9C")
-    game.foundations[FOUNDATION_INDEX[PileId("ace", 1)]] = cards(up("S", "7"))
-    game.foundations[FOUNDATION_INDEX[PileId("king", 1)]] = cards(down("S", "8"))
+    game = position(foundations={**STARTED, "ace:1": up("S", "7"), "king:1": down("S", "8")},
+                    heaps={"left:2": "9C"})
     assert refusal(game, "7S ace:1 -> king:1") == "cards on a foundation stay there (ace:1)"
 
 
@@ -397,7 +412,8 @@ def test_fc13_nothing_happens_by_itself_after_a_deal() -> None:
 # -- FC-14, FC-15: redeals ---------------------------------------------------------------------
 
 def test_fc14_redeal_gathers_in_deal_order_lowest_card_first_and_deals_again() -> None:
-    game = played(left_1="5S 6S", left_2="7H", right_6="9D 10D")
+    game = by_hand(foundations=STARTED,
+                   heaps={"left:1": "5S 6S", "left:2": "7H", "right:6": "9D 10D"})
     events = game.play(Move.parse("redeal"))
     assert events[0].kind == "redeal"
     assert events[0].text == "the heaps are gathered, left:1 first, for deal 2 of 3"
@@ -409,7 +425,7 @@ def test_fc14_redeal_gathers_in_deal_order_lowest_card_first_and_deals_again() -
 
 
 def test_fc14_deal_restrictions_apply_again_after_a_redeal() -> None:
-    game = played(left_1="2S", left_2="9C", right_1="2H")
+    game = by_hand(foundations=STARTED, heaps={"left:1": "2S", "left:2": "9C", "right:1": "2H"})
     events = game.play(Move.parse("redeal"))
     assert [event.text for event in events[1:4]] == [
         "2S turned for left:1, placed on ace:1",  # FC-5: from a corner
@@ -419,7 +435,7 @@ def test_fc14_deal_restrictions_apply_again_after_a_redeal() -> None:
 
 
 def test_fc14_a_redeal_that_is_all_that_is_left_is_made_by_the_engine() -> None:
-    game = position(foundations={**STARTED, "ace:1": up("S", "6"), "king:1": down("S", "8")},
+    game = by_hand(foundations={**STARTED, "ace:1": up("S", "6"), "king:1": down("S", "8")},
                     heaps={"left:2": "9D"})
     deal(game, "7S")
     events = game.play(Move.parse("7S turned -> ace:1"))
@@ -432,7 +448,7 @@ def test_fc14_a_redeal_that_is_all_that_is_left_is_made_by_the_engine() -> None:
 
 
 def test_fc14_under_rules_version_1_every_redeal_was_a_move() -> None:
-    game = position(foundations={**STARTED, "ace:1": up("S", "6"), "king:1": down("S", "8")},
+    game = by_hand(foundations={**STARTED, "ace:1": up("S", "6"), "king:1": down("S", "8")},
                     heaps={"left:2": "9D"}, rules=1)
     deal(game, "7S")
     events = game.play(Move.parse("7S turned -> ace:1"))
@@ -441,7 +457,7 @@ def test_fc14_under_rules_version_1_every_redeal_was_a_move() -> None:
 
 
 def test_fc14_no_redeal_before_the_deal_is_complete() -> None:
-    game = position(foundations={"ace:1": up("S", "6"), "king:1": down("S", "8")})
+    game = by_hand(foundations={"ace:1": up("S", "6"), "king:1": down("S", "8")})
     deal(game, "7S")
     assert "redeal" not in legal(game)
     assert refusal(game, "redeal") == (
@@ -512,7 +528,7 @@ def test_fc18_nothing_the_engine_says_depends_on_the_cards_still_in_the_stock() 
              "turned -> ace:1", "9D left:2 -> ace:3", "AS ace:1 -> left:2")
 
     def everything_said(stock: str) -> tuple[object, ...]:
-        game = position(foundations={**STARTED, "ace:1": up("S", "6"), "king:1": down("S", "8")},
+        game = by_hand(foundations={**STARTED, "ace:1": up("S", "6"), "king:1": down("S", "8")},
                         heaps={"left:2": "9D", "left:3": "10D"})
         events = deal(game, f"7S {stock}")
         view = game.view()
@@ -524,7 +540,8 @@ def test_fc18_nothing_the_engine_says_depends_on_the_cards_still_in_the_stock() 
 
 
 def test_fc19_progress_counts_cards_on_the_foundations() -> None:
-    game = position(foundations={**STARTED, "ace:2": up("H", "5")}, heaps={"left:1": "6H"})
+    game = position(foundations={**STARTED, "ace:2": up("H", "5")}, heaps={"left:1": "6H"},
+                    deal=3)  # no redeal left to deal the other cards home after the move
     assert game.progress().on_foundations == game.foundation_count() == 12
     assert game.progress().total == 104
     game.play(Move.parse("6H left:1 -> ace:2"))

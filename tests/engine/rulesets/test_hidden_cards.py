@@ -15,6 +15,7 @@ from engine.piles import PileId
 from engine.players import RandomPlayer
 from engine.rulesets.hidden_cards import RESERVE, HiddenCards
 from engine.view import Status
+from tests.engine.rulesets.positions import set_up
 
 SEED = 7
 
@@ -29,29 +30,29 @@ def complete(rank: int) -> str:
 
 
 def position(heaps: dict[int, str] | None = None, placed: dict[int, int] | None = None,
-             reserve: tuple[str, ...] = ("2S", "3S", "4S", "5S"), hand: str = "",
+             reserve: tuple[str, ...] | None = None, hand: str = "",
              kings: str = "", current: int = 1, owed: bool = False,
              rules: int = RULES_VERSION) -> HiddenCards:
-    """A game set up by hand: ``heaps`` maps heap numbers to their cards, bottom first (heaps
-    not named keep the cards of deal ``SEED``); ``placed`` how many at the bottom were placed
-    there; ``reserve`` the four reserve places ("" for an empty one); ``current`` the heap to take
-    from next; ``owed`` whether a reserve card is to be taken for a king."""
-    game = HiddenCards(SEED, rules=rules)
-    for number, text in (heaps or {}).items():
-        game.heaps[number - 1] = cards(text)
-    game.placed = [0] * 12
-    for number, count in (placed or {}).items():
-        game.placed[number - 1] = count
-    game.reserve = [cards(text) for text in reserve]
-    game.hand = cards(hand)
-    game.kings = cards(kings)
-    game.current = current - 1
-    game.owed = owed
-    game.home = sum(game.placed) + len(game.kings)
-    game.in_place = len(game.kings) + sum(card.rank == value for value, heap in enumerate(
-        game.heaps, start=1) for card in heap)
-    game._legal = None
-    return game
+    """A game set up from a position: ``heaps`` maps heap numbers to their cards, bottom first
+    (the cards named nowhere are shared out in pack order, one to each reserve place unless
+    ``reserve`` is given, then four a heap among the heaps not named); ``placed`` how many at
+    the bottom were placed there; ``reserve`` the four reserve places ("" for an empty one),
+    face down; ``current`` the heap to take from next; ``owed`` whether a
+    reserve card is to be taken for a king."""
+    heaps = heaps or {}
+    piles = {f"heap:{number}": text for number, text in heaps.items()}
+    piles |= {f"reserve:{number}": " ".join("#" + word for word in text.split())
+              for number, text in enumerate(reserve or (), start=1)}
+    piles |= {"hand": hand, "kings": kings}
+    others = [number for number in range(1, 13) if number not in heaps]
+    rest: dict[str, int | None] = {} if reserve else {place: 1 for place in map(str, RESERVE)}
+    rest |= {f"heap:{number}": 4 for number in others}
+    if others:
+        rest[f"heap:{others[-1]}"] = None
+    state = {"next_heap": f"heap:{current}", "reserve_owed": owed,
+             "placed_under": [(placed or {}).get(number, 0) for number in range(1, 13)]}
+    return set_up(HiddenCards, piles, state, rest=rest, face_down=frozenset(map(str, RESERVE)),
+                  rules=rules)
 
 
 def refusal(game: HiddenCards, text: str) -> str:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from engine.cards import ACE, CARDS, KING, Card, Suit
+from engine.cards import ACE, KING, RANK_NAMES, Card, Suit
 from engine.deal import deal_stock
 from engine.errors import IllegalMoveError
 from engine.game import RULES_VERSION
 from engine.moves import REDEAL, TURN, Move
 from engine.rulesets.octagon import AUX, FOUNDATIONS, STOCK, WASTE, Octagon
 from engine.view import Status
+from tests.engine.rulesets.positions import set_up
 
 SEED = 20260101
 
@@ -23,19 +24,20 @@ def cards(text: str) -> list[Card]:
 def position(aux: tuple[str, str, str, str] = ("", "", "", ""), waste: str = "",
              stock: str = "", built: dict[int, int] | None = None, deal: int = 1,
              rules: int = RULES_VERSION) -> Octagon:
-    """A game set by hand: auxiliary heaps and waste bottom to top, the stock in the order its
-    cards will be turned, and ``built`` foundation number -> rank of its top card (the others
-    show their ace)."""
-    game = Octagon(SEED, rules=rules)
-    game.aux = [cards(heap) for heap in aux]
-    game.waste = cards(waste)
-    game.stock = cards(stock)[::-1]
-    for number, top in (built or {}).items():
-        suit = Suit((number - 1) // 2)
-        game.foundations[number - 1] = [CARDS[rank, suit, 0] for rank in range(ACE, top + 1)]
-    game.deal = deal
-    game._legal = None
-    return game
+    """A game set up from a position: auxiliary heaps and waste bottom to top, the stock in the
+    order its cards will be turned, and ``built`` foundation number -> rank of its top card (the
+    others show their ace). The cards named nowhere lie at the bottom of aux:3, in pack order
+    (spades, hearts, diamonds, clubs, ace to king: no run forms)."""
+    piles = {str(pile): heap for pile, heap in zip(AUX, aux, strict=True)}
+    for number in range(1, 9):
+        suit = "SHDC"[(number - 1) // 2]
+        top = (built or {}).get(number, ACE)
+        piles[f"foundation:{number}"] = " ".join(RANK_NAMES[rank - 1] + suit
+                                                 for rank in range(ACE, top + 1))
+    piles["waste"] = waste
+    piles["stock"] = " ".join("#" + word for word in reversed(stock.split()))
+    return set_up(Octagon, piles, {"deal": deal}, rest={"aux:3": None},
+                  face_down=frozenset({"stock"}), rules=rules)
 
 
 def moves(game: Octagon) -> set[str]:

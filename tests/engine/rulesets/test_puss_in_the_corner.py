@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from engine.cards import Card, Suit
+from engine.cards import CARDS, Card, Suit
 from engine.errors import IllegalMoveError
 from engine.game import RULES_VERSION
 from engine.moves import REDEAL, RESIGN, TURN, Move
@@ -14,6 +14,7 @@ from engine.players import RandomPlayer
 from engine.registry import find_rule_set
 from engine.rulesets.puss_in_the_corner import CORNERS, FOUNDATIONS, STOCK, TURNED, PussInTheCorner
 from engine.view import Status
+from tests.engine.rulesets.positions import set_up
 
 SEED = 20261122
 
@@ -30,18 +31,21 @@ def foundation(index: int, top: str) -> list[Card]:
 
 def position(turned: str | None = None, corners: tuple[str, str, str, str] = ("", "", "", ""),
              tops: tuple[str, str, str, str] = ("AS", "AH", "AD", "AC"), stock: str = "",
-             pass_number: int = 1, rules: int = RULES_VERSION) -> PussInTheCorner:
-    """A game set by hand: corner heaps bottom to top, foundation tops, the stock in the order
-    it would be dealt (first card first)."""
-    game = PussInTheCorner(SEED, rules=rules)
-    game.foundations = [foundation(index, top) for index, top in enumerate(tops)]
-    game.corners = [cards(text) for text in corners]
-    game.stock = cards(stock)[::-1]
-    game.turned = None if turned is None else Card.parse(turned)
-    game.pass_number = pass_number
-    game.free = ()
-    game._legal = None
-    return game
+             pass_number: int = 1, rest: str | None = None,
+             rules: int = RULES_VERSION) -> PussInTheCorner:
+    """A game set up from a position: corner heaps bottom to top, foundation tops, the stock in
+    the order it would be dealt (first card first). The cards named nowhere lie at the bottom
+    of ``rest`` in pack order: by default at the end of a stock, where the test deals no
+    further, and under corner:3 when the stock is out."""
+    piles = {str(pile): " ".join(map(str, foundation(index, top)))
+             for index, (pile, top) in enumerate(zip(FOUNDATIONS, tops, strict=True))}
+    piles |= {str(pile): heap for pile, heap in zip(CORNERS, corners, strict=True)}
+    piles["stock"] = " ".join("#" + word for word in reversed(stock.split()))
+    piles["turned"] = turned or ""
+    state = {"pass": pass_number, "transfer_corners": [], "seven": None}
+    rest = rest or ("stock" if stock else "corner:3")
+    return set_up(PussInTheCorner, piles, state, rest={rest: None}, face_down=frozenset({"stock"}),
+                  rules=rules)
 
 
 def refused(game: PussInTheCorner, text: str) -> str:
@@ -155,9 +159,9 @@ def test_pc05_a_foundation_needs_the_next_rank_and_ends_at_the_king() -> None:
     game = position("4H", tops=("KS", "2H", "AD", "AC"), stock="5C")
     assert refused(game, "4H turned -> foundation:2") == ("4H does not follow 2H on "
                                                           "foundation:2: it needs a red 3")
-    game = position("2S", tops=("KS", "2H", "AD", "AC"), stock="5C")
-    assert refused(game, "2S turned -> foundation:1") == "foundation:1 is complete up to the king"
-    assert "2S turned -> foundation:4" in legal(game)
+    game = position("2C", tops=("KS", "2H", "AD", "AC"), stock="5C")
+    assert refused(game, "2C turned -> foundation:1") == "foundation:1 is complete up to the king"
+    assert "2C turned -> foundation:4" in legal(game)
 
 
 def test_pc06_corner_tops_go_home_at_any_time() -> None:
@@ -197,9 +201,9 @@ def test_pc07_foundation_cards_stay_and_heaps_do_not_build_on_each_other() -> No
 
 
 def seven_placed(corners: tuple[str, str, str, str] = ("4S 5H", "JD", "", "2C"),
-                 stock: str = "KC QC") -> PussInTheCorner:
+                 stock: str = "KC QC", rest: str | None = None) -> PussInTheCorner:
     """7S has just been placed on corner:3; the transfers after it are open."""
-    game = position("7S", corners=corners, stock=stock)
+    game = position("7S", corners=corners, stock=stock, rest=rest)
     events = game.play(Move.parse("7S turned -> corner:3"))
     assert events[-1].kind == "seven" and game.turned is None
     return game
@@ -224,10 +228,10 @@ def test_pc08_transfer_onto_the_top_keeps_the_order() -> None:
 
 
 def test_pc08_a_seven_placed_on_a_foundation_also_opens_transfers() -> None:
-    game = position("7C", corners=("4S", "", "", ""), tops=("6S", "AH", "AD", "AC"),
+    game = position("7C", corners=("4C", "", "", ""), tops=("6S", "AH", "AD", "AC"),
                     stock="KC")
     game.play(Move.parse("7C turned -> foundation:1"))
-    assert game.turned is None and "4S corner:1 -> corner:2" in legal(game)
+    assert game.turned is None and "4C corner:1 -> corner:2" in legal(game)
 
 
 def test_pc08_no_transfer_before_the_seven_is_placed() -> None:
@@ -346,7 +350,7 @@ def test_pc13_redeal_is_refused_before_the_stock_is_out() -> None:
     game = position("9D", stock="5C 6C")
     assert refused(game, "redeal") == ("place 9D first: the heaps are gathered when the stock "
                                        "is out")
-    game = seven_placed()
+    game = seven_placed(rest="corner:2")
     assert refused(game, "redeal") == "the heaps are gathered when the stock is out (2 left)"
     game = seven_placed(stock="")
     assert refused(game, "redeal") == ("finish the transfers after 7S first, or 'turn' to "
@@ -363,7 +367,12 @@ def test_pc14_heaps_gathered_heap_1_to_4_lowest_card_first() -> None:
     while game.turned is not None:
         dealt.append(str(game.turned))
         game.play(Move(TURNED, CORNERS[0], game.turned))
-    assert dealt == ["3C", "9D", "KH", "5S", "6H", "JC"]
+        if game.turned is None and TURN in game.legal_moves():
+            game.play(TURN)  # a seven placed: its transfers declined
+    named = {"3C", "9D", "KH", "5S", "6H", "JC", "AS", "AH", "AD", "2D", "AC"}
+    under_corner_3 = [card.text for card in CARDS.values()
+                      if card.pack == 0 and card.text not in named]
+    assert dealt == ["3C", "9D", "KH", *under_corner_3, "5S", "6H", "JC"]
     assert [str(pile[-1]) for pile in game.foundations] == ["AS", "AH", "2D", "AC"]
 
 
@@ -382,7 +391,7 @@ def test_pc16_the_gathered_stock_is_face_down() -> None:
     game = position("5S", corners=("3C 9D", "KH", "", ""))
     events = game.play(Move.parse("5S turned -> corner:4"))
     assert events[1].kind == "redeal" and not events[1].cards, "the gather shows no card"
-    assert game.view().pile(STOCK).cards == (None, None, None)
+    assert game.view().pile(STOCK).cards == (None,) * (52 - 4 - 1), "all but the aces and 3C"
     assert game.view().pile(TURNED).cards == (Card.parse("3C"),)
     assert not any(card["face_up"] for pile in game.full_state()["piles"]
                    if pile["pile"] == "stock" for card in pile["cards"])
