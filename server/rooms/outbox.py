@@ -43,6 +43,8 @@ class Outbox:
     def __init__(self, hand_over: HandOver) -> None:
         self._queue: deque[_Entry] = deque()
         self._hand_over = hand_over
+        self._awaited: asyncio.Future[Any] | None = None
+        """The write the last entry queued waits for, already told to release the queue."""
 
     @property
     def waiting(self) -> int:
@@ -55,8 +57,10 @@ class Outbox:
         left. The future says when: True once they are sent, False if they never will be."""
         entry = _Entry(list(frames), after, asyncio.get_running_loop().create_future())
         self._queue.append(entry)
-        if after is not None and not after.done():
+        if after is not None and not after.done() and after is not self._awaited:
+            # (a race's moves up to a commit share one write: the room waits for it once)
             after.add_done_callback(self._release)
+            self._awaited = after
         self._release()
         return entry.sent
 
