@@ -42,9 +42,11 @@ from server.rooms.pool import daily_draw, winnable_seed
 from server.rooms.solver import SolverPool
 from server.settings import Settings
 from server.storage import holding
-from server.storage import races as store
+from server.storage.deals import daily_seed
+from server.storage.engine import Sessions
 from server.storage.models import RaceRow
-from server.storage.races import AcceptedMove, Sessions
+from server.storage.races import AcceptedMove, create_race, record_start
+from server.storage.results import record_results
 from server.storage.writer import WriteGivenUp, Writer
 from wire.protocol import (
     ActionObject,
@@ -407,8 +409,8 @@ class RoomHost:
         self._take_room(client)  # before the claim: a refused room costs no day's play
         day, rule_set = datetime.fromtimestamp(now, UTC).date(), message.rule_set
         pooled = daily_draw(self.settings, rule_set)
-        seed, winnable = await self._write(lambda: store.daily_seed(self.sessions, rule_set, day,
-                                                                    pooled))
+        seed, winnable = await self._write(lambda: daily_seed(self.sessions, rule_set, day,
+                                                              pooled))
         room = await self._open(client, message.id, rule_set=rule_set, seed=seed,
                                 deal_kind="daily", winnable=winnable, seats_max=1,
                                 time_limit_s=None,
@@ -480,7 +482,7 @@ class RoomHost:
 
     def _store(self, race: Race) -> Awaitable[RaceRow | None]:
         """Store a new race, in its lobby (a client waits for it)."""
-        return self._write(lambda: store.create_race(
+        return self._write(lambda: create_race(
             self.sessions, race_id=race.race_id, code=race.code, rule_set=race.rule_set,
             deal_kind=race.deal_kind, seed=race.seed, algorithm=race.algorithm,
             rules=race.rules, host_id=race.host_id, seats_max=race.seats_max,
@@ -634,9 +636,9 @@ class RoomHost:
         at = datetime.fromtimestamp(started.started_at_ms / 1000, UTC)
         racers = list(race.racers)
         addresses = {player_id: room.addresses.get(player_id, "") for player_id in racers}
-        return self.writer.run(lambda: store.record_start(self.sessions, race.race_id, at,
-                                                          racers, epoch, addresses,
-                                                          self.rating_rules))
+        return self.writer.run(lambda: record_start(self.sessions, race.race_id, at,
+                                                    racers, epoch, addresses,
+                                                    self.rating_rules))
 
     def _store_result(self, room: Room) -> asyncio.Future[bool]:
         """Queue the race's result for storage; the room closes a while after it is stored."""
@@ -646,8 +648,8 @@ class RoomHost:
         ranking, epoch = race.ranking(), room.epoch
 
         async def store_result() -> None:
-            recorded = await store.record_results(self.sessions, race.race_id, ended, ranking,
-                                                  epoch)
+            recorded = await record_results(self.sessions, race.race_id, ended, ranking,
+                                            epoch)
             race.rate(recorded.ratings)
             if self.rank_cache is not None:  # after the commit; it never fails the write
                 await self.rank_cache.set_lines(recorded.scored)
