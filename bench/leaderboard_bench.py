@@ -14,12 +14,12 @@ and daily deals (the numbered ones not ranked, as the server stores them: see
 ``server.storage.races.ranked``), finish times over the last 60 days), by COPY on PostgreSQL and by
 ``executemany`` in large transactions on SQLite. The data is the same on both (seeded). The
 entries are loaded directly, not through ``record_results``, so the win counts of the most wins
-board (``player_wins``) are then made from them by ``store.recount_wins``, the statement
-migration 0005 fills the table with. PostgreSQL is then ``VACUUM ANALYZE``d, as autovacuum
-would after such a load; SQLite is left as the server leaves it (no ``ANALYZE``).
+board (``player_wins``) are then made from them by ``server.storage.results.recount_wins``,
+the statement migration 0005 fills the table with. PostgreSQL is then ``VACUUM ANALYZE``d, as
+autovacuum would after such a load; SQLite is left as the server leaves it (no ``ANALYZE``).
 
-Then, through the real store functions (``server.storage.races``) on the server's own engine
-(``server.storage.models.make_engine``), each leaderboard query is timed ``--calls`` times after a
+Then, through the real store functions (``server.storage``) on the server's own engine
+(``server.storage.engine.make_engine``), each leaderboard query is timed ``--calls`` times after a
 warm-up, taking the rule sets in turn, and its p50/p99 reported: fastest wins (today, this week, all
 time, and today just after midnight, when no win is in yet and the whole rule set is looked
 through), most wins, the most played numbered deal's board and the biggest daily board, top 100
@@ -75,15 +75,21 @@ from engine.game import RULES_VERSION  # noqa: E402
 from engine.registry import RULE_SET_NAMES  # noqa: E402
 from server.cluster.rank_cache import RedisRanks  # noqa: E402
 from server.settings import async_url  # noqa: E402
-from server.storage import leaderboards, ranks
-from server.storage import races as store  # noqa: E402
-from server.storage.models import (  # noqa: E402
-    Base,
-    EntryRow,
-    PlayerRow,
-    PlayerWinsRow,
+from server.storage import leaderboards, ranks, results
+from server.storage.engine import (  # noqa: E402
+    Sessions,
     make_engine,
     make_sessionmaker,
+    upgrade_database,
+)
+from server.storage.models import Base, EntryRow, PlayerRow, PlayerWinsRow  # noqa: E402
+from server.storage.players import new_id  # noqa: E402
+from server.storage.races import (  # noqa: E402
+    AcceptedMove,
+    create_race,
+    record_moves,
+    record_start,
+    utc_day,
 )
 from wire.commitment import commitment  # noqa: E402
 from wire.protocol import RankEntry  # noqa: E402
@@ -543,7 +549,7 @@ async def recount_wins(database: Database) -> None:
     started = time.perf_counter()
     engine = create_async_engine(database.url)  # not the server's: no statement time limit
     try:
-        await store.recount_wins(make_sessionmaker(engine))
+        await results.recount_wins(make_sessionmaker(engine))
         async with engine.connect() as connection:
             database.counts["player_wins"] = await connection.scalar(
                 select(func.count()).select_from(PlayerWinsRow)) or 0
@@ -691,7 +697,7 @@ async def find_targets(engine: AsyncEngine) -> Targets:
     return Targets(rule_sets, fastest, wins, deals, days, daily, on_deal)
 
 
-Query = Callable[[store.Sessions, str, datetime], Awaitable[leaderboards.Board[Any]]]
+Query = Callable[[Sessions, str, datetime], Awaitable[leaderboards.Board[Any]]]
 Count = Callable[[str, datetime], Select[Any]]
 
 
@@ -717,7 +723,7 @@ def board_specs(targets: Targets, cache: RedisRanks | None = None) -> list[Board
     def fastest(period: leaderboards.Period) -> Query:
         return lambda s, r, now: leaderboards.fastest_wins(s, r, period, LIMIT, now)
 
-    def at_midnight(s: store.Sessions, r: str,
+    def at_midnight(s: Sessions, r: str,
                     now: datetime) -> Awaitable[leaderboards.Board[Any]]:
         return leaderboards.fastest_wins(s, r, "today", LIMIT,
                                          next_midnight(now) + timedelta(minutes=1))
@@ -767,7 +773,7 @@ def board_specs(targets: Targets, cache: RedisRanks | None = None) -> list[Board
 
 
 def next_midnight(now: datetime) -> datetime:
-    return datetime.combine(store.utc_day(now) + timedelta(days=1), datetime.min.time(), UTC)
+    return datetime.combine(utc_day(now) + timedelta(days=1), datetime.min.time(), UTC)
 
 
 async def bench_boards(database: Database, engine: AsyncEngine, now: datetime, calls: int,
@@ -841,12 +847,12 @@ async def bench_writes(database: Database, engine: AsyncEngine, now: datetime,
     rng = random.Random(7)
 
     async def new_race(rule_set: str) -> str:
-        race_id = store.new_id()
-        await store.create_race(sessions, race_id=race_id, code="BENCH", rule_set=rule_set,
-                                deal_kind="secret", seed=rng.getrandbits(64),
-                                algorithm=DEAL_ALGORITHM, rules=RULES_VERSION,
-                                host_id=players[0], seats_max=2,
-                                time_limit_s=None)
+        race_id = new_id()
+        await create_race(sessions, race_id=race_id, code="BENCH", rule_set=rule_set,
+                          deal_kind="secret", seed=rng.getrandbits(64),
+                          algorithm=DEAL_ALGORITHM, rules=RULES_VERSION,
+                          host_id=players[0], seats_max=2,
+                          time_limit_s=None)
         return race_id
 
     figures: dict[str, WriteFigures] = {}
@@ -857,14 +863,14 @@ async def bench_writes(database: Database, engine: AsyncEngine, now: datetime,
         async def whole_race(number: int, races: list[str] = races,
                              kept: RedisRanks | None = kept) -> None:
             pair = rng.sample(players, 2)
-            await store.record_start(sessions, races[number], started_at, pair)
+            await record_start(sessions, races[number], started_at, pair)
             ranking = [RankEntry(rank=1, player_id=pair[0], name="", status="won",
                                  time_ms=rng.randint(60_000, 600_000), on_foundations=52,
                                  reached_at_ms=300_000, moves=120),
                        RankEntry(rank=2, player_id=pair[1], name="", status="lost",
                                  time_ms=610_000, on_foundations=30, reached_at_ms=200_000,
                                  moves=90)]
-            recorded = await store.record_results(sessions, races[number], now, ranking)
+            recorded = await results.record_results(sessions, races[number], now, ranking)
             if kept is not None:
                 await kept.set_lines(recorded.scored)
 
@@ -880,19 +886,19 @@ async def bench_writes(database: Database, engine: AsyncEngine, now: datetime,
     seats = []
     for race_id in racing:
         pair = rng.sample(players, 2)
-        await store.record_start(sessions, race_id, started_at, pair)
+        await record_start(sessions, race_id, started_at, pair)
         seats += [(race_id, player) for player in pair]
     next_index = dict.fromkeys(seats, 0)
     for size in MOVE_BATCHES:
         async def batch(number: int, size: int = size) -> None:
-            rows: list[store.AcceptedMove] = []
+            rows: list[AcceptedMove] = []
             for n in range(size):
                 race_id, player = seats[(number * size + n) % len(seats)]
                 index = next_index[race_id, player]
                 next_index[race_id, player] = index + 1
                 rows.append({"race_id": race_id, "player_id": player, "index": index,
                              "text": "8H left:3 -> ace:2", "at_ms": 1000 * index})
-            await store.record_moves(sessions, rows)
+            await record_moves(sessions, rows)
 
         timing, _ = await timed(batch, calls, warm_up=5)
         total_s = sum(timing.samples_ms) / 1000
@@ -916,7 +922,7 @@ async def bench_database(database: Database, shape: Shape, calls: int, explain: 
                          redis_url: str | None, server_side: bool,
                          copy_of: str | None = None, reuse: bool = False) -> Run:
     log(f"{database.kind}: alembic upgrade head")
-    await store.upgrade_database(database.url)
+    await upgrade_database(database.url)
     if reuse:
         await describe_loaded(database)
     elif database.kind == "sqlite" and copy_of is not None:

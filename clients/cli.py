@@ -437,7 +437,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
-    from server.storage.races import upgrade_database
+    from server.storage.engine import upgrade_database
 
     settings = server_settings(args)
     asyncio.run(upgrade_database(settings.database_url))
@@ -446,7 +446,7 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
 
 
 def cmd_ratings_rebuild(args: argparse.Namespace) -> int:
-    from server.storage.models import make_engine, make_sessionmaker
+    from server.storage.engine import make_engine, make_sessionmaker
     from server.storage.ratings import rebuild
 
     settings = server_settings(args)
@@ -466,7 +466,7 @@ def cmd_ratings_rebuild(args: argparse.Namespace) -> int:
 
 def cmd_leaderboards_rebuild(args: argparse.Namespace) -> int:
     from server.cluster.rank_cache import RedisRanks
-    from server.storage.models import make_engine, make_sessionmaker
+    from server.storage.engine import make_engine, make_sessionmaker
 
     settings = server_settings(args)
     if settings.redis_url is None:

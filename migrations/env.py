@@ -1,7 +1,7 @@
 """Alembic environment: runs the migrations over an asyncio connection.
 
 The URL is ``sqlalchemy.url`` from the Alembic config when the caller set one (as
-``server.storage.races.upgrade_database`` and the tests do), otherwise ``Settings().database_url``
+``server.storage.engine.upgrade_database`` and the tests do), otherwise ``Settings().database_url``
 (the ``PATIENCE_RACE_DATABASE_URL`` environment variable). Constraint names come from the
 models' naming convention, so every database gets the same names.
 

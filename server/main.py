@@ -23,8 +23,7 @@ from engine.solver import core_description
 from server.net.http import HttpApi
 from server.service import Service
 from server.settings import Settings
-from server.storage import races as store
-from server.storage.models import make_engine
+from server.storage.engine import make_engine, upgrade_database
 
 log = logging.getLogger("patience_race.server")
 
@@ -99,7 +98,7 @@ async def run_server(settings: Settings, stop: asyncio.Future[None] | None = Non
         for signum in (signal.SIGTERM,) if worker is not None else STOP_SIGNALS:
             loop.add_signal_handler(signum, _finish, stop)
     if worker is None:
-        await store.upgrade_database(settings.database_url)  # (the supervisor did, for workers)
+        await upgrade_database(settings.database_url)  # (the supervisor did, for workers)
         if stop.done():
             return
     engine = make_engine(settings.database_url)

@@ -7,8 +7,8 @@ Nothing here decides anything; it puts the pieces together and runs their lifecy
 - ``server.rooms.host``: where a room lives (the ``RoomHost``: races, members, outboxes, timers);
 - ``server.cluster.bus``: what carries room requests from a connection to its room's host and frames
   back (``LocalBus`` in one process, ``server.cluster.redis_bus.RedisBus`` across workers);
-- ``server.storage.writer`` and ``server.storage.races``: storage, in order, one group commit at a
-  time;
+- ``server.storage.writer`` and ``server.storage.races.MoveRecorder``: storage, in order, one
+  group commit at a time;
 - ``server.sweeper``: what nobody closes by themselves, closed on a timer.
 
 Plain HTTP on the same port is ``server.net.http``; starting and stopping, ``server.main``.
@@ -34,8 +34,8 @@ from server.rooms.pool import PoolFiller
 from server.rooms.room import Client, Room
 from server.settings import Settings
 from server.storage import holding
-from server.storage import races as store
-from server.storage.models import make_sessionmaker
+from server.storage.engine import make_sessionmaker
+from server.storage.races import MoveRecorder
 from server.storage.writer import Writer
 from server.sweeper import deadlines, sweep
 
@@ -51,7 +51,7 @@ class Service:
         process does, the only one or worker 0)."""
         self.settings, self.clock = settings, clock
         self.sessions = make_sessionmaker(engine)
-        self.move_recorder = store.MoveRecorder(engine)
+        self.move_recorder = MoveRecorder(engine)
         self.writer = Writer(self.move_recorder, window_s=settings.commit_window_ms / 1000,
                              max_batch=settings.commit_batch_max)
         self.host = RoomHost(settings, self.sessions, self.writer, clock)

@@ -19,17 +19,14 @@ A sweep walks every connection and room once: microseconds each, once a second a
 
 from __future__ import annotations
 
-from sqlalchemy import delete
-
 from server.core.deadlines import Deadlines, Whereabouts
 from server.core.race import Phase
 from server.core.said import as_frame
 from server.net.connection import Gateway
 from server.rooms.host import RoomHost
-from server.rooms.pool import give_back
 from server.rooms.room import Client, Elsewhere, Room
 from server.settings import Settings
-from server.storage.models import RaceRow
+from server.storage.races import delete_unstarted_race
 from wire.protocol import ErrorCode, ErrorMessage
 
 
@@ -79,14 +76,4 @@ def close_lobby(host: RoomHost, room: Room) -> None:
     host.delivery.hand_over(list(room.members), as_frame(notice))
     host.delivery.forget_room(room)
     race_id, epoch = room.race.race_id, room.epoch
-
-    async def discard() -> None:  # (unless another process holds it now: it is theirs)
-        async with host.sessions.begin() as session:
-            deleted = (await session.execute(
-                delete(RaceRow).where(RaceRow.id == race_id, RaceRow.started_at.is_(None),
-                                      RaceRow.holder_epoch == epoch)
-                .returning(RaceRow.rule_set, RaceRow.seed, RaceRow.winnable))).first()
-            if deleted is not None and deleted.winnable:
-                await give_back(session, deleted.rule_set, deleted.seed)
-
-    host.writer.run(discard)
+    host.writer.run(lambda: delete_unstarted_race(host.sessions, race_id, epoch))

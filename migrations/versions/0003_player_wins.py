@@ -7,7 +7,7 @@ Create Date: 2026-11-22
 The most wins board counted each player's wins on every request (``GROUP BY player_id`` over a
 rule set's wins along ``ix_entries_wins``): that reads every win of the rule set, which at
 1,000,000 results missed 20 ms. ``player_wins`` keeps the count and the last win's time, and
-``server.storage.races.record_results`` adds each new win to it in the transaction that stores it.
+``server.storage.results.record_results`` adds each new win to it in the transaction that stores it.
 
 The board's order is ``(-wins, last_win_at, player_id)``, ascending; it reads a page from a key
 and counts the lines before a key by comparing that key as a row value, which follows an index
@@ -33,8 +33,8 @@ of the count of the lines before it, SQLite and PostgreSQL:
 Generated columns need SQLite 3.31 and PostgreSQL 12.
 
 The table is filled from the entries already stored, with the statement that
-``server.storage.races.recount_wins`` makes (written out here: a migration must not change with the
-code).
+``server.storage.results.recount_wins`` makes (written out here: a migration must not change with
+the code).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ Hostile clients (issue 10):
   when the player's identity was made before that day (UTC) began and, for the duplicates
   stored before this revision, only the player's first race of it (by creation, then id).
   ``player_wins`` is counted again from the ranked wins alone (the statement of
-  ``server.storage.races.recount_wins``, written out: a migration must not change with the code).
+  ``server.storage.results.recount_wins``, written out: a migration must not change with the code).
 - ``ix_entries_fastest`` and ``ix_entries_wins`` gain ``ranked`` after ``status``: the fastest
   board and a player's best line on it stay one index range, in board order.
 

@@ -7,9 +7,9 @@ wins. The lines strictly better than a rank term ``t`` are ``ZCOUNT key -inf (t`
 Redis. Pages are still read from the database, one index range in board order: that keeps the
 documented order within ties, which a sorted set (ordering ties by name) would not.
 
-The database is the truth. The sets take what ``store.record_results`` returns, after its
-commit: the lines as they now stand (``ZADD``, so setting them twice changes nothing; a
-player's count only grows, so it is set only lower, ``LT``, and an older count never undoes a
+The database is the truth. The sets take what ``server.storage.results.record_results`` returns,
+after its commit: the lines as they now stand (``ZADD``, so setting them twice changes nothing;
+a player's count only grows, so it is set only lower, ``LT``, and an older count never undoes a
 newer one). They are rebuilt from the database at start and on demand (``patience-race
 leaderboards rebuild``): into new keys, renamed over the old ones. While a rebuild runs
 (``{prefix}ranks-building`` is set) every write goes to both, so a result stored after the
@@ -26,11 +26,9 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 
 import redis.asyncio as redis
-from sqlalchemy import select, true
 
 from server.storage import ranks
-from server.storage.models import EntryRow, PlayerWinsRow
-from server.storage.races import Sessions
+from server.storage.engine import Sessions
 
 log = logging.getLogger("patience_race.rank_cache")
 
@@ -101,16 +99,8 @@ class RedisRanks:
             await self.redis.delete(*stale)
         boards: set[str] = set()
         lines = 0
-        e, w = EntryRow, PlayerWinsRow
-        async with sessions.begin() as session:
-            wins = await session.stream(select(w.rule_set, w.player_id, w.minus_wins))
-            async for players in wins.partitions(CHUNK):
-                lines += await self._add(players, ranks.wins_board, boards, lt=True)
-            fastest = await session.stream(
-                select(e.rule_set, e.race_id + ":" + e.player_id, e.time_ms)
-                .where(e.status == "won", e.ranked == true()))
-            async for won in fastest.partitions(CHUNK):
-                lines += await self._add(won, ranks.fastest_board, boards, lt=False)
+        async for board_of, rows in ranks.hot_board_lines(sessions, CHUNK):
+            lines += await self._add(rows, board_of, boards, lt=board_of is ranks.wins_board)
         pipe = self.redis.pipeline(transaction=True)
         for board in sorted(boards):
             pipe.rename(self.key(board, new=True), self.key(board))

@@ -82,8 +82,8 @@ from server.rooms.room import (
 )
 from server.speedups import JsonLibrary, json_dumps, json_loads
 from server.storage import holding
-from server.storage import races as store
-from server.storage.races import Sessions
+from server.storage.engine import Sessions
+from server.storage.races import unfinished_race_codes
 from wire.protocol import (
     CLIENT_MESSAGE,
     CreateRoom,
@@ -172,7 +172,7 @@ class RedisBus:
         await self._beat()
         await self.redis.sadd(self._key("workers"), self.id)
         if not await self.redis.exists(self._key("directory")) and not (
-                await store.unfinished_race_codes(self.sessions)):
+                await unfinished_race_codes(self.sessions)):
             await self._directory_whole()
         self._tasks = [asyncio.create_task(self._read_forever(pubsub)),
                        asyncio.create_task(self._send_forever()),
@@ -672,7 +672,7 @@ class RedisBus:
         if not await self.redis.set(self._key("orphans"), self.id, nx=True,
                                     ex=int(ORPHAN_SWEEP_S)):
             return
-        codes = await store.unfinished_race_codes(self.sessions)
+        codes = await unfinished_race_codes(self.sessions)
         held = await self.redis.mget([self._key("room", code) for code in codes]) if codes else []
         orphans = [code for code, holder in zip(codes, held, strict=True) if holder is None]
         if orphans:

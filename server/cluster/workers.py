@@ -36,7 +36,7 @@ import redis
 
 from engine.solver import core_description
 from server.settings import Settings
-from server.storage import races as store
+from server.storage.engine import upgrade_database
 
 log = logging.getLogger("patience_race.server")
 
@@ -57,7 +57,7 @@ def serve_workers(settings: Settings) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    asyncio.run(store.upgrade_database(settings.database_url))
+    asyncio.run(upgrade_database(settings.database_url))
     if stopping.is_set():
         return 0
     listen = socket.create_server((settings.host, settings.port), backlog=1024)

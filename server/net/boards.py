@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from server.storage import races as store
+from server.storage.engine import Sessions
 from server.storage.leaderboards import (
     Board,
     ResultLine,
@@ -14,6 +14,7 @@ from server.storage.leaderboards import (
     fastest_wins,
     most_wins,
 )
+from server.storage.races import utc_day
 from server.storage.ranks import RankCache
 from wire.protocol import GetLeaderboard, Leaderboard, LeaderboardEntry
 
@@ -25,7 +26,8 @@ COUNTS = {
     "daily": "The day's deal, once per player; identities made that day play it unranked.",
     "deal": "Every race on this deal: chosen, secret or daily, ranked or not.",
 }
-"""Which races each board counts (``store.ranked`` has the rule), for the reply to say."""
+"""Which races each board counts (``server.storage.races.ranked`` has the rule), for the reply to
+say."""
 
 
 def _entry(line: ResultLine | WinsLine) -> LeaderboardEntry:
@@ -38,7 +40,7 @@ def _entry(line: ResultLine | WinsLine) -> LeaderboardEntry:
         deal=None if line.seed is None else str(line.seed), at=line.finished_at.isoformat())
 
 
-async def leaderboard(sessions: store.Sessions, request: GetLeaderboard, player_id: str | None,
+async def leaderboard(sessions: Sessions, request: GetLeaderboard, player_id: str | None,
                       now: datetime, cache: RankCache | None = None) -> Leaderboard:
     """The board the request asks for; ``player_id`` (with ``around_me``) centres it on them.
     ``cache`` (``server.cluster.rank_cache``) gives the ranks of the boards it holds."""
@@ -55,7 +57,7 @@ async def leaderboard(sessions: store.Sessions, request: GetLeaderboard, player_
         board = await deal_board(sessions, rule_set, int(request.deal or 0), limit, around=around,
                                   cache=cache)
     else:
-        day = date.fromisoformat(request.day) if request.day else store.utc_day(now)
+        day = date.fromisoformat(request.day) if request.day else utc_day(now)
         board = await daily_board(sessions, rule_set, day, limit, now, around=around,
                                    cache=cache)
     return Leaderboard(

@@ -44,8 +44,9 @@ from server.net.boards import leaderboard
 from server.rooms.room import ROOM_REQUESTS, Client, write_for_client
 from server.settings import Settings
 from server.speedups import json_loads
-from server.storage import races as store
-from server.storage.races import Sessions
+from server.storage.engine import Sessions
+from server.storage.players import create_player, player_by_token
+from server.storage.races import race_record
 from server.storage.writer import Writer
 from wire.protocol import (
     CLIENT_MESSAGE,
@@ -213,8 +214,8 @@ class Gateway:
                                       self.rank_cache)
             self.send(client, board)
         elif isinstance(message, GetRace):
-            record = await store.race_record(self.sessions, message.race_id,
-                                             datetime.fromtimestamp(self.clock(), UTC))
+            record = await race_record(self.sessions, message.race_id,
+                                       datetime.fromtimestamp(self.clock(), UTC))
             if record is None:
                 raise Refusal(ErrorCode.NOT_FOUND, f"no finished race {message.race_id!r}")
             self.send(client, RaceRecord(id=message.id, record=record))
@@ -238,7 +239,7 @@ class Gateway:
         its members by who they were when they came in (an anonymous spectator who gives a
         name, say, leaves the room first)."""
         if message.token is not None:
-            known = await store.player_by_token(self.sessions, message.token)
+            known = await player_by_token(self.sessions, message.token)
             if known is None:
                 raise Refusal(ErrorCode.BAD_TOKEN, "that token belongs to no player")
             self._same_in_room(client, known.id)
@@ -250,7 +251,7 @@ class Gateway:
                               "come back with your token, or later")
             name = message.name.strip()
             player, token = await write_for_client(
-                self.writer, lambda: store.create_player(self.sessions, name),
+                self.writer, lambda: create_player(self.sessions, name),
                 self.settings.write_wait_s)
         else:
             self._same_in_room(client, client.player_id if client.anonymous else None)

@@ -56,11 +56,13 @@ from server.net.responses import (
 from server.net.rules_pages import rules_response
 from server.net.static import static_response
 from server.rooms.host import RoomHost
-from server.rooms.pool import PoolFiller, ready_counts
+from server.rooms.pool import PoolFiller
 from server.rooms.room import Room, local_list
 from server.settings import Settings
-from server.storage import races as store
-from server.storage.races import Sessions
+from server.storage.deals import ready_counts, solver_fields
+from server.storage.engine import Sessions
+from server.storage.players import ID
+from server.storage.races import race_record
 from server.storage.ratings import rating_board
 from server.storage.writer import Writer
 from wire.protocol import GetLeaderboard
@@ -95,7 +97,6 @@ WEBSOCKET_METHODS = ("GET",)
 """Any other method is a 405 with ``Allow``: nothing here changes anything over HTTP."""
 LEADERBOARD_PARAMETERS = frozenset({"board", "period", "deal", "day", "player", "limit"})
 RATINGS_PARAMETERS = frozenset({"limit", "around"})
-ID = store.ID
 POOL_COUNTS_S = 2.0
 """How old /healthz lets the winnable pool's counts get before they are read again."""
 
@@ -365,14 +366,14 @@ class HttpApi:
         if data is not None:
             record: dict[str, Any] = json.loads(data)
             if record["solver"] is None:  # the search after the race may have ended since
-                record.update(await store.solver_fields(self.service.sessions, record))
+                record.update(await solver_fields(self.service.sessions, record))
                 if record["solver"] is not None:
                     data = encode(record)
                     self.finished.put(key, data)
             return record, data
         if not ID.fullmatch(race_id):
             return None, None
-        found = await store.race_record(self.service.sessions, race_id, datetime.now(UTC))
+        found = await race_record(self.service.sessions, race_id, datetime.now(UTC))
         if found is None:
             return None, None
         data = encode(found)

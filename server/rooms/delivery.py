@@ -25,9 +25,10 @@ from server.rooms.outbox import Addressed, Outbox
 from server.rooms.room import Carrier, Directory, Member, OneProcess, RemoteMember, Room
 from server.rooms.solver import SolverPool
 from server.settings import Settings
-from server.storage import races
-from server.storage.races import Sessions
+from server.storage.engine import Sessions
+from server.storage.races import record_start
 from server.storage.ranks import ScoredLines
+from server.storage.results import Recorded, record_results
 from server.storage.writer import Writer
 
 log = logging.getLogger("patience_race.rooms")
@@ -116,7 +117,7 @@ class Delivery:
         race_id, epoch = room.race.race_id, room.epoch
         at = datetime.fromtimestamp(began.started_at_ms / 1000, UTC)
         addresses = {player_id: room.addresses.get(player_id, "") for player_id in began.racers}
-        return self.writer.run(lambda: races.record_start(
+        return self.writer.run(lambda: record_start(
             self.sessions, race_id, at, list(began.racers), epoch, addresses, self.rating_rules))
 
     def _store_result(self, room: Room, ended: RaceEnded) -> asyncio.Future[Any]:
@@ -126,16 +127,16 @@ class Delivery:
         race, epoch = room.race, room.epoch
         ended_at = datetime.fromtimestamp(ended.ended_at, UTC)
 
-        async def store_result() -> races.Recorded:
-            recorded = await races.record_results(self.sessions, race.race_id, ended_at,
+        async def store_result() -> Recorded:
+            recorded = await record_results(self.sessions, race.race_id, ended_at,
                                                     ended.ranking, epoch)
             if self.rank_cache is not None:  # after the commit; it never fails the write
                 await self.rank_cache.set_lines(recorded.scored)
             return recorded
 
-        def stored(done: asyncio.Future[races.Recorded | bool]) -> None:
+        def stored(done: asyncio.Future[Recorded | bool]) -> None:
             recorded = None if done.cancelled() else done.result()
-            if isinstance(recorded, races.Recorded):  # (False: never stored)
+            if isinstance(recorded, Recorded):  # (False: never stored)
                 race.rate(recorded.ratings)
             self._close_later(room, race)
             self.solver.after_race(race, frozenset(

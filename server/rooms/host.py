@@ -33,8 +33,8 @@ from server.rooms.room import (
 )
 from server.rooms.solver import SolverPool
 from server.settings import Settings
+from server.storage.engine import Sessions
 from server.storage.models import RaceRow
-from server.storage.races import Sessions
 from server.storage.writer import Writer
 from wire.protocol import (
     AskHint,

@@ -24,9 +24,10 @@ from server.rooms.pool import daily_draw, winnable_seed
 from server.rooms.room import Member, Room, public_lobbies, write_for_client
 from server.settings import Settings
 from server.storage import holding
-from server.storage import races as store
+from server.storage.deals import daily_seed
+from server.storage.engine import Sessions
 from server.storage.models import RaceRow
-from server.storage.races import Sessions
+from server.storage.races import create_race
 from server.storage.writer import Writer
 from wire.protocol import CreateRoom, ErrorCode, PlayDaily
 
@@ -109,7 +110,7 @@ class Openings:
         self._take_room(client)  # before the claim: a refused room costs no day's play
         day, rule_set = datetime.fromtimestamp(now, UTC).date(), message.rule_set
         pooled = daily_draw(self.settings, rule_set)
-        seed, winnable = await self._write(lambda: store.daily_seed(self.sessions, rule_set, day,
+        seed, winnable = await self._write(lambda: daily_seed(self.sessions, rule_set, day,
                                                                     pooled))
         return await self._open(client, rule_set=rule_set, seed=seed, deal_kind="daily",
                                 winnable=winnable, seats_max=1, time_limit_s=None,
@@ -177,7 +178,7 @@ class Openings:
 
     def _store(self, race: Race) -> Awaitable[RaceRow | None]:
         """Store a new race, in its lobby (a client waits for it)."""
-        return self._write(lambda: store.create_race(
+        return self._write(lambda: create_race(
             self.sessions, race_id=race.race_id, code=race.code, rule_set=race.rule_set,
             deal_kind=race.deal_kind, seed=race.seed, algorithm=race.algorithm,
             rules=race.rules, host_id=race.host_id, seats_max=race.seats_max,

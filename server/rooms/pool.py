@@ -9,10 +9,11 @@ on the event loop; its own process, at the lowest priority, so hints do not wait
 ``winnable_pool_budget_s``, keeping the wins, one rule set after another, until every rule set of
 ``winnable_pool_rule_sets`` has its target; then it looks again every ``POOL_CHECK_S``.
 
-A room asking for a winnable deal takes the oldest ready one (``take_winnable``: the database
-marks it used, so of two rooms taking at once only one gets it, and each deal is used once); a
-room whose race never starts gives it back as its lobby is closed (``give_back``), and each
-player may open ``winnable_rooms_per_player_per_hour`` such rooms (``server.rooms.host``). If
+A room asking for a winnable deal takes the oldest ready one (``take_winnable``; the pool's
+queries are in ``server.storage.deals``: the database marks it used, so of two rooms taking at
+once only one gets it, and each deal is used once); a room whose race never starts gives it
+back as its lobby is closed (``give_back``), and each player may open
+``winnable_rooms_per_player_per_hour`` such rooms (``server.rooms.host``). If
 none is ready it waits up to ``winnable_pool_wait_s``, looking every ``POLL_S``, and then falls
 back to an unproved secret deal: the room says ``winnable: false``. A rule set not in
 ``winnable_pool_rule_sets`` falls back at once: by default every rule set is pooled where the
@@ -33,7 +34,6 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from functools import partial
 
-from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engine.deal import DEAL_ALGORITHM
@@ -43,9 +43,8 @@ from server.core.errors import Refusal
 from server.rooms.solver import SLACK_S, SolverProcesses
 from server.rooms.solver_process import BACKGROUND_NICENESS
 from server.settings import Settings
-from server.storage import races as store
-from server.storage.models import WinnableDealRow
-from server.storage.races import Sessions
+from server.storage.deals import add_winnable, ready_counts, take_in, take_winnable
+from server.storage.engine import Sessions
 from server.storage.writer import Writer
 
 log = logging.getLogger("patience_race.pool")
@@ -54,54 +53,6 @@ POOL_CHECK_S = 10.0
 """How often a full pool is looked at again."""
 POLL_S = 0.5
 """How often a room waiting for a winnable deal looks for one."""
-TAKE_TRIES = 3
-
-
-async def ready_counts(sessions: Sessions) -> dict[str, int]:
-    """Deals ready (proved winnable, unused) per rule set, for this deal algorithm and rules."""
-    async with sessions.begin() as session:
-        rows = await session.execute(
-            select(WinnableDealRow.rule_set, func.count()).where(
-                WinnableDealRow.used_at.is_(None), WinnableDealRow.algorithm == DEAL_ALGORITHM,
-                WinnableDealRow.rules == RULES_VERSION).group_by(WinnableDealRow.rule_set))
-        return {rule_set: count for rule_set, count in rows}
-
-
-async def add_winnable(sessions: Sessions, rule_set: str, seed: int, line: list[str],
-                       budget_s: float, now: datetime) -> None:
-    """Keep a deal the solver won: its verdict (with the line), then its place in the pool."""
-    await store.save_verdict(sessions, rule_set, seed, DEAL_ALGORITHM, RULES_VERSION, "won",
-                             line, budget_s, now)
-    async with sessions.begin() as session:
-        if await session.get(WinnableDealRow, (rule_set, seed)) is None:
-            session.add(WinnableDealRow(rule_set=rule_set, seed=seed, algorithm=DEAL_ALGORITHM,
-                                        rules=RULES_VERSION, moves=len(line), solved_at=now))
-
-
-async def take_winnable(sessions: Sessions, rule_set: str, now: datetime) -> int | None:
-    """Mark the oldest ready deal of the rule set used and give its seed; None if there is
-    none. The update takes it only while it is unused, so two takers never get the same one."""
-    async with sessions.begin() as session:
-        return await take_in(session, rule_set, now)
-
-
-async def take_in(session: AsyncSession, rule_set: str, now: datetime) -> int | None:
-    """``take_winnable`` in a transaction under way (the daily deal's draw)."""
-    table = WinnableDealRow
-    for _ in range(TAKE_TRIES):
-        seed = await session.scalar(
-            select(table.seed).where(table.rule_set == rule_set, table.used_at.is_(None),
-                                     table.algorithm == DEAL_ALGORITHM,
-                                     table.rules == RULES_VERSION)
-            .order_by(table.solved_at, table.seed).limit(1))
-        if seed is None:
-            return None
-        taken = await session.execute(
-            update(table).where(table.rule_set == rule_set, table.seed == seed,
-                                table.used_at.is_(None)).values(used_at=now))
-        if taken.rowcount == 1:  # type: ignore[attr-defined]
-            return int(seed)
-    return None
 
 
 async def winnable_seed(settings: Settings, sessions: Sessions, rule_set: str,
@@ -118,16 +69,6 @@ async def winnable_seed(settings: Settings, sessions: Sessions, rule_set: str,
         if seed is not None or loop.time() + POLL_S > give_up:
             return seed
         await asyncio.sleep(POLL_S)
-
-
-async def give_back(session: AsyncSession, rule_set: str, seed: int) -> None:
-    """Put a deal taken by a room whose race never started back in the pool, in the
-    transaction that deletes that race: nobody was dealt it, and its commitment was never
-    published (a lobby shows none), so it is as good as unused."""
-    await session.execute(
-        update(WinnableDealRow).where(WinnableDealRow.rule_set == rule_set,
-                                      WinnableDealRow.seed == seed)
-        .values(used_at=None))
 
 
 def daily_draw(settings: Settings, rule_set: str

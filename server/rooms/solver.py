@@ -41,7 +41,7 @@ itself). Searches a minute are bounded per player and per address
 is "unknown", never an error: the racer's moves are never held up by it.
 
 After a race the pool searches its deal from the start (``after_race``, budget
-``verdict_budget_s``) and stores the verdict (``server.storage.races.save_verdict``) for the race
+``verdict_budget_s``) and stores the verdict (``server.storage.deals.save_verdict``) for the race
 record: whether the deal was winnable, and the solver's winning line. At most ``verdict_queue_max``
 deals are searched or waiting at once, and at most ``verdicts_at_once_per_address`` for races
 with a racer from one address; the others are left unsearched (their record says ``winnable:
@@ -92,8 +92,8 @@ from server.rooms.solver_process import (
     sigint_held,
 )
 from server.settings import Settings
-from server.storage import races as store
-from server.storage.races import Sessions
+from server.storage.deals import save_verdict
+from server.storage.engine import Sessions
 from server.storage.writer import Writer
 from wire.protocol import ErrorCode, HintGiven, LiveVerdictGiven
 
@@ -506,7 +506,7 @@ class SolverPool:
             log.warning("race %s: its deal was not searched: %s", race.race_id, failed.message)
             return
         now = datetime.now(UTC)
-        await self.writer.run(lambda: store.save_verdict(
+        await self.writer.run(lambda: save_verdict(
             self.sessions, race.rule_set, race.seed, race.algorithm, race.rules,
             answer["result"], answer["line"], seconds, now))
 

@@ -45,12 +45,9 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from server.storage import ranks
-from server.storage.models import (
-    EntryRow,
-    PlayerRow,
-    PlayerWinsRow,
-)
-from server.storage.races import Sessions, utc_day
+from server.storage.engine import Sessions
+from server.storage.models import EntryRow, PlayerRow, PlayerWinsRow
+from server.storage.races import utc_day
 
 Period = Literal["today", "week", "all"]
 

@@ -9,14 +9,13 @@ time, so that every time board is a query on that one table along one of its ind
 whether the result is ``ranked`` (counts on the fastest, most wins and daily boards). The most
 wins board is not: counting every player's wins on each request reads every win of the rule set,
 so ``player_wins`` keeps the count of ranked wins, updated with each result
-(``server.storage.races.record_results``).
+(``server.storage.results.record_results``).
 
 ``daily_plays`` holds the rule "each player plays each daily deal once": its primary key is
 (rule set, day, player), so the database refuses a second play however many requests race
 for it (``server.storage.races.create_race``).
 
-The caller makes one engine and one session factory (``make_engine``, ``make_sessionmaker``) at
-start-up; nothing connects at import time. The schema itself is created by the Alembic
+How to connect is ``server.storage.engine``. The schema itself is created by the Alembic
 migrations in ``migrations/``, whose constraint names come from ``NAMING_CONVENTION``.
 """
 
@@ -39,16 +38,8 @@ from sqlalchemy import (
     MetaData,
     String,
     Text,
-    event,
     false,
-    make_url,
     text,
-)
-from sqlalchemy.ext.asyncio import (
-    AsyncEngine,
-    AsyncSession,
-    async_sessionmaker,
-    create_async_engine,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator
@@ -406,44 +397,3 @@ class RatingChangeRow(Base):
     sigma_before: Mapped[float] = mapped_column(Float())
     mu_after: Mapped[float] = mapped_column(Float())
     sigma_after: Mapped[float] = mapped_column(Float())
-
-
-def make_engine(url: str) -> AsyncEngine:
-    """An engine for an async URL (``Settings.database_url``).
-
-    On SQLite, every connection enforces foreign keys (off by default there) and uses write-ahead
-    logging, so readers do not wait for the writer; a write waits up to 5 s for a lock held by
-    another connection (sqlite3's default busy timeout), then fails. The server writes only
-    through ``server.storage.writer``, one write at a time, so no write of its own waits for
-    another; a lock held by someone else fails the write, and the writer retries it.
-
-    On PostgreSQL (asyncpg), the database may go away and come back while the server runs:
-    every pooled connection is checked before use (``pool_pre_ping``), so one that died
-    meanwhile is replaced instead of failing the next request; and connecting times out after
-    5 s and any one statement after 10 s, so a database that stops answering (a network cut
-    that drops packets rather than refusing them) fails the writes, which ``server.storage.writer``
-    then retries and reports, rather than hanging them unreported.
-
-    Statement parameters are kept out of error messages (``hide_parameters``): those reach the
-    log and /healthz, and the parameters of a failed write are player ids and the moves, which
-    name cards, of races in progress.
-    """
-    driver = make_url(url).get_driver_name()
-    if driver == "asyncpg":
-        return create_async_engine(url, hide_parameters=True, pool_pre_ping=True,
-                                   connect_args={"timeout": 5.0, "command_timeout": 10.0})
-    engine = create_async_engine(url, hide_parameters=True)
-    if engine.dialect.name == "sqlite":
-        event.listen(engine.sync_engine, "connect", _configure_sqlite)
-    return engine
-
-
-def _configure_sqlite(connection: Any, record: Any) -> None:
-    cursor = connection.cursor()
-    cursor.execute("PRAGMA foreign_keys = ON")
-    cursor.execute("PRAGMA journal_mode = WAL")
-    cursor.close()
-
-
-def make_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
-    return async_sessionmaker(engine, expire_on_commit=False)

@@ -4,7 +4,7 @@ A line's rank is one more than the number of lines whose rank term (the first te
 board's order; lines that tie on it share a rank) is strictly lower. Counting those lines reads
 every one of them: at a million results, 20-30 ms for a line in the middle of a board. Instead
 ``board_counts`` keeps, per board and per bucket of the rank term, how many lines are in it,
-updated in the transaction that stores the results (``server.storage.races.record_results``). The
+updated in the transaction that stores the results (``server.storage.results.record_results``). The
 lines
 below a term ``t`` are then the sum of the counts of the buckets below ``t``'s, one index range
 over at most a few thousand rows whatever the number of results, plus the lines of ``t``'s own
@@ -28,16 +28,17 @@ million results the busiest second of the most played rule set holds about 2,000
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Protocol, cast
 
-from sqlalchemy import BindParameter, ColumnElement, Table, bindparam, func, select, text
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import BindParameter, ColumnElement, Table, bindparam, func, select, text, true
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from server.storage.models import BoardCountRow
+from server.storage import dialect
+from server.storage.engine import Sessions
+from server.storage.models import BoardCountRow, EntryRow, PlayerWinsRow
 
 SPAN = 10**10
 """More milliseconds than any race lasts (115 days): the room each part of a standing has."""
@@ -153,7 +154,7 @@ def wins_changes(rule_set: str, wins: int) -> list[Change]:
 
 async def add_counts(connection: AsyncConnection, changes: Iterable[Change]) -> None:
     """Add the changes to ``board_counts``, one row per board and bucket (the same upsert on
-    PostgreSQL and SQLite, each dialect with its own construct)."""
+    PostgreSQL and SQLite, ``server.storage.dialect``)."""
     total: Counter[tuple[str, int]] = Counter()
     for board, bucket, lines in changes:
         total[board, bucket] += lines
@@ -161,14 +162,7 @@ async def add_counts(connection: AsyncConnection, changes: Iterable[Change]) -> 
             for (board, bucket), lines in sorted(total.items()) if lines]
     if not rows:
         return
-    dialect = connection.dialect.name
-    statement: postgresql.Insert | sqlite.Insert
-    if dialect == "postgresql":
-        statement = postgresql.insert(_COUNTS)
-    elif dialect == "sqlite":
-        statement = sqlite.insert(_COUNTS)
-    else:
-        raise NotImplementedError(f"upsert is not written for {dialect}")
+    statement = dialect.insert(connection, _COUNTS)
     await connection.execute(statement.on_conflict_do_update(
         index_elements=[_COUNTS.c.board, _COUNTS.c.bucket],
         set_={"lines": _COUNTS.c.lines + statement.excluded.lines}), rows)
@@ -223,3 +217,21 @@ class ScoredLines(Protocol):
 
     async def set_lines(self, scored: Sequence[Scored]) -> None:
         ...
+
+
+async def hot_board_lines(sessions: Sessions, chunk: int) -> AsyncIterator[
+        tuple[Callable[[str], str], Sequence[tuple[str, str, int | None]]]]:
+    """Every line of the hot boards (each rule set's all-time fastest and most wins), read in one
+    transaction, in chunks of up to ``chunk`` rows, each with the function that names its
+    board: (rule set, player id, minus wins) for ``wins_board``, then (rule set,
+    ``<race id>:<player id>``, time) for ``fastest_board``. For a rank cache's rebuild."""
+    e, w = EntryRow, PlayerWinsRow
+    async with sessions.begin() as session:
+        wins = await session.stream(select(w.rule_set, w.player_id, w.minus_wins))
+        async for players in wins.partitions(chunk):
+            yield wins_board, players
+        fastest = await session.stream(
+            select(e.rule_set, e.race_id + ":" + e.player_id, e.time_ms)
+            .where(e.status == "won", e.ranked == true()))
+        async for won in fastest.partitions(chunk):
+            yield fastest_board, won

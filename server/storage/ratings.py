@@ -1,8 +1,8 @@
 """Ratings in the database: rating a race as its result is stored, the rated board, and
 rebuilding every rating from the stored races.
 
-``rate_race`` runs inside ``server.storage.races.record_results``' transaction, so a result and the
-ratings it changes are committed together or not at all. It reads, rates and writes the
+``rate_race`` runs inside ``server.storage.results.record_results``' transaction, so a result and
+the ratings it changes are committed together or not at all. It reads, rates and writes the
 racers' ratings in that one transaction: on PostgreSQL the rows are locked first (a row for a
 new player inserted, then every racer's row read ``FOR UPDATE``, in player id order so that
 two races never wait for each other in a circle), so two races that finish at once for the
@@ -25,11 +25,11 @@ from itertools import groupby
 from typing import Any, cast
 
 from sqlalchemy import Table, delete, func, literal, select, text, tuple_
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from server.core import ratings
 from server.core.ratings import Rating
+from server.storage import dialect
 from server.storage.models import EntryRow, PlayerRow, RaceRow, RatingChangeRow, RatingRow
 from wire.protocol import RankEntry
 from wire.ratings import RatingBoard, RatingChange, RatingLine
@@ -78,15 +78,7 @@ async def _locked(session: AsyncSession, rule_set: str, players: list[str],
     values = [{"rule_set": rule_set, "player_id": player_id, "mu": new.mu, "sigma": new.sigma,
                "ordinal": new.ordinal, "races": 0, "updated_at": now}
               for player_id in players]
-    dialect = connection.dialect.name
-    insert: postgresql.Insert | sqlite.Insert
-    if dialect == "postgresql":
-        insert = postgresql.insert(table)
-    elif dialect == "sqlite":
-        insert = sqlite.insert(table)
-    else:
-        raise NotImplementedError(f"insert-or-ignore is not written for {dialect}")
-    await connection.execute(insert.on_conflict_do_nothing(
+    await connection.execute(dialect.insert(connection, table).on_conflict_do_nothing(
         index_elements=["rule_set", "player_id"]), values)
     found = await session.scalars(
         select(RatingRow).where(RatingRow.rule_set == rule_set,

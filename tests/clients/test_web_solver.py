@@ -11,7 +11,8 @@ from playwright.async_api import expect
 from engine.deal import DEAL_ALGORITHM
 from engine.game import RULES_VERSION
 from engine.hints import solve_deal
-from server.storage import races as store
+from server.storage.deals import save_verdict
+from server.storage.engine import Sessions
 from tests.clients import test_web
 from tests.clients.test_web import OpenPage, click_move, give_name, open_room, screenshot
 from tests.server.test_server import Server
@@ -83,7 +84,7 @@ async def test_no_hint_button_in_a_race_with_others(server: Server, open_page: O
     await expect(page.locator(".live-verdict")).to_have_count(0)
 
 
-async def test_the_replay_steps_through_the_solvers_line(server: Server, sessions: store.Sessions,
+async def test_the_replay_steps_through_the_solvers_line(server: Server, sessions: Sessions,
                                                          open_page: OpenPage) -> None:
     ann, bob = await server.client("Ann"), await server.client("Bob")
     room = await ann.create_room("all-fours", deal="number", number=WINNABLE)
@@ -96,8 +97,8 @@ async def test_the_replay_steps_through_the_solvers_line(server: Server, session
     finished = await ann.next_event(RaceFinished)
     deal = ("all-fours", WINNABLE, DEAL_ALGORITHM, RULES_VERSION)
     found = solve_deal(*deal, 5.0)  # as the server's search after the race does
-    await store.save_verdict(sessions, *deal, found["result"], found["line"], 5.0,
-                             datetime.now(UTC))
+    await save_verdict(sessions, *deal, found["result"], found["line"], 5.0,
+                       datetime.now(UTC))
 
     page = await open_page(f"/#/replay/{finished.race_id}")
     await expect(page.locator("p.winnable")).to_contain_text("A win was possible in 51 moves")

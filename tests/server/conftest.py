@@ -36,8 +36,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_asyn
 from sqlalchemy.pool import NullPool
 
 from server.settings import async_url
-from server.storage.models import Base, make_engine, make_sessionmaker
-from server.storage.races import upgrade_database
+from server.storage.engine import make_engine, make_sessionmaker, upgrade_database
+from server.storage.models import Base
 from tests.server.test_server import Server, make_settings, start_server, stop_server
 
 POSTGRES_URL_VARIABLE = "PATIENCE_RACE_TEST_POSTGRES_URL"

@@ -10,7 +10,7 @@ names no move); once the database is back every waiting move is stored and ackno
   a TCP proxy in this test. Cut: its connections are dropped and its port closed, so new
   connections are refused, then it listens again on the same port. Stalled: it stops passing
   bytes either way, as a network that drops packets does, so only timeouts can tell (the
-  engine's statement timeout, 10 s, see server.storage.models.make_engine).
+  engine's statement timeout, 10 s, see server.storage.engine.make_engine).
 - SQLite: another connection holds the write lock (``BEGIN EXCLUSIVE``, as a backup or a
   maintenance script would) for longer than the driver's 5 s busy timeout; a shorter lock is no
   outage at all, the writes just wait for it.

@@ -10,13 +10,10 @@ from sqlalchemy import func, select
 
 from server.core.said import MoveMade
 from server.storage import holding
-from server.storage.models import MoveRow, RaceRow, make_engine
-from server.storage.races import (
-    MoveRecorder,
-    create_race,
-    record_results,
-    record_start,
-)
+from server.storage.engine import make_engine
+from server.storage.models import MoveRow, RaceRow
+from server.storage.races import MoveRecorder, create_race, record_start
+from server.storage.results import record_results
 from tests.server.test_server import Sessions
 from tests.server.test_store import NOW, new_players, new_race, rank_entry
 

@@ -31,7 +31,8 @@ import redis.asyncio as redis
 from sqlalchemy import func, make_url, select
 
 from clients.sdk import RaceClient
-from server.storage.models import MoveRow, RaceRow, make_engine, make_sessionmaker
+from server.storage.engine import make_engine, make_sessionmaker
+from server.storage.models import MoveRow, RaceRow
 from tests.server.conftest import (
     POSTGRES_URL_VARIABLE,
     create_database,

@@ -19,7 +19,6 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from websockets.asyncio.client import connect
 
 import server.net.http as server_http
-import server.storage.races as server_store
 from server.storage.models import RaceRow
 from tests.server.test_server import (
     Server,
@@ -294,9 +293,9 @@ async def test_a_finished_race_is_replayed_once_then_answered_from_the_cache(
     await bob.next_event(YourView)
     await bob.resign()
     finished = await ann.next_event(RaceFinished)
-    records = Counted(server_store.race_record)
+    records = Counted(server_http.race_record)
     replays = Counted(server_http.replay_steps)
-    monkeypatch.setattr(server_store, "race_record", records)
+    monkeypatch.setattr(server_http, "race_record", records)
     monkeypatch.setattr(server_http, "replay_steps", replays)
 
     path = f"/api/races/{finished.race_id}/replay?player={ann.player_id}"
@@ -324,8 +323,8 @@ async def test_a_daily_race_is_not_cached_while_its_seed_is_secret(
     await ann.resign()
     daily = await ann.next_event(RaceFinished)
     assert daily.seed is None
-    records = Counted(server_store.race_record)
-    monkeypatch.setattr(server_store, "race_record", records)
+    records = Counted(server_http.race_record)
+    monkeypatch.setattr(server_http, "race_record", records)
 
     for _ in range(2):
         status, _, body = await request(server, "GET", f"/api/races/{daily.race_id}")

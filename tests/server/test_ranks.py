@@ -23,6 +23,7 @@ from sqlalchemy import select
 
 from server.cluster.rank_cache import RedisRanks
 from server.storage import ranks
+from server.storage.engine import Sessions
 from server.storage.leaderboards import (
     Board,
     daily_board,
@@ -32,14 +33,9 @@ from server.storage.leaderboards import (
     period_start,
 )
 from server.storage.models import EntryRow, PlayerRow, PlayerWinsRow
-from server.storage.races import (
-    Sessions,
-    new_id,
-    record_results,
-    record_start,
-    recount_wins,
-    utc_day,
-)
+from server.storage.players import new_id
+from server.storage.races import record_start, utc_day
+from server.storage.results import record_results, recount_wins
 from tests.server.conftest import drop_redis_keys
 from tests.server.test_store import (
     ESTABLISHED,

@@ -17,8 +17,9 @@ from clients.sdk import RaceClient
 from server.core.race import DealKind
 from server.core.ratings import Rating, RatingRules
 from server.storage.models import EntryRow, PlayerRow, RatingChangeRow, RatingRow
-from server.storage.races import record_results, record_start
+from server.storage.races import record_start
 from server.storage.ratings import rating_board, rebuild
+from server.storage.results import record_results
 from tests.server.test_abuse import server_with
 from tests.server.test_bus import two_workers
 from tests.server.test_ratings import RACE_1, RACE_2, close, race_1_by_hand, two_racers_by_hand

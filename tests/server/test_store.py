@@ -37,6 +37,7 @@ from engine.replay import MoveLog, ReplayError, replay
 from server.core.race import DealKind, Phase, Race
 from server.settings import Settings, async_url
 from server.storage import holding
+from server.storage.engine import ALEMBIC_INI, make_engine, make_sessionmaker, upgrade_database
 from server.storage.leaderboards import (
     Board,
     ResultLine,
@@ -54,23 +55,10 @@ from server.storage.models import (
     PlayerRow,
     PlayerWinsRow,
     RaceRow,
-    make_engine,
-    make_sessionmaker,
 )
-from server.storage.races import (
-    ALEMBIC_INI,
-    AcceptedMove,
-    create_player,
-    create_race,
-    new_id,
-    player_by_token,
-    race_record,
-    record_moves,
-    record_results,
-    record_start,
-    recount_wins,
-    upgrade_database,
-)
+from server.storage.players import create_player, new_id, player_by_token
+from server.storage.races import AcceptedMove, create_race, race_record, record_moves, record_start
+from server.storage.results import record_results, recount_wins
 from wire.commitment import commitment
 from wire.protocol import RankEntry
 
@@ -151,7 +139,7 @@ async def test_servers_starting_at_once_on_one_database_migrate_one_after_the_ot
         empty_database_url: str) -> None:
     """Machines started together (after a deploy) each upgrade the one database: without the
     migrations' advisory lock, all but one failed creating the same tables."""
-    upgrade = ("import asyncio, sys; from server.storage.races import upgrade_database; "
+    upgrade = ("import asyncio, sys; from server.storage.engine import upgrade_database; "
                "asyncio.run(upgrade_database(sys.argv[1]))")
     servers = [await asyncio.create_subprocess_exec(
         sys.executable, "-c", upgrade, empty_database_url, stderr=asyncio.subprocess.PIPE)

@@ -1,0 +1,194 @@
+"""Storing a race's results: each racer's result, the wins and board lines they add, and the
+ratings they change, in one transaction.
+
+Results are set, not added, so storing them again changes nothing. The one count kept, each
+player's wins in ``player_wins``, grows only by the entries that become ``won`` in that call,
+so the retry of a call whose commit did land counts nothing again; the lines each result adds
+to the boards are counted the same way (``server.storage.ranks``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, cast
+
+from sqlalchemy import BigInteger, Date, Table, case, func, inspect, literal, select, true, update
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy.orm import selectinload
+
+from server.storage import dialect, holding, ranks
+from server.storage.engine import Sessions
+from server.storage.models import EntryRow, PlayerWinsRow, RaceRow
+from server.storage.races import utc_day
+from server.storage.ratings import rate_race
+from wire.protocol import RankEntry
+from wire.ratings import RatingChange
+
+_ENTRIES = EntryRow.__table__.c
+"""The columns of ``entries``, for statements written in SQL terms."""
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """What storing a race's result decided, for the room to use once it is committed."""
+
+    ratings: dict[str, RatingChange]
+    """Each rated racer's rating change (none for a race that is not rated)."""
+    scored: list[ranks.Scored]
+    """The race's lines on the hot boards as they now stand (every ranked win, and each ranked
+    winner's count), for a rank cache: setting them twice changes nothing."""
+
+
+async def record_results(sessions: Sessions, race_id: str, ended_at: datetime,
+                         ranking: Sequence[RankEntry], epoch: int | None = None) -> Recorded:
+    """The race is over: set each racer's result from the race's ranking, count each new
+    ranked win in ``player_wins`` and each new line in ``board_counts`` (``server.storage.ranks``),
+    and rate the race (``rating_store.rate_race``). Safe to retry.
+
+    A win is counted when its entry becomes ``won`` here, having been something else. That is
+    decided by the database, not by what was read: ``status`` is set to ``won`` where it was
+    not, and the entries that statement changed are the new wins. A retry after a commit that
+    failed finds the entries as they were and counts the wins then; a retry after a commit that
+    did land (its success lost on the way back) changes nothing and counts nothing; and a retry
+    that overtakes its first attempt, still committing on a connection that was given up, waits
+    for that attempt's locks and then finds the entries won (the update reads the rows it waited
+    for again), or on SQLite may fail and be retried once more. ``Fenced`` if the race's epoch
+    is no longer ``epoch``.
+    """
+    async with sessions.begin() as session:
+        await holding.check(session, race_id, epoch)
+        race = await session.get_one(RaceRow, race_id, options=[selectinload(RaceRow.entries)])
+        started_at = race.started_at
+        if started_at is None:
+            raise ValueError(f"race {race_id} has no recorded start")
+        entries = {entry.player_id: entry for entry in race.entries}
+        finished_at: dict[str, datetime | None] = {}
+        for result in ranking:
+            if result.player_id not in entries:
+                raise ValueError(f"{result.player_id} did not start race {race_id}")
+            finished_at[result.player_id] = (
+                None if result.time_ms is None
+                else started_at + timedelta(milliseconds=result.time_ms))
+        # First, while the session has changed nothing: the updates must meet the stored rows.
+        winners = [result.player_id for result in ranking if result.status == "won"]
+        won_ranked = await _count_new_wins(session, race, winners, finished_at)
+        await _count_new_lines(session, race, ranking, finished_at)
+        for result in ranking:
+            entry = entries[result.player_id]
+            entry.status, entry.rank, entry.moves = result.status, result.rank, result.moves
+            entry.time_ms, entry.reached_at_ms = result.time_ms, result.reached_at_ms
+            entry.on_foundations = result.on_foundations
+            entry.finished_at = finished_at[result.player_id]
+            entry.ended_at = ended_at
+        race.ended_at = ended_at
+        return Recorded(await rate_race(session, race, ranking, ended_at),
+                        await _scored(session, race, ranking, won_ranked))
+
+
+async def _count_new_lines(session: AsyncSession, race: RaceRow, ranking: Sequence[RankEntry],
+                           finished_at: dict[str, datetime | None]) -> None:
+    """Set each result's ``standing`` and ``finish_day`` where it had none, and count the lines
+    the results that statement changed add to the boards; as for the wins, the database says
+    which results are new."""
+    e = _ENTRIES
+    placed = {result.player_id: (
+        ranks.standing(result.status, result.time_ms, result.on_foundations,
+                       result.reached_at_ms),
+        None if (at := finished_at[result.player_id]) is None else utc_day(at))
+        for result in ranking}
+    connection = await session.connection()
+    new = (await connection.execute(
+        update(cast(Table, EntryRow.__table__))
+        .where(e.race_id == race.id, e.player_id.in_(placed), e.standing.is_(None))
+        .values(standing=case({player: literal(value[0], BigInteger())
+                               for player, value in placed.items()}, value=e.player_id),
+                finish_day=case({player: literal(value[1], Date())
+                                 for player, value in placed.items()}, value=e.player_id))
+        .returning(e.player_id, e.ranked))).all()
+    status = {result.player_id: result for result in ranking}
+    await ranks.add_counts(connection, [change for player_id, counted in new
+                                        for change in ranks.result_changes(ranks.StoredResult(
+        race.rule_set, race.seed, race.daily_day, counted, status[player_id].status,
+        status[player_id].time_ms, *placed[player_id]))])
+
+
+async def _scored(session: AsyncSession, race: RaceRow, ranking: Sequence[RankEntry],
+                  won_ranked: list[str]) -> list[ranks.Scored]:
+    """The race's ranked wins, and the wins its ranked winners now have."""
+    if not won_ranked:
+        return []
+    w = PlayerWinsRow
+    counts = (await session.execute(select(w.player_id, w.wins).where(
+        w.rule_set == race.rule_set, w.player_id.in_(won_ranked)))).all()
+    times = {result.player_id: result.time_ms for result in ranking}
+    return [*((ranks.fastest_board(race.rule_set), f"{race.id}:{player_id}",
+               times[player_id] or 0) for player_id in won_ranked),
+            *((ranks.wins_board(race.rule_set), player_id, -wins) for player_id, wins in counts)]
+
+
+async def _count_new_wins(session: AsyncSession, race: RaceRow, winners: list[str],
+                          finished_at: dict[str, datetime | None]) -> list[str]:
+    """Mark the winners' entries ``won`` where they were not yet, and count those wins that
+    are ranked (in ``player_wins``, and its buckets in ``board_counts``). Returns the winners
+    whose wins are ranked, new or not."""
+    won_ranked = [player_id for player_id in winners if any(
+        entry.player_id == player_id and entry.ranked for entry in race.entries)]
+    if not winners:
+        return won_ranked
+    e = _ENTRIES
+    connection = await session.connection()
+    new = (await connection.execute(
+        update(cast(Table, EntryRow.__table__))
+        .where(e.race_id == race.id, e.player_id.in_(winners), e.status != "won")
+        .values(status="won").returning(e.player_id, e.ranked))).all()
+    wins: list[dict[str, Any]] = []
+    for player_id, counted in new:
+        if not counted:
+            continue
+        last_win_at = finished_at[player_id]
+        if last_win_at is None:
+            raise ValueError(f"{player_id} won race {race.id} without a time")
+        wins.append({"rule_set": race.rule_set, "player_id": player_id, "wins": 1,
+                     "last_win_at": last_win_at})
+    if wins:
+        await _count_wins(connection, wins)
+        w = PlayerWinsRow
+        now_has = (await connection.execute(select(w.wins).where(
+            w.rule_set == race.rule_set, w.player_id.in_([win["player_id"] for win in wins]))
+        )).scalars().all()
+        await ranks.add_counts(connection, [change for count in now_has
+                                            for change in ranks.wins_changes(race.rule_set,
+                                                                             count)])
+    return won_ranked
+
+
+async def _count_wins(connection: AsyncConnection, wins: list[dict[str, Any]]) -> None:
+    """Add one win per row to the player's count (``wins`` is 1 in each), a new row for a
+    first win. The last win is the later of the two: results may be stored out of order (a
+    result whose write was retried lands after a later race's). The SQL is the same on
+    PostgreSQL and SQLite (``ON CONFLICT (key) DO UPDATE``; ``server.storage.dialect``)."""
+    table = cast(Table, PlayerWinsRow.__table__)
+    statement = dialect.insert(connection, table)
+    now, new = table.c, statement.excluded
+    await connection.execute(statement.on_conflict_do_update(
+        index_elements=inspect(PlayerWinsRow).primary_key,
+        set_={"wins": now.wins + new.wins,
+              "last_win_at": case((new.last_win_at > now.last_win_at, new.last_win_at),
+                                  else_=now.last_win_at)}), wins)
+
+
+async def recount_wins(sessions: Sessions) -> None:
+    """Rebuild ``player_wins`` from ``entries`` (the ranked wins): for rows stored without
+    ``record_results`` (bench/leaderboard_bench.py loads ``entries`` directly). Migration 0005
+    fills the table with the same statement, written out there (a migration must not change
+    with the code)."""
+    e, table = _ENTRIES, cast(Table, PlayerWinsRow.__table__)
+    async with sessions.begin() as session:
+        await session.execute(table.delete())
+        await session.execute(table.insert().from_select(
+            ["rule_set", "player_id", "wins", "last_win_at"],
+            select(e.rule_set, e.player_id, func.count(), func.max(e.finished_at))
+            .where(e.status == "won", e.ranked == true()).group_by(e.rule_set, e.player_id)))
+        await ranks.recount(await session.connection())
