@@ -276,7 +276,8 @@ def targets(results: dict[str, list[Round]]) -> list[str]:
             cpu, cpu_text = both("open", "cpu_per_ack_us")
             _, p99_text = both("open", "latency_p99")
             lines.append(f"- {label}, open loop, p99 ack < 25 ms: median p99 {p99:.1f} ms "
-                         f"(worst round {max(p99s):.1f} ms; {p99_text} the {plain}'s): "
+                         f"(worst round {max(p99s):.1f} ms; against the {plain}'s p99: "
+                         f"{p99_text}): "
                          f"{verdict(p99 < 25)}")
             lines.append(f"- {label}, open loop, server CPU per move <= 3 x echo's per message: "
                          f"{cpu_text}: {verdict(cpu <= 3)}")
