@@ -1,4 +1,4 @@
-"""Capacity of the race server, measured against a bare ``websockets`` echo server.
+"""Capacity of the race server, measured against two bare ``websockets`` echo servers.
 
     python bench/load.py [--modes closed open idle] [--rounds 8] [--idle-rounds 8] [--quick]
     python bench/load.py --modes closed --ours before,checkout=/tmp/before --ours after
@@ -6,9 +6,12 @@
     python bench/load.py --modes hop --ours two,workers=2 --redis-url URL
 
 The server under test runs as its own process (``patience-race serve`` on 127.0.0.1, a fresh
-SQLite file each round, or ``--database-url``), and so does the echo server
-(bench/echo_server.py: the same websockets settings). Round by round, each is started fresh,
-driven by this generator, measured, and stopped; which one goes first alternates. Modes:
+SQLite file each round, or ``--database-url``), and so do the two baselines, both
+bench/echo_server.py with the same websockets settings: the plain ``echo``, which sends each
+frame back to its sender, and the ``room echo`` (``--room 4``), which also relays each frame to
+the other members of the sender's room of 4 with ``websockets.broadcast``, as our server sends
+a move's progress to the other racers. Round by round, each server is started fresh, driven by
+this generator, measured, and stopped; the order rotates from round to round. Modes:
 
 - ``closed``: ``--rooms`` rooms of 4 bots; each bot sends its next move as soon as its
   acknowledgement comes back.
@@ -17,27 +20,29 @@ driven by this generator, measured, and stopped; which one goes first alternates
 - ``idle``: ``--idle-connections`` bots that say hello, sit in rooms of 4 whose race has
   started, and then stay idle: server memory per connection.
 - ``capacity`` and ``hop`` (bench/load_capacity.py): the most racers each of our servers holds
-  at p99 < 25 ms in the open loop; the cost of a request crossing Redis between workers.
+  at p99 < 25 ms in the open loop; the cost of a request crossing Redis between workers (no
+  echo server in these).
 
 ``--ours LABEL[,checkout=DIR][,workers=N][,seating=local|mixed][,SETTING=VALUE...]``
 (repeatable; ``seating``: bots on the workers' own addresses, bench/load_bots.py) names the servers
-measured, each started in every round beside the echo server, the order rotating: another
+measured, each started in every round beside the echo servers, the order rotating: another
 commit's tree (``git archive COMMIT | tar -x -C DIR``), several workers (with ``--redis-url``,
 a fresh key prefix each start), or settings such as ``EVENT_LOOP=uvloop`` or
 ``JSON_LIBRARY=orjson`` (``PATIENCE_RACE_`` omitted). Default: one, ``ours``, this tree.
 
 The bots (bench/load_bots.py) are real racers on our server, who play greedy legal moves game
-after game; on the echo server they send move-sized frames and count the echo as the
-acknowledgement.
+after game; on the echo servers they send move-sized frames and count their own echo as the
+acknowledgement (on the room echo they also receive, and skip, the other members' frames).
 
 Figures: acknowledgements per second, acknowledgement latency (send to ack, per move)
 p50/p90/p99/max, server CPU per acknowledgement (utime+stime of the server process and its
 workers, from /proc/PID/stat, over the measured window), the generator's own CPU (it shares the
 machine) and, for ``idle``, server memory per connection (RSS from /proc/PID/status before
-connecting and after, divided by the connections). Ratios ours/echo
-are taken per round, and their median is reported: absolute figures drift, ratios much less.
-Markdown tables go to stdout, progress to stderr. Everything stays on 127.0.0.1 and every loop
-ends by itself: rounds, windows and setup waits are bounded in count and time.
+connecting and after, divided by the connections). Ratios of each of ours to each echo server
+(ours/echo, ours/room echo) are taken per round, and their median is reported: absolute
+figures drift, ratios much less. Markdown tables go to stdout, progress to stderr. Everything
+stays on 127.0.0.1 and every loop ends by itself: rounds, windows and setup waits are bounded
+in count and time.
 
 ``--profile FILE`` runs py-spy (``pip install py-spy``) on each of our servers through the
 first window of the first mode run (FILE-LABEL.txt when there are several; summarise a raw
@@ -72,7 +77,7 @@ from bench.load_results import (  # noqa: E402
     targets,
 )
 from bench.load_round import WARM_UP_CONNECTIONS, run_round  # noqa: E402
-from bench.load_servers import ServerSpec  # noqa: E402
+from bench.load_servers import BASELINES, EchoSpec, ServerSpec  # noqa: E402
 from engine.players import GreedyPlayer  # noqa: E402
 from engine.registry import RULE_SET_NAMES, find_rule_set  # noqa: E402
 
@@ -110,7 +115,7 @@ class Config:
     echo_move: str
     """The move text of the echo frames: a move request of median size."""
     servers: tuple[ServerSpec, ...] = (ServerSpec(),)
-    """Our servers measured (``--ours``), each beside the echo server in every round."""
+    """Our servers measured (``--ours``), each beside the echo servers in every round."""
     redis_url: str | None = None
     capacity_steps: tuple[int, ...] = CAPACITY_STEPS
     p99_target_ms: float = 25.0
@@ -149,23 +154,21 @@ class Config:
 
 
 async def run_mode(mode: str, config: Config, workdir: Path) -> list[Round]:
-    """The mode's rounds: in each, every one of our servers and the echo server, the order
+    """The mode's rounds: in each, every one of our servers and the echo servers, the order
     rotating from round to round."""
     rounds = []
-    servers: list[ServerSpec | None] = [*config.servers, None]
+    servers: list[ServerSpec | EchoSpec] = [*config.servers, *BASELINES]
     for number in range(1, config.rounds_of(mode) + 1):
         shift = (number - 1) % len(servers)
         results = {}
         for spec in servers[shift:] + servers[:shift]:
-            label = "echo" if spec is None else spec.label
-            print(f"[{mode} {number}/{config.rounds_of(mode)}] {label}: "
+            print(f"[{mode} {number}/{config.rounds_of(mode)}] {spec.label}: "
                   f"{config.racers(mode)} bots", file=sys.stderr)
-            results[label] = await run_round(mode, spec, number, config, workdir,
-                                             config.racers(mode),
-                                             profile=config.profile_of(mode, number, label))
-            print(f"    {describe(mode, results[label])}", file=sys.stderr)
-        rounds.append({label: results[label] for label in
-                       [*(spec.label for spec in config.servers), "echo"]})
+            results[spec.label] = await run_round(
+                mode, spec, number, config, workdir, config.racers(mode),
+                profile=config.profile_of(mode, number, spec.label))
+            print(f"    {describe(mode, results[spec.label])}", file=sys.stderr)
+        rounds.append({spec.label: results[spec.label] for spec in servers})
     return rounds
 
 

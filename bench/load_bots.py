@@ -1,10 +1,13 @@
-"""The bots of bench/load.py: racers on our server, and their counterparts on the echo server.
+"""The bots of bench/load.py: racers on our server, and their counterparts on the echo servers.
 
 Against our server a bot is a real racer: it says hello, a room is opened or joined (rooms of 4,
 over the rule sets in turn), it gets ready, and it plays legal moves chosen by the engine's
 greedy player from the ``legal_moves`` the server sent. When its game ends it leaves and takes
-a seat in the next room, so the load stays steady. Against the echo server a bot sends frames of
-the size of a typical ``move`` request and counts the echo as the acknowledgement.
+a seat in the next room, so the load stays steady. Against an echo server a bot sends frames of
+the size of a typical ``move`` request and counts its own echo as the acknowledgement. Their ids
+are the bot's number and a count (``"id":"17-42"``), so that on the room echo, where the other
+members' frames are relayed to it as well (as our server sends it the other racers' progress),
+a bot tells its own echo from theirs; it skips theirs unread, as it skips room events on ours.
 
 The bots read the server's frames by their first bytes (``{"type":"move_ok","id":"7"``: pydantic
 writes fields in declaration order, compactly) and parse JSON only for the frames whose content
@@ -34,11 +37,10 @@ from dataclasses import dataclass, field
 from websockets.asyncio.client import ClientConnection, connect
 
 from bench.echo_server import MAX_SIZE
-from bench.load_servers import ServerProcess
+from bench.load_servers import SEATS, ServerProcess
 from engine.moves import Move
 from engine.players import GreedyPlayer
 
-SEATS = 4
 REPLY_TIMEOUT_S = 120.0
 """A bot waiting longer than this for a reply or for its room to fill gives up (an error) and
 closes its connection. Setting up thousands of racers on SQLite can stall for tens of seconds."""
@@ -280,17 +282,20 @@ async def play_game(bot: Bot, state: dict[str, object], stats: Stats, rng: rando
         legal, home, status = ack["legal_moves"], ack["on_foundations"], ack["status"]
 
 
-async def echo_loop(ws: ClientConnection, move: str, stats: Stats, pace: Pace | None,
-                    idle: bool) -> None:
-    """Against the echo server: move-sized frames; the echo is the acknowledgement."""
-    for request_id in itertools.count(1):
-        frame = echo_frame(move, request_id)
+async def echo_loop(ws: ClientConnection, index: int, move: str, stats: Stats,
+                    pace: Pace | None, idle: bool) -> None:
+    """Against an echo server: move-sized frames; the bot's own echo is the acknowledgement
+    (the room echo's relays of the other members' frames are skipped)."""
+    for count in itertools.count(1):
+        frame = echo_frame(move, index, count)
+        own_echo = frame.encode()
         if pace is not None:
             await pace.wait(stats)
         sent = time.perf_counter()
         await ws.send(frame)
         async with asyncio.timeout(REPLY_TIMEOUT_S):
-            await ws.recv(decode=False)
+            while await ws.recv(decode=False) != own_echo:
+                pass
         stats.ack(time.perf_counter() - sent)
         if idle:
             stats.set_up += 1
@@ -339,7 +344,7 @@ class Fleet:
             if self.server.kind == "echo":
                 if not idle:
                     self.stats.set_up += 1
-                await echo_loop(ws, self.plan.echo_move, self.stats, pace, idle)
+                await echo_loop(ws, index, self.plan.echo_move, self.stats, pace, idle)
                 return
             if not idle:
                 self.stats.set_up += 1
@@ -381,6 +386,7 @@ class Fleet:
             ws.transport.abort()
 
 
-def echo_frame(move: str, request_id: int) -> str:
-    return json.dumps({"type": "move", "move": move, "id": str(request_id)},
+def echo_frame(move: str, bot: int, count: int) -> str:
+    """A bot's ``count``-th frame to an echo server: a move request whose id names the bot."""
+    return json.dumps({"type": "move", "move": move, "id": f"{bot}-{count}"},
                       separators=(",", ":"))

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from bench.echo_server import MAX_SIZE
 from bench.load_bots import SEATS, echo_frame
+from bench.load_servers import BASELINES
 
 if TYPE_CHECKING:
     from bench.load import Config
@@ -83,6 +84,10 @@ class RoundResult:
         return percentile(self._ordered_ms, quantile)
 
     @property
+    def latency_p99(self) -> float:
+        return self.latency(0.99)
+
+    @property
     def cpu_per_ack_us(self) -> float:
         return self.server_cpu_s / self.acks * 1e6 if self.acks else math.nan
 
@@ -94,7 +99,9 @@ class RoundResult:
 
 
 Round = dict[str, RoundResult]
-"""One round's results, by server label: each of ours, and ``echo``."""
+"""One round's results, by server label: each of ours, and each echo server."""
+ECHOES = tuple(baseline.label for baseline in BASELINES)
+"""The labels of the echo servers, in the order their ratios are shown."""
 
 
 def describe(mode: str, result: RoundResult) -> str:
@@ -120,7 +127,7 @@ def ratio_row(name: str, ratios: list[float], digits: int = 2) -> str:
     return f"| {name} | {number(median_of(ratios), digits)} | {cells} |"
 
 
-def ratio_header(rounds: int, what: str = "ours / echo") -> list[str]:
+def ratio_header(rounds: int, what: str) -> list[str]:
     numbers = " | ".join(f"r{index}" for index in range(1, rounds + 1))
     return [f"| {what} | median | {numbers} |", "| --- | ---: |" + " ---: |" * rounds]
 
@@ -131,7 +138,7 @@ def median_of(values: list[float]) -> float:
 
 
 def ours_labels(rounds: list[Round]) -> list[str]:
-    return [label for label in rounds[0] if label != "echo"] if rounds else []
+    return [label for label in rounds[0] if label not in ECHOES] if rounds else []
 
 
 def ratio(ours: float, echo: float) -> float:
@@ -170,21 +177,29 @@ def load_table(mode: str, rounds: list[Round], config: Config) -> list[str]:
                 f"{result.errors} | {result.server_warnings} | {result.server_errors} |")
     lines += [*error_notes(rounds), ""]
     for label in ours_labels(rounds):
-        pairs = [(results[label], results["echo"]) for results in rounds]
-        lines += [
-            *ratio_header(len(rounds), f"{label} / echo"),
-            ratio_row("acks/s", [ratio(ours.acks_per_s, echo.acks_per_s) for ours, echo in pairs]),
-            ratio_row("server CPU per ack", [ratio(ours.cpu_per_ack_us, echo.cpu_per_ack_us)
-                                             for ours, echo in pairs]),
-            ratio_row("p50 latency", [ratio(ours.latency(0.5), echo.latency(0.5))
-                                      for ours, echo in pairs]),
-            ratio_row("p99 latency", [ratio(ours.latency(0.99), echo.latency(0.99))
-                                      for ours, echo in pairs]),
-            ratio_row("generator CPU per ack (ours / echo)", [
-                ratio(ours.generator_cpu_s / ours.acks if ours.acks else math.nan,
-                      echo.generator_cpu_s / echo.acks if echo.acks else math.nan)
-                for ours, echo in pairs]), ""]
+        lines += ratio_header(len(rounds), f"{label} / each echo")
+        for echo_label in ECHOES:
+            pairs = [(results[label], results[echo_label]) for results in rounds]
+            lines += [
+                ratio_row(f"acks/s / {echo_label}",
+                          [ratio(ours.acks_per_s, echo.acks_per_s) for ours, echo in pairs]),
+                ratio_row(f"server CPU per ack / {echo_label}",
+                          [ratio(ours.cpu_per_ack_us, echo.cpu_per_ack_us)
+                           for ours, echo in pairs]),
+                ratio_row(f"p50 latency / {echo_label}",
+                          [ratio(ours.latency(0.5), echo.latency(0.5)) for ours, echo in pairs]),
+                ratio_row(f"p99 latency / {echo_label}",
+                          [ratio(ours.latency(0.99), echo.latency(0.99))
+                           for ours, echo in pairs]),
+                ratio_row(f"generator CPU per ack / {echo_label}", [
+                    ratio(generator_cpu_per_ack(ours), generator_cpu_per_ack(echo))
+                    for ours, echo in pairs])]
+        lines.append("")
     return lines
+
+
+def generator_cpu_per_ack(result: RoundResult) -> float:
+    return result.generator_cpu_s / result.acks if result.acks else math.nan
 
 
 def error_notes(rounds: list[Round]) -> list[str]:
@@ -199,8 +214,9 @@ def error_notes(rounds: list[Round]) -> list[str]:
 def memory_table(rounds: list[Round], config: Config) -> list[str]:
     lines = [f"## Idle: {config.idle_connections} connections, memory per connection", "",
              f"Ours: each bot said hello, sat in a room of {SEATS} and got ready; the race "
-             "started (each racer has its game) and then nobody moved. Echo: each bot sent one "
-             "frame. RSS read after warm-up connections and again a moment after the last "
+             "started (each racer has its game) and then nobody moved. Echo servers: each bot "
+             "sent one frame (on the room echo, seated by arrival in rooms of "
+             f"{SEATS}). RSS read after warm-up connections and again a moment after the last "
              "connection was set up.", "",
              "| round | server | connections | RSS before MiB | RSS after MiB | KiB/connection | "
              "setup s | setup CPU ms/connection | bot errors | server warnings | "
@@ -218,10 +234,11 @@ def memory_table(rounds: list[Round], config: Config) -> list[str]:
                 f"{result.server_warnings} | {result.server_errors} |")
     lines += [*error_notes(rounds), ""]
     for label in ours_labels(rounds):
-        lines += [*ratio_header(len(rounds), f"{label} / echo"),
-                  ratio_row("memory per connection",
-                            [ratio(results[label].kib_per_connection,
-                                   results["echo"].kib_per_connection) for results in rounds]),
+        lines += [*ratio_header(len(rounds), f"{label} / each echo"),
+                  *(ratio_row(f"memory per connection / {echo_label}",
+                              [ratio(results[label].kib_per_connection,
+                                     results[echo_label].kib_per_connection)
+                               for results in rounds]) for echo_label in ECHOES),
                   ""]
     return lines
 
@@ -231,30 +248,43 @@ def verdict(met: bool) -> str:
 
 
 def targets(results: dict[str, list[Round]]) -> list[str]:
-    lines = ["## Targets (medians of the per-round figures)", ""]
+    """The issue's targets, set against the plain echo; each ratio is also given against the
+    room echo."""
+    plain, room = ECHOES
+    lines = ["## Targets (medians of the per-round figures; the targets are set against the "
+             f"{plain}, the ratio to the {room} follows in brackets)", ""]
     for label in ours_labels(next(iter(results.values()), [])):
-        def ratios(mode: str, of: str, label: str = label) -> float:
-            return median_of([ratio(getattr(rounds[label], of), getattr(rounds["echo"], of))
+        def ratios(mode: str, of: str, echo_label: str, label: str = label) -> float:
+            return median_of([ratio(getattr(rounds[label], of), getattr(rounds[echo_label], of))
                               for rounds in results[mode]])
 
+        def both(mode: str, of: str, digits: int = 2) -> tuple[float, str]:
+            against_plain = ratios(mode, of, plain)
+            return against_plain, (f"{against_plain:.{digits}f} x ({room}: "
+                                   f"{ratios(mode, of, room):.{digits}f} x)")
+
         if "closed" in results:
-            moves = ratios("closed", "acks_per_s")
-            cpu = ratios("closed", "cpu_per_ack_us")
+            moves, moves_text = both("closed", "acks_per_s")
+            cpu, cpu_text = both("closed", "cpu_per_ack_us")
             lines.append(f"- {label}, closed loop, moves/s >= 0.5 x echo messages/s: "
-                         f"{moves:.2f} x: {verdict(moves >= 0.5)}")
+                         f"{moves_text}: {verdict(moves >= 0.5)}")
             lines.append(f"- {label}, closed loop, server CPU per move <= 3 x echo's per "
-                         f"message: {cpu:.2f} x: {verdict(cpu <= 3)}")
+                         f"message: {cpu_text}: {verdict(cpu <= 3)}")
         if "open" in results:
             p99s = [rounds[label].latency(0.99) for rounds in results["open"]]
-            p99, cpu = median_of(p99s), ratios("open", "cpu_per_ack_us")
+            p99 = median_of(p99s)
+            cpu, cpu_text = both("open", "cpu_per_ack_us")
+            _, p99_text = both("open", "latency_p99")
             lines.append(f"- {label}, open loop, p99 ack < 25 ms: median p99 {p99:.1f} ms "
-                         f"(worst round {max(p99s):.1f} ms): {verdict(p99 < 25)}")
+                         f"(worst round {max(p99s):.1f} ms; against the {plain}'s p99: "
+                         f"{p99_text}): "
+                         f"{verdict(p99 < 25)}")
             lines.append(f"- {label}, open loop, server CPU per move <= 3 x echo's per message: "
-                         f"{cpu:.2f} x: {verdict(cpu <= 3)}")
+                         f"{cpu_text}: {verdict(cpu <= 3)}")
         if "idle" in results:
-            memory = ratios("idle", "kib_per_connection")
+            memory, memory_text = both("idle", "kib_per_connection", digits=1)
             lines.append(f"- {label}, idle, memory per racer <= 1.5 x echo's per connection: "
-                         f"{memory:.1f} x: {verdict(memory <= 1.5)}")
+                         f"{memory_text}: {verdict(memory <= 1.5)}")
     return [*lines, ""]
 
 
@@ -280,7 +310,7 @@ def header(config: Config, load_before: str, version_at_start: str) -> list[str]
     database = config.database_url or "SQLite, a fresh file per round (WAL journal)"
     installed = [name for name in ("uvloop", "orjson") if find_spec(name)]
     return [
-        "# Capacity: patience-race server against a bare websockets echo server", "",
+        "# Capacity: patience-race server against bare websockets echo servers", "",
         f"- Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; machine: {os.cpu_count()} CPUs "
         f"(nproc), {memory_gib:.1f} GiB, {platform.system()} {platform.release()}; "
         f"load average before the run: {load_before}",
@@ -288,8 +318,10 @@ def header(config: Config, load_before: str, version_at_start: str) -> list[str]
             "" if version_at_start == code_version() else
             f" at the start, {code_version()} at the end (the code changed during the run)")
         + f"; installed speed-ups: {', '.join(installed) or 'none'}",
-        f"- Echo: one process on 127.0.0.1, asyncio's default loop, compression=None, max_size "
-        f"{MAX_SIZE} bytes, default keepalive pings, INFO logging.",
+        f"- Echo servers: one process each on 127.0.0.1, asyncio's default loop, "
+        f"compression=None, max_size {MAX_SIZE} bytes, default keepalive pings, INFO logging; "
+        f"the echo sends each frame back, the room echo also relays it to the other members "
+        f"of the sender's room of {SEATS} (seated by arrival) with websockets.broadcast.",
         "- Ours (`patience-race serve`, same transport settings): " + "; ".join(
             spec.describe() for spec in config.servers) + f"; database {database}; rate "
         f"limit raised to {config.rate_per_s:g}/s, burst {config.rate_burst:g} "
@@ -301,8 +333,8 @@ def header(config: Config, load_before: str, version_at_start: str) -> list[str]
         f"pings; {config.connect_concurrency} connections set up at a time); rooms of {SEATS} "
         f"over {', '.join(config.rule_sets)} in turn; moves chosen by "
         f"engine.players.GreedyPlayer. Echo frames: "
-        f"{len(echo_frame(config.echo_move, 1))}+ bytes, a move request of median size "
-        f"(`{echo_frame(config.echo_move, 1)}`).",
+        f"{len(echo_frame(config.echo_move, 1, 1))}+ bytes, a move request of median size "
+        f"whose id names the bot (`{echo_frame(config.echo_move, 1, 1)}`).",
         f"- {config.rounds} rounds of each load mode and {config.idle_rounds} of idle; in each, "
         "every server is started fresh (ours on a new database), the order rotating from round "
-        "to round. Ratios ours/echo are per round.", ""]
+        "to round. Ratios of ours to each echo server are per round.", ""]

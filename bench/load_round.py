@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING
 
 from bench.load_bots import Fleet, FleetPlan
 from bench.load_results import RoundResult
-from bench.load_servers import ServerProcess, ServerSpec, machine_busy_seconds, start_server
+from bench.load_servers import (
+    EchoSpec,
+    ServerProcess,
+    ServerSpec,
+    machine_busy_seconds,
+    start_server,
+)
 
 if TYPE_CHECKING:
     from bench.load import Config
@@ -23,20 +29,21 @@ WARM_UP_CONNECTIONS = 8
 """Idle mode: connections set up (and kept) before the baseline memory reading."""
 
 
-async def run_round(mode: str, spec: ServerSpec | None, number: int, config: Config,
+async def run_round(mode: str, spec: ServerSpec | EchoSpec, number: int, config: Config,
                     workdir: Path, racers: int, hop: str | None = None,
                     profile: Path | None = None) -> RoundResult:
-    """``racers`` bots of ``mode`` (closed, open, idle) against ours (``spec``) or, for None,
-    the echo server; ``hop``: how the bots pick workers (bench/load_bots.py)."""
-    label = "echo" if spec is None else spec.label
+    """``racers`` bots of ``mode`` (closed, open, idle) against ours or an echo server
+    (``spec``); ``hop``: how the bots pick workers (bench/load_bots.py)."""
+    label = spec.label
     database_file = workdir / f"{mode}-{number}.sqlite3"
     server = await start_server(
         spec, config.server_env(), config.database_url or f"sqlite:///{database_file}",
         config.redis_url,
-        config.server_logs / f"{mode}-{number}-{label}.log" if config.server_logs else None)
+        config.server_logs / f"{mode}-{number}-{label.replace(' ', '-')}.log"
+        if config.server_logs else None)
     plan = FleetPlan("open" if mode in ("capacity", "hop") else mode, config.rule_sets,
                      config.pace_s, config.connect_concurrency, config.echo_move,
-                     hop or (spec.seating if spec else None))
+                     hop or (spec.seating if isinstance(spec, ServerSpec) else None))
     fleet = Fleet(server, plan)
     try:
         if mode == "idle":

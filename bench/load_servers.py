@@ -1,5 +1,6 @@
 """The servers bench/load.py drives: ours (one process, or a supervisor and its workers) and
-the echo server, each a child process on 127.0.0.1; their CPU and memory read from /proc.
+the two echo servers (``BASELINES``: the plain echo and the room echo), each a child process on
+127.0.0.1; their CPU and memory read from /proc.
 
 A ``ServerSpec`` says which of our servers to run: from this tree or another checkout (``git
 archive COMMIT | tar -x -C DIR``: run with ``PYTHONPATH=DIR`` from DIR, as
@@ -30,6 +31,21 @@ STOP_TIMEOUT_S = 10.0
 SERVING = re.compile(r"serving on (ws://[\d.]+:\d+/\S*)")
 WORKER_READY = re.compile(r"worker (\d+) \(pid (\d+)\) ready, its own address (ws://\S+)")
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+SEATS = 4
+"""Seats in a room: the bots' rooms on our server, and the room echo's."""
+
+
+@dataclass(frozen=True)
+class EchoSpec:
+    """An echo server ours is measured against (bench/echo_server.py)."""
+
+    label: str
+    room: int | None = None
+    """The room echo's seats in a room (``--room``); None for the plain echo."""
+
+
+BASELINES = (EchoSpec("echo"), EchoSpec("room echo", SEATS))
+"""The echo servers run in every round beside ours."""
 
 
 @dataclass(frozen=True)
@@ -64,8 +80,8 @@ class ServerSpec:
                 seating = value
             else:
                 settings.append((name.upper(), value))
-        if label == "echo":
-            raise ValueError("'echo' is the echo server's label")
+        if label in {baseline.label for baseline in BASELINES}:
+            raise ValueError(f"{label!r} is an echo server's label")
         return cls(label, checkout, workers, tuple(settings), seating)
 
     def describe(self) -> str:
@@ -123,7 +139,7 @@ def _stat_fields(pid: int | str, task: str = "") -> list[str]:
 @dataclass
 class ServerProcess:
     kind: str
-    """``ours`` or ``echo``."""
+    """``ours`` or ``echo`` (either echo server)."""
     label: str
     process: asyncio.subprocess.Process
     url: str
@@ -216,12 +232,12 @@ def machine_busy_seconds() -> float:
     return (user + nice + system + irq + softirq + steal) / CLOCK_TICKS
 
 
-async def start_server(spec: ServerSpec | None, env: dict[str, str], database_url: str,
+async def start_server(spec: ServerSpec | EchoSpec, env: dict[str, str], database_url: str,
                        redis_url: str | None, log_file: Path | None) -> ServerProcess:
-    """Start ours (``spec``) or, for None, the echo server on a free port of 127.0.0.1; wait
-    until it listens (all its workers ready)."""
+    """Start ours or an echo server on a free port of 127.0.0.1; wait until it listens (all its
+    workers ready)."""
     cwd = BENCH.parent
-    if spec is not None:
+    if isinstance(spec, ServerSpec):
         env = {**env, **{f"PATIENCE_RACE_{name}": value for name, value in spec.settings}}
         command = [sys.executable, "-m", "clients.cli", "serve", "--host", HOST, "--port", "0",
                    "--database-url", database_url]
@@ -235,6 +251,8 @@ async def start_server(spec: ServerSpec | None, env: dict[str, str], database_ur
             env["PYTHONPATH"] = str(spec.checkout)
     else:
         command = [sys.executable, str(BENCH / "echo_server.py"), "--port", "0"]
+        if spec.room is not None:
+            command += ["--room", str(spec.room)]
     process = await asyncio.create_subprocess_exec(
         *command, env=env, cwd=cwd, stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
@@ -243,13 +261,14 @@ async def start_server(spec: ServerSpec | None, env: dict[str, str], database_ur
     found: asyncio.Future[str] = asyncio.get_running_loop().create_future()
     drains = [asyncio.create_task(_drain(stream, log, found))
               for stream in (process.stdout, process.stderr)]
-    kind, label = ("echo", "echo") if spec is None else ("ours", spec.label)
-    server = ServerProcess(kind, label, process, "", log, drains)
+    kind = "ours" if isinstance(spec, ServerSpec) else "echo"
+    server = ServerProcess(kind, spec.label, process, "", log, drains)
     try:
         server.url = await asyncio.wait_for(asyncio.shield(found), SERVER_START_TIMEOUT_S)
     except (TimeoutError, RuntimeError):
         await server.stop()
-        raise RuntimeError(f"the {label} server did not start: " + " | ".join(log.tail)) from None
+        raise RuntimeError(f"the {spec.label} server did not start: "
+                           + " | ".join(log.tail)) from None
     return server
 
 
