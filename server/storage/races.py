@@ -15,9 +15,9 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
-from sqlalchemy import delete, select
+from sqlalchemy import Table, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
 from sqlalchemy.orm import selectinload
 
@@ -33,6 +33,8 @@ from server.storage.engine import Sessions
 from server.storage.models import DealVerdictRow, EntryRow, MoveRow, PlayerRow, RaceRow
 from server.storage.players import ID
 from wire.commitment import commitment
+
+_RACES = cast(Table, RaceRow.__table__)
 
 
 async def create_race(sessions: Sessions, *, race_id: str, code: str, rule_set: str,
@@ -100,8 +102,11 @@ async def record_start(sessions: Sessions, race_id: str, started_at: datetime,
     second sees the first as a rated race under way."""
     async with sessions.begin() as session:
         await holding.check(session, race_id, epoch)
-        race = await session.get_one(RaceRow, race_id)
-        race.started_at = started_at
+        # Core statements, not the ORM's unit of work: this is written for every race.
+        race = (await session.execute(
+            update(_RACES).where(_RACES.c.id == race_id).values(started_at=started_at)
+            .returning(_RACES.c.deal_kind, _RACES.c.rule_set, _RACES.c.seed,
+                       _RACES.c.daily_day))).one()
         made_at: dict[str, datetime] = dict((await session.execute(
             select(PlayerRow.id, PlayerRow.created_at).where(PlayerRow.id.in_(player_ids))
             .order_by(PlayerRow.id).with_for_update(key_share=True))).all())
