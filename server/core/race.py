@@ -1,14 +1,14 @@
 """A race as a pure state machine: seats, ready, countdown, clock, moves, progress, ranking.
 
-No I/O and no clock of its own: every call takes ``now`` (Unix seconds) and returns the messages
-to send, as ``Outgoing(to, message)`` where ``to`` is a player id or ``None`` for everyone in the
-room (a move's progress event: everyone, ``but`` the mover where their connection reads the
-figures from ``move_ok`` instead: ``Hello.own_progress``). ``next_deadline()`` says when the
-shell must call ``tick`` (countdown end, time limit or longest race, a racer's idle while,
-reconnect grace). Room events get consecutive ``seq``
-numbers and the latest are kept (``server.core.room_events``), so a player who reconnects gets what
-they missed, or the room afresh. The shell (server/service.py) owns sockets,
-timers and the database; it turns ``RaceError`` into an error message.
+No I/O and no clock of its own: every call takes ``now`` (Unix seconds) and returns what it
+said (``server.core.said.Said``): the messages to send, as ``Outgoing(to, message)`` where ``to``
+is a player id or ``None`` for everyone in the room, and beside them what is to be stored before
+they leave (the moves made, the start, the result). ``next_deadline()`` says when the shell must
+call ``tick`` (countdown end, time limit or longest race, a racer's idle while, reconnect
+grace). Room events get consecutive ``seq`` numbers and the latest are kept
+(``server.core.room_events``), so a player who reconnects gets what they missed, or the room
+afresh. The shell (``server.rooms``) owns sockets, timers and the database; it turns
+``RaceError`` into an error message.
 
 Phases: LOBBY -> COUNTDOWN -> RACING -> FINISHED. A racer finishes when they win, resign, have
 no legal move and no redeal left, run out of time (the time limit, or the longest a race may run
