@@ -223,7 +223,7 @@ async def start_server(spec: ServerSpec | None, env: dict[str, str], database_ur
     cwd = BENCH.parent
     if spec is not None:
         env = {**env, **{f"PATIENCE_RACE_{name}": value for name, value in spec.settings}}
-        command = [sys.executable, "-m", "clients.cli", "serve", "--host", HOST, "--port", "0",
+        command = [sys.executable, "-m", "server.commands", "serve", "--host", HOST, "--port", "0",
                    "--database-url", database_url]
         if spec.workers > 1:
             if redis_url is None:

@@ -340,7 +340,7 @@ def stopped_as_it_serves(tmp_path: Path, signal_number: int,
     serving: that line, and what it wrote after it, to the end (every process holding its
     output, its solver processes too, has ended)."""
     server = subprocess.Popen(
-        [sys.executable, "-m", "clients.cli", "serve", "--port", "0",
+        [sys.executable, "-m", "server.commands", "serve", "--port", "0",
          "--database-url", f"sqlite:///{tmp_path / 'quiet.sqlite3'}"], stderr=subprocess.PIPE,
         text=True, start_new_session=True, cwd=Path(__file__).resolve().parents[2],
         env=dict(os.environ, PATIENCE_RACE_WINNABLE_POOL_TARGET="0", **settings))

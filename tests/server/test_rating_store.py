@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.exc import DBAPIError
 
-from clients.cli import main as cli_main
+from server.commands import main as cli_main
 from clients.sdk import RaceClient
 from server.core.race import DealKind
 from server.core.ratings import Rating, RatingRules
