@@ -67,8 +67,8 @@ async def serving_workers(database_url: str, redis_url: str) -> AsyncIterator[Wo
                PATIENCE_RACE_WINNABLE_POOL_TARGET="0", PATIENCE_RACE_VERDICT_BUDGET_S="0",
                PATIENCE_RACE_REDIS_PREFIX=prefix)
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "server.commands", "serve", "--workers", "2", "--redis-url", redis_url,
-        "--database-url", database_url, env=env, stdout=asyncio.subprocess.DEVNULL,
+        sys.executable, "-m", "server.commands", "serve", "--workers", "2", "--redis-url",
+        redis_url, "--database-url", database_url, env=env, stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE)
     workers = Workers(process, "", prefix)
     workers.url = (await read_until(process, workers, SERVING)).group(1)
