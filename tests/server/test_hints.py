@@ -31,9 +31,11 @@ from engine.registry import find_rule_set
 from engine.solver import Budget, Result, core_description, core_name, solve
 from engine.solver.compiled import RULE_SETS as COMPILED_RULE_SETS
 from server.core.errors import Refusal
+from server.core.hint_rules import refusal
 from server.core.race import Race
-from server.rooms.solver import SolverPool, SolverProcesses, Turns, refusal
+from server.rooms.solver import SolverPool, Turns
 from server.rooms.solver_process import NICENESS, pid_after
+from server.rooms.solver_processes import SolverProcesses
 from server.settings import Settings
 from server.storage.writer import Writer
 from tests.server.attacks import Target, run_attack
