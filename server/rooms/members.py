@@ -1,9 +1,9 @@
 """Connections and rooms held by other workers, as a room host sees them.
 
 A room's member may be a connection of another worker: a ``RemoteMember``, whose frames a
-``Carrier`` takes there. Which worker holds which room is the ``Directory``'s. The Redis bus
-(``server.cluster.redis_bus``) is both when there are several workers; ``OneProcess`` when there is
-one.
+``Carrier`` takes there. Which worker holds which room is the ``Directory``'s. With several
+workers the Redis bus (``server.cluster.redis_bus``) gives the host both (``server.cluster.hops``,
+``server.cluster.directory``); ``OneProcess`` is both when there is one.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ class RemoteMember:
 
 
 class Carrier(Protocol):
-    """What takes frames to members held by other workers (``server.cluster.redis_bus``)."""
+    """What takes frames to members held by other workers (``server.cluster.hops``)."""
 
     def send_frames(self, members: Sequence[RemoteMember], frame: str) -> None:
         ...
@@ -50,7 +50,7 @@ class Carrier(Protocol):
 
 
 class Directory(Protocol):
-    """Which worker holds which room (``server.cluster.redis_bus``), as far as a host needs to
+    """Which worker holds which room (``server.cluster.directory``), as far as a host needs to
     know."""
 
     async def claim(self, code: str) -> bool:
