@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from clients.cli import Session, main, verify_race
+from clients.cli import main, verify_race
+from clients.play import Session
 from engine.deal import seed_from_text
 from engine.game import Game
 from engine.moves import Move
