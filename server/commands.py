@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from clients.cli import COMMANDS, INTRODUCTION, add_commands, command_parser, run
+from clients import cli
 
 if TYPE_CHECKING:
     from server.settings import Settings
@@ -150,15 +150,16 @@ def add_server_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser, commands = command_parser(f"{INTRODUCTION}\n\n{COMMANDS}\n{SERVER_COMMANDS}")
-    add_commands(commands)
+    parser, commands = cli.command_parser(
+        f"{cli.INTRODUCTION}\n\n{cli.COMMANDS}\n{SERVER_COMMANDS}")
+    cli.add_commands(commands)
     add_server_commands(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command, a client's or the server's (``clients.cli.run``)."""
-    return run(build_parser(), argv)
+    return cli.run(build_parser(), argv)
 
 
 if __name__ == "__main__":
