@@ -109,7 +109,7 @@ def serve(checkout: Path, arguments: list[str],
     env = {k: v for k, v in os.environ.items() if not k.startswith("PATIENCE_RACE_")}
     env.update(PYTHONPATH=str(checkout), **settings)
     process = subprocess.Popen(
-        [sys.executable, "-m", "clients.cli", "serve", "--host", "127.0.0.1", "--port", "0",
+        [sys.executable, "-m", "server.commands", "serve", "--host", "127.0.0.1", "--port", "0",
          *arguments], cwd=checkout, env=env,
         text=True, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     assert process.stdout is not None

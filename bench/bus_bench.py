@@ -3,12 +3,12 @@
     python bench/bus_bench.py [--messages 20000] [--batch 8] [--redis-url URL] [--repeat 5]
 
 Under load a worker queues several messages for another worker at once (a move's frames for
-the connections there and the end of its request), and ``RedisBus._write`` sends everything
+the connections there and the end of its request), and ``BusOutbox.write`` sends everything
 queued in one pipeline. The 2-worker profile of issue 11 showed the bus at about a quarter of
 the workers' samples, most of it redis-py building and sending commands. This sends
 ``--messages`` messages of a move's typical size to two workers' channels, in pipelines of
 ``--batch``, two ways: one ``PUBLISH`` per message (as the bus did first), and
-``RedisBus._write`` (one ``PUBLISH`` per channel per pipeline, the messages as a JSON list). A
+``BusOutbox.write`` (one ``PUBLISH`` per channel per pipeline, the messages as a JSON list). A
 subscriber on each channel reads them all, so the figures include Redis's answers.
 
 Figures: this process's CPU time (user + system) per message, median of ``--repeat`` passes, and
@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import redis.asyncio as redis  # noqa: E402
 
-from server.cluster.redis_bus import RedisBus  # noqa: E402
+from server.cluster.bus_outbox import BusOutbox  # noqa: E402
 from server.speedups import json_dumps  # noqa: E402
 
 FRAME = json.dumps({"type": "progress", "seq": 4711, "player_id": "p" * 22,
@@ -50,11 +50,11 @@ async def one_publish_each(connection: redis.Redis, batch: list[tuple[str, str]]
         await pipe.execute()
 
 
-def bus_of(connection: redis.Redis, prefix: str) -> RedisBus:
-    """A bus with just what ``_write`` uses (no host, no loops): the real code is measured."""
-    bus = RedisBus.__new__(RedisBus)
-    bus.redis, bus.prefix, bus.id, bus._dumps = connection, prefix, "bench", json_dumps("json")
-    return bus
+def outbox_of(connection: redis.Redis, prefix: str) -> BusOutbox:
+    """The bus's outbox alone (no bus, no loops): the real code is measured."""
+    return BusOutbox(connection, lambda *parts: prefix + ":".join(parts), json_dumps("json"),
+                     failed=lambda error: None, down=lambda: False,
+                     nobody_listening=lambda worker: None)
 
 
 async def read(connection: redis.Redis, channels: list[str], expected: int) -> None:
@@ -73,7 +73,7 @@ async def one_pass(url: str, way: str, count: int, batch_size: int) -> float:
     """CPU seconds of this process to send ``count`` messages (and read them back)."""
     prefix = f"bench-{secrets.token_hex(3)}:"
     sender, receiver = redis.from_url(url), redis.from_url(url)
-    bus = bus_of(sender, prefix)
+    outbox = outbox_of(sender, prefix)
     queued = [(prefix + channel, payload) for channel, payload in messages(count)]
     reading = asyncio.create_task(read(receiver, [prefix + "to:0", prefix + "to:1"], count))
     await asyncio.sleep(0.1)  # subscribed
@@ -83,7 +83,7 @@ async def one_pass(url: str, way: str, count: int, batch_size: int) -> float:
         if way == "one PUBLISH per message":
             await one_publish_each(sender, batch)
         else:
-            await bus._write(batch)
+            await outbox.write(batch)
     await asyncio.wait_for(reading, 60)
     spent = time.process_time() - began
     await sender.aclose()
@@ -98,7 +98,7 @@ async def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/0")
     args = parser.parse_args()
-    ways = ("one PUBLISH per message", "RedisBus._write")
+    ways = ("one PUBLISH per message", "BusOutbox.write")
     spent: dict[str, list[float]] = {way: [] for way in ways}
     for number in range(args.repeat):
         for way in ways if number % 2 == 0 else reversed(ways):

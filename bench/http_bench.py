@@ -119,7 +119,7 @@ class ServerProcess:
                    **self.target.env)
         database = f"sqlite:///{self.directory / 'bench.sqlite3'}"
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "clients.cli", "serve", "--host", "127.0.0.1", "--port", "0",
+            [sys.executable, "-m", "server.commands", "serve", "--host", "127.0.0.1", "--port", "0",
              "--database-url", database], cwd=self.target.checkout, env=env, text=True,
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         assert self.process.stdout is not None

@@ -239,7 +239,7 @@ async def start_server(spec: ServerSpec | EchoSpec, env: dict[str, str], databas
     cwd = BENCH.parent
     if isinstance(spec, ServerSpec):
         env = {**env, **{f"PATIENCE_RACE_{name}": value for name, value in spec.settings}}
-        command = [sys.executable, "-m", "clients.cli", "serve", "--host", HOST, "--port", "0",
+        command = [sys.executable, "-m", "server.commands", "serve", "--host", HOST, "--port", "0",
                    "--database-url", database_url]
         if spec.workers > 1:
             if redis_url is None:

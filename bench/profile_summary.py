@@ -28,8 +28,10 @@ AREAS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("pydantic validation and models", ("pydantic/", "validate_python", "model_copy")),
     ("json in (json.loads)", ("json/decoder.py", "json/__init__.py")),
     ("json in (orjson)", ("orjson",)),
-    ("redis bus (server/cluster/redis_bus.py, redis-py)", ("server/cluster/redis_bus.py",
-    "redis/")), ("logging", ("logging/",)),
+    ("redis bus (server/cluster/redis_bus.py and its parts, redis-py)", (
+        "server/cluster/redis_bus.py", "server/cluster/bus_outbox.py", "server/cluster/hops.py",
+        "server/cluster/directory.py", "redis/")),
+    ("logging", ("logging/",)),
     ("database: sqlalchemy", ("sqlalchemy/",)),
     ("database: aiosqlite thread and sqlite3", ("aiosqlite/", "sqlite3")),
     ("database: asyncpg", ("asyncpg/",)),

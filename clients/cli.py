@@ -1,9 +1,9 @@
-"""The ``patience-race`` command line: its commands are listed in ``DESCRIPTION``, what
-``patience-race --help`` says.
+"""The ``patience-race`` command line's client commands: they are listed in ``COMMANDS``, what
+``patience-race --help`` says of them.
 
-The client commands need ``engine`` and ``wire`` only. The server's commands (``serve``,
-``db``, ``ratings``, ``leaderboards``) import ``server`` inside their functions, so a client
-never loads it.
+They need ``engine`` and ``wire`` only, never ``server``. The ``patience-race`` command itself
+is ``server.commands``, which adds the server's commands (``serve``, ``db``, ``ratings``,
+``leaderboards``) to these; ``python -m clients.cli`` runs the client commands alone.
 """
 
 from __future__ import annotations
@@ -11,70 +11,43 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
 import os
 import secrets
-import shutil
 import signal
 import sys
-import threading
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 from pydantic import ValidationError
 
-from clients.board import draw, draw_piles_whole
+from clients.board import draw
 from clients.bot import RECONNECT_FOR_S
-from clients.live_verdict import LiveVerdict
+from clients.play import Session, terminal_width
 from clients.terminal.session import DEFAULT_SERVER
 from engine.deal import deal_number, parse_seed
-from engine.errors import EngineError, IllegalMoveError, InvalidLogError
+from engine.errors import EngineError, InvalidLogError
 from engine.game import Game
-from engine.hints import LIVE_WORDS, hint
-from engine.moves import Move
 from engine.registry import RULE_SET_NAMES, all_rule_sets, find_rule_set
 from engine.replay import MoveLog, check_claim, replay
 from engine.solver import FULL_KNOWLEDGE, Budget, Effort, Result, solve
 from engine.solver.compiled import uses_core
 from wire.commitment import commitment
 
-if TYPE_CHECKING:
-    from server.settings import Settings
-
-try:
-    import readline  # input() edits the line with it; ``Session.notice`` draws it again
-except ImportError:  # (not on every platform)
-    readline = None  # type: ignore[assignment]
-
-DESCRIPTION = """\
-Race friends at classic patience (solitaire) games on the same deal, or play alone.
-
+INTRODUCTION = ("Race friends at classic patience (solitaire) games on the same deal, or play "
+                "alone.")
+COMMANDS = """\
     patience-race games                          the rule sets, with titles and sources
     patience-race deal RULESET --seed N [--json] the opening as a player sees it (or everything)
     patience-race play RULESET [--seed N]        play a whole game alone in the terminal
     patience-race verify LOG.json                re-deal and replay a move log
     patience-race solve RULESET --seed N [--budget S] [--nodes N] [--json]   is the deal winnable?
-    patience-race serve [--host H] [--port P] [--database-url URL]   run the race server
-    patience-race db upgrade [--database-url URL]                    apply the migrations
-    patience-race ratings rebuild [--database-url URL]   rate every stored race again, in order
-    patience-race leaderboards rebuild [--database-url URL] [--redis-url URL]  refill the rank cache
     patience-race bot CODE [--strategy greedy|random] [--pace SECONDS] [-v]  a practice opponent
     patience-race race [CODE] [--server URL] [--name NAME]  race in the terminal, full screen"""
-"""What ``--help`` says first, in plain words for players and whoever runs a server."""
+"""The client commands, one a line, as ``--help`` lists them, in plain words for players."""
 EPILOG = "patience-race COMMAND --help says more about a command."
-
-PLAY_HELP = """\
-Type a move's number, or the move itself (like '8H heap:3 -> foundation:2', 'redeal').
-  board     draw the board again        look   every pile in full
-  moves     list the legal moves        save FILE   save the move log now
-  hint      the next move of a winning line (the solver sees the hidden cards)
-  verdict   is a win still possible? (said by itself after each move, unless --no-verdict)
-  resign    give up this game           help   this text
-End of input (Ctrl-D) leaves the game unfinished."""
-
 
 INTERRUPTED = 128 + signal.SIGINT
 """The exit status after Ctrl-C, as a shell reports a command it stopped."""
@@ -91,12 +64,6 @@ def seed_argument(text: str) -> int:
         return parse_seed(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def terminal_width(stream: TextIO) -> int | None:
-    """The terminal's width, to fold a board to, if ``stream`` is one (a file or pipe gets the
-    board as the layout declares it)."""
-    return shutil.get_terminal_size().columns if stream.isatty() else None
 
 
 def seed_values_attached(argv: Sequence[str]) -> list[str]:
@@ -129,144 +96,6 @@ def cmd_deal(args: argparse.Namespace) -> int:
             print(f"  {event}")
     print(draw(game.view(), game.layout, use_colour(sys.stdout), terminal_width(sys.stdout)))
     return 0
-
-
-class Session:
-    """One game at the terminal: read a line, act on it, say what happened. With
-    ``live_verdict``, the solver's word on the position after each move is said once searched
-    (``clients.live_verdict``), while the player goes on; with ``redraw`` (a terminal), a word
-    said while the player types is written above the line being typed, which is drawn again."""
-
-    def __init__(self, game: Game, read: Callable[[str], str], write: Callable[[str], None],
-                 colour: bool, live_verdict: bool = False, redraw: bool = False) -> None:
-        self.game, self.read, self.write, self.colour = game, read, write, colour
-        self.commands: dict[str, Callable[[str], None]] = {
-            "help": lambda _: self.write(PLAY_HELP),
-            "board": lambda _: self.show_board(),
-            "look": lambda _: self.write(draw_piles_whole(self.game.view(), self.colour)),
-            "moves": lambda _: self.show_moves(),
-            "save": self.save,
-            "hint": lambda _: self.write(str(hint(self.game, self.hint_budget))),
-            "verdict": lambda _: self.show_verdict(),
-        }
-        self.hint_budget: Budget | None = None
-        """A hint is searched here, in this process (the game is local), within this budget
-        (None: the rule set's, ``engine.hints.hint_budget``)."""
-        self.redraw = redraw
-        self._output = threading.Lock()
-        self._prompt: str | None = None
-        """The prompt of the line being read, while one is."""
-        self.live = LiveVerdict(self.say_verdict) if live_verdict else None
-
-    def say_verdict(self, moves: int, result: Result) -> None:
-        """The live verdict on the position after ``moves`` moves (from its search's thread)."""
-        self.notice(verdict_line(moves, result))
-
-    def show_verdict(self) -> None:
-        if self.live is None:
-            self.write("the live verdict is off ('hint' searches now)")
-        elif self.game.outcome().is_over:
-            self.write(f"the game is over: {self.game.outcome()}")
-        elif self.live.latest is not None and self.live.latest[0] == len(self.game.history):
-            self.write(verdict_line(*self.live.latest))
-        else:
-            self.write("solver: searching...")
-
-    def notice(self, text: str) -> None:
-        """Write a line that comes by itself, from another thread: on a terminal, above the
-        line being typed, which is drawn again as it was."""
-        with self._output:
-            if self.redraw and self._prompt is not None:
-                typed = readline.get_line_buffer() if readline is not None else ""
-                sys.stdout.write(f"\r\x1b[K{text}\n{self._prompt}{typed}")
-                sys.stdout.flush()
-            else:
-                self.write(text)
-
-    def prompt(self, text: str) -> str:
-        """Read a line (``notice`` knows that one is being typed meanwhile)."""
-        with self._output:
-            self._prompt = text
-        try:
-            return self.read(text)
-        finally:
-            with self._output:
-                self._prompt = None
-
-    def ask_verdict(self) -> None:
-        """The position changed: the live verdict on it, if on and the game is still on."""
-        if self.live is not None and not self.game.outcome().is_over:
-            self.live.position(self.game)
-
-    def show_board(self) -> None:
-        self.write(draw(self.game.view(), self.game.layout, self.colour,
-                        terminal_width(sys.stdout)))
-
-    def show_moves(self) -> None:
-        for number, move in enumerate(self.game.legal_moves(), start=1):
-            self.write(f"  {number:>3}. {move}")
-
-    def save(self, path: str) -> None:
-        if not path:
-            self.write("save needs a file name: save game.json")
-            return
-        MoveLog.of(self.game).save(path)
-        self.write(f"move log saved to {path}")
-
-    def run(self) -> bool:
-        """Play until the game ends (True) or the input does (False)."""
-        self.write(f"{self.game.title}, deal {self.game.seed}. Type 'help' for help.")
-        for event in self.game.opening_events:
-            self.write(f"  {event}")
-        self.show_board()
-        self.ask_verdict()
-        try:
-            return self.play()
-        finally:
-            if self.live is not None:
-                self.live.close()
-
-    def play(self) -> bool:
-        while not self.game.outcome().is_over:
-            self.show_moves()
-            try:
-                line = self.prompt("move> ").strip()
-            except EOFError:
-                self.write("")
-                return False
-            if not line:
-                continue
-            word, _, rest = line.partition(" ")
-            if word.lower() in self.commands:
-                self.commands[word.lower()](rest.strip())
-                continue
-            self.attempt(line)
-        self.write(f"Game over: {self.game.outcome()}. {self.game.progress()}.")
-        return True
-
-    def attempt(self, line: str) -> None:
-        legal = self.game.legal_moves()
-        try:
-            # ASCII digits: int() refuses ² (which isdigit takes) and digits by the thousand
-            number = int(line) if line.isascii() and line.isdigit() and len(line) < 6 else 0
-            move = legal[number - 1] if 0 < number <= len(legal) else Move.parse(line)
-            events = self.game.play(move)
-        except IllegalMoveError as refused:
-            self.write(f"Refused: {refused.reason}")
-            return
-        except EngineError as error:
-            self.write(f"Not understood: {error}")
-            return
-        self.write(f"> {move}")
-        for event in events:
-            self.write(f"  {event}")
-        self.show_board()
-        self.ask_verdict()
-
-
-def verdict_line(moves: int, result: Result) -> str:
-    """The live verdict as the terminal says it."""
-    return f"solver, after {moves} move{'s' * (moves != 1)}: {LIVE_WORDS[result]}"
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -406,90 +235,6 @@ def verify_race(name: str, record: dict[str, Any]) -> int:
     return 1 if failures else 0
 
 
-def server_settings(args: argparse.Namespace) -> Settings:
-    from server.settings import Settings
-
-    overrides = {key: value for key, value in (("host", getattr(args, "host", None)),
-                                               ("port", getattr(args, "port", None)),
-                                               ("database_url", args.database_url),
-                                               ("redis_url", getattr(args, "redis_url", None)),
-                                               ("workers", getattr(args, "workers", None)))
-                 if value is not None}
-    return Settings(**overrides)
-
-
-def cmd_serve(args: argparse.Namespace) -> int:
-    from server.main import run_server
-    from server.speedups import run
-
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    settings = server_settings(args)
-    if settings.worker_count > 1:
-        if settings.redis_url is None:
-            print("patience-race serve: --workers above 1 needs --redis-url (or "
-                  "PATIENCE_RACE_REDIS_URL): Redis carries the rooms between workers",
-                  file=sys.stderr)
-            return 2
-        from server.cluster.workers import serve_workers
-        return serve_workers(settings)
-    run(run_server(settings), settings.event_loop)
-    return 0
-
-
-def cmd_db_upgrade(args: argparse.Namespace) -> int:
-    from server.storage.engine import upgrade_database
-
-    settings = server_settings(args)
-    asyncio.run(upgrade_database(settings.database_url))
-    print(f"database at {settings.safe_database_url} is at the latest migration")
-    return 0
-
-
-def cmd_ratings_rebuild(args: argparse.Namespace) -> int:
-    from server.storage.engine import make_engine, make_sessionmaker
-    from server.storage.ratings import rebuild
-
-    settings = server_settings(args)
-
-    async def run() -> int:
-        engine = make_engine(settings.database_url)
-        try:
-            return await rebuild(make_sessionmaker(engine))
-        finally:
-            await engine.dispose()
-
-    rated = asyncio.run(run())
-    print(f"ratings rebuilt from {rated} rated race{'s' if rated != 1 else ''} "
-          f"in {settings.safe_database_url}")
-    return 0
-
-
-def cmd_leaderboards_rebuild(args: argparse.Namespace) -> int:
-    from server.cluster.rank_cache import RedisRanks
-    from server.storage.engine import make_engine, make_sessionmaker
-
-    settings = server_settings(args)
-    if settings.redis_url is None:
-        print("patience-race leaderboards rebuild: no rank cache to rebuild without --redis-url "
-              "(or PATIENCE_RACE_REDIS_URL); the database alone answers every board",
-              file=sys.stderr)
-        return 2
-    redis_url = settings.redis_url
-
-    async def rebuild() -> int:
-        engine = make_engine(settings.database_url)
-        cache = RedisRanks(redis_url, settings.redis_prefix)
-        try:
-            return await cache.rebuild(make_sessionmaker(engine))
-        finally:
-            await cache.close()
-            await engine.dispose()
-
-    lines = asyncio.run(rebuild())
-    print(f"rank cache rebuilt from {settings.safe_database_url}: {lines:,} lines")
-    return 0
-
-
 def cmd_bot(args: argparse.Namespace) -> int:
     from websockets.exceptions import WebSocketException
 
@@ -532,12 +277,18 @@ def cmd_race(args: argparse.Namespace) -> int:
     return run_racer(args.server, args.code, args.name, args.token_file or default_token_path())
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="patience-race", description=DESCRIPTION,
+def command_parser(description: str) -> tuple[
+        argparse.ArgumentParser, argparse._SubParsersAction[argparse.ArgumentParser]]:
+    """The ``patience-race`` parser saying ``description`` first, and the action its commands
+    are added to."""
+    parser = argparse.ArgumentParser(prog="patience-race", description=description,
                                      epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    return parser, parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The client commands (``COMMANDS``)."""
     games = commands.add_parser("games", help="list the rule sets")
     games.set_defaults(run=cmd_games)
 
@@ -576,17 +327,6 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print the verdict, effort and line as JSON (no progress)")
     solver.set_defaults(run=cmd_solve)
 
-    serve = commands.add_parser("serve", help="run the race server")
-    serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, help="port (default 8765)")
-    serve.add_argument("--database-url", help="SQLAlchemy URL; default: a SQLite file here, "
-                       "or PATIENCE_RACE_DATABASE_URL")
-    serve.add_argument("--redis-url", help="Redis, for rooms across workers and machines "
-                       "(redis://HOST:6379/0); default: none, one process")
-    serve.add_argument("--workers", type=int, help="worker processes (default: the cores with "
-                       "--redis-url, else 1)")
-    serve.set_defaults(run=cmd_serve)
-
     bot = commands.add_parser("bot", help="join a room and play it with a simple strategy")
     bot.add_argument("code", metavar="CODE", help="the room's code")
     bot.add_argument("--strategy", choices=["greedy", "random"], default="greedy")
@@ -609,40 +349,27 @@ def build_parser() -> argparse.ArgumentParser:
                       "$XDG_CONFIG_HOME/patience-race/token.json or ~/.config/...)")
     race.set_defaults(run=cmd_race)
 
-    db = commands.add_parser("db", help="database maintenance")
-    db_commands = db.add_subparsers(dest="db_command", required=True, metavar="DB_COMMAND")
-    upgrade = db_commands.add_parser("upgrade", help="apply the migrations")
-    upgrade.add_argument("--database-url", help="SQLAlchemy URL (as for serve)")
-    upgrade.set_defaults(run=cmd_db_upgrade)
 
-    ratings = commands.add_parser("ratings", help="the players' ratings")
-    ratings_commands = ratings.add_subparsers(dest="ratings_command", required=True,
-                                              metavar="RATINGS_COMMAND")
-    rebuild = ratings_commands.add_parser(
-        "rebuild", help="recompute every rating from the stored races, in the order they "
-        "finished")
-    rebuild.add_argument("--database-url", help="SQLAlchemy URL (as for serve)")
-    rebuild.set_defaults(run=cmd_ratings_rebuild)
-
-    boards = commands.add_parser("leaderboards", help="leaderboard maintenance")
-    board_commands = boards.add_subparsers(dest="leaderboards_command", required=True,
-                                           metavar="LEADERBOARDS_COMMAND")
-    rebuild = board_commands.add_parser("rebuild", help="rebuild the Redis rank cache from the "
-                                        "database (the server also does at start)")
-    rebuild.add_argument("--database-url", help="SQLAlchemy URL (as for serve)")
-    rebuild.add_argument("--redis-url", help="Redis URL (as for serve)")
-    rebuild.set_defaults(run=cmd_leaderboards_rebuild)
+def build_parser() -> argparse.ArgumentParser:
+    parser, commands = command_parser(f"{INTRODUCTION}\n\n{COMMANDS}")
+    add_commands(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command. When whoever reads the output stops early (``patience-race games |
-    head -1``), the command ends quietly with status 1, as Python's documentation advises
-    (the signal module, "Note on SIGPIPE"): 1 because the output was cut short, as a tool
-    stopped by SIGPIPE does not end with 0 either. Ctrl-C that no command handles itself
-    ends it quietly too, with the shell's status for it (128 + SIGINT)."""
+    """Run one client command (``build_parser``)."""
+    return run(build_parser(), argv)
+
+
+def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> int:
+    """Run the command ``parser`` reads from ``argv`` (else the command line). When whoever
+    reads the output stops early (``patience-race games | head -1``), the command ends quietly
+    with status 1, as Python's documentation advises (the signal module, "Note on SIGPIPE"): 1
+    because the output was cut short, as a tool stopped by SIGPIPE does not end with 0 either.
+    Ctrl-C that no command handles itself ends it quietly too, with the shell's status for it
+    (128 + SIGINT)."""
     try:
-        args = build_parser().parse_args(seed_values_attached(
+        args = parser.parse_args(seed_values_attached(
             sys.argv[1:] if argv is None else argv))
         result: int = args.run(args)
         sys.stdout.flush()  # output held in the buffer (stdout is a pipe) is written here

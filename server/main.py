@@ -1,11 +1,14 @@
 """Start and stop the race server: migrations, database engine, service, WebSocket listener.
 
 ``run_server`` is what ``patience-race serve`` calls; tests call it too, with port 0, and read
-the bound address from the ``started`` callback.
+the bound address from the ``started`` callback. ``run_worker`` is one worker process of
+``patience-race serve --workers N`` (``python -m server.main``, started by
+``server.cluster.workers``).
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import gc
@@ -20,10 +23,13 @@ from typing import Any
 from websockets.asyncio.server import serve
 
 from engine.solver import core_description
+from server.cluster.workers import SETTINGS_VARIABLE
 from server.net.http import HttpApi
 from server.service import Service
 from server.settings import Settings
+from server.speedups import run
 from server.storage.engine import make_engine, upgrade_database
+from server.storage.holding import process_name
 
 log = logging.getLogger("patience_race.server")
 
@@ -141,3 +147,30 @@ async def run_server(settings: Settings, stop: asyncio.Future[None] | None = Non
             await service.shutdown()
     finally:
         await engine.dispose()
+
+
+def run_worker() -> None:
+    """A worker process of ``patience-race serve --workers N``: the supervisor
+    (``server.cluster.workers``) starts it as ``python -m server.main``, with its number, the
+    public socket and the pipe to say it is ready on, and the settings in the environment."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--index", type=int, required=True)
+    parser.add_argument("--listen-fd", type=int, required=True)
+    parser.add_argument("--ready-fd", type=int, required=True)
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO,
+                        format=f"%(asctime)s %(levelname)s [worker {args.index}] %(message)s")
+    settings = Settings.model_validate_json(os.environ[SETTINGS_VARIABLE])
+    listen = socket.socket(fileno=args.listen_fd)
+    name = process_name()
+
+    def ready(host: str, port: int) -> None:
+        os.write(args.ready_fd, name.encode())
+        os.close(args.ready_fd)
+
+    run(run_server(settings, started=ready, worker=Worker(args.index, listen, name)),
+        settings.event_loop)
+
+
+if __name__ == "__main__":
+    run_worker()

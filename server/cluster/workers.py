@@ -1,12 +1,13 @@
 """``patience-race serve --workers N``: N worker processes behind the one public port.
 
 The supervisor (this module, run by ``serve``) applies the migrations, opens the public
-listening socket, and starts N workers (``python -m server.cluster.workers``), each handed that
-socket: the kernel gives each new connection to one of the workers accepting on it, as a pre-forking
-server does, so no proxy is needed in front of one machine. Each worker is a whole server
-(``server.main.run_server``) with its own rooms, connections and database engine; Redis
-(``server.cluster.redis_bus``) tells them which worker holds which room and carries requests between
-them. Each worker also listens on a port of its own: its ``reconnect_to`` address.
+listening socket, and starts N workers (``python -m server.main``: ``server.main.run_worker``),
+each handed that socket: the kernel gives each new connection to one of the workers accepting on
+it, as a pre-forking server does, so no proxy is needed in front of one machine. Each worker is
+a whole server (``server.main.run_server``) with its own rooms, connections and database engine;
+Redis (``server.cluster.redis_bus``) tells them which worker holds which room and carries
+requests between them. Each worker also listens on a port of its own: its ``reconnect_to``
+address.
 
 The supervisor restarts a worker that dies (its rooms are taken over by the others meanwhile).
 On SIGTERM or SIGINT it stops every worker with SIGTERM, and each shuts down gracefully. Ctrl-C
@@ -17,7 +18,6 @@ the processes it starts), and the supervisor alone acts on it, as on SIGTERM, wh
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
 import os
@@ -109,7 +109,7 @@ def _start(settings: Settings, index: int, listen: socket.socket) -> _Worker:
     env = dict(os.environ, **{SETTINGS_VARIABLE: settings.model_dump_json()})
     with _sigint_ignored():
         process = subprocess.Popen(
-            [sys.executable, "-m", "server.cluster.workers", "--index", str(index),
+            [sys.executable, "-m", "server.main", "--index", str(index),
              "--listen-fd", str(listen.fileno()), "--ready-fd", str(write)],
             pass_fds=(listen.fileno(), write), env=env, stdin=subprocess.DEVNULL)
     os.close(write)
@@ -155,31 +155,3 @@ def _declare_dead(settings: Settings, worker: _Worker) -> None:
         connection.close()
     except redis.RedisError as error:
         log.warning("could not tell Redis that worker %s is dead: %s", worker.name, error)
-
-
-def _worker_main() -> None:
-    from server.main import Worker, run_server
-    from server.speedups import run
-    from server.storage.holding import process_name
-
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--index", type=int, required=True)
-    parser.add_argument("--listen-fd", type=int, required=True)
-    parser.add_argument("--ready-fd", type=int, required=True)
-    args = parser.parse_args()
-    logging.basicConfig(level=logging.INFO,
-                        format=f"%(asctime)s %(levelname)s [worker {args.index}] %(message)s")
-    settings = Settings.model_validate_json(os.environ[SETTINGS_VARIABLE])
-    listen = socket.socket(fileno=args.listen_fd)
-    name = process_name()
-
-    def ready(host: str, port: int) -> None:
-        os.write(args.ready_fd, name.encode())
-        os.close(args.ready_fd)
-
-    run(run_server(settings, started=ready, worker=Worker(args.index, listen, name)),
-        settings.event_loop)
-
-
-if __name__ == "__main__":
-    _worker_main()

@@ -40,8 +40,8 @@ from engine.deal import DEAL_ALGORITHM
 from engine.game import RULES_VERSION
 from engine.hints import solve_deal
 from server.core.errors import Refusal
-from server.rooms.solver import SLACK_S, SolverProcesses
 from server.rooms.solver_process import BACKGROUND_NICENESS
+from server.rooms.solver_processes import SLACK_S, SolverProcesses
 from server.settings import Settings
 from server.storage.deals import add_winnable, ready_counts, take_in, take_winnable
 from server.storage.engine import Sessions

@@ -108,7 +108,7 @@ class RemoteMember:
 
 
 class Carrier(Protocol):
-    """What takes frames to members held by other workers (``server.cluster.redis_bus``)."""
+    """What takes frames to members held by other workers (``server.cluster.hops``)."""
 
     def send_frames(self, members: Sequence[RemoteMember], frame: str) -> None:
         ...

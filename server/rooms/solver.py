@@ -1,10 +1,9 @@
-"""Hints over the protocol: who may have one, and the solver processes that search for it.
+"""Hints over the protocol: how much each client may ask of the solver, the live verdict, and the
+verdicts searched after races.
 
-A hint runs the solver (``engine.hints``), which takes up to its budget of CPU: never on the
-event loop. Searches run in ``SolverProcesses``: a few processes started with the ``spawn``
-method (a child holds nothing of the server's sockets, threads or event loop; what it runs,
-``engine.hints``, needs only the engine), each warmed up before it takes any work
-(``server.rooms.solver_process.begin``).
+A hint runs the solver (``engine.hints``) in the solver processes
+(``server.rooms.solver_processes``), never on the event loop; who may have one at all is
+``server.core.hint_rules.refusal``.
 
 Hints come before verdicts, by keeping them apart. The ``SolverPool`` has processes of its own
 for hints (``solver_processes``) and others for the verdicts it searches after races
@@ -46,11 +45,6 @@ record: whether the deal was winnable, and the solver's winning line. At most ``
 deals are searched or waiting at once, and at most ``verdicts_at_once_per_address`` for races
 with a racer from one address; the others are left unsearched (their record says ``winnable:
 null``).
-
-``refusal`` is the rule, pure: a hint is for practice alone, never during a race with others,
-on a secret deal (ranked) or on the daily deal (ranked); the server refuses with ``no_hints``
-and says why. The solver sees the hidden cards, so a hint is given with full knowledge; it is
-a move the player can make now, and reveals no card.
 """
 
 from __future__ import annotations
@@ -58,13 +52,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import multiprocessing
-import os
 import time
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Callable, Collection
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -76,21 +66,15 @@ from engine.hints import (
     hint_for_log,
     solve_deal,
     verdict_for_log,
-    warm_up,
 )
 from engine.replay import MoveLog
-from engine.solver import FULL_KNOWLEDGE, Result, core_description, core_name
-from engine.solver.compiled import RULE_SETS as COMPILED_RULE_SETS
+from engine.solver import FULL_KNOWLEDGE, Result
 from server.core.errors import Refusal
+from server.core.hint_rules import refusal
 from server.core.limits import AddressLimiter, InFlight
-from server.core.race import Phase, Race
-from server.rooms.solver_process import (
-    BACKGROUND_NICENESS,
-    NICENESS,
-    begin,
-    pid_after,
-    sigint_held,
-)
+from server.core.race import Race
+from server.rooms.solver_process import BACKGROUND_NICENESS, NICENESS
+from server.rooms.solver_processes import SLACK_S, SolverProcesses, core
 from server.settings import Settings
 from server.storage.deals import save_verdict
 from server.storage.engine import Sessions
@@ -98,136 +82,6 @@ from server.storage.writer import Writer
 from wire.protocol import ErrorCode, HintGiven, LiveVerdictGiven
 
 log = logging.getLogger("patience_race.hints")
-
-SLACK_S = 10.0
-"""How much longer than its budget a search may take to come back (a child starting, a busy
-machine) before it is given up as ``unavailable``."""
-WARM_WITHIN_S = 120.0
-"""How long starting the solver processes and warming them up may take (a busy machine)."""
-SPREAD_S = 0.05
-"""How long each process holds its part of the start (``pid_after``)."""
-
-
-def refusal(race: Race, player_id: str) -> Refusal | None:
-    """Why ``player_id`` may not have a hint in ``race`` now, or None."""
-    racer = race.racers.get(player_id)
-    if racer is None:
-        return Refusal(ErrorCode.NOT_IN_ROOM, "you have no seat in this room's race")
-    if race.deal_kind == "daily":
-        return Refusal(ErrorCode.NO_HINTS, "no hints on the daily deal: it is ranked")
-    if len(race.racers) > 1:
-        return Refusal(ErrorCode.NO_HINTS, "no hints in a race with others")
-    if race.deal_kind != "number":
-        return Refusal(ErrorCode.NO_HINTS, "no hints on a secret deal: it is ranked; "
-                       "practise alone on a chosen deal number to have hints")
-    if race.phase is not Phase.RACING or racer.game is None or racer.finished:
-        return Refusal(ErrorCode.NOT_RACING, "your game is not on")
-    return None
-
-
-def core() -> dict[str, Any]:
-    """Which search core the solver processes use, for ``/healthz``: ``compiled`` (the C core,
-    for the rule sets it knows, the Python search for the others) or ``python``. The processes
-    are spawned from this one's installation and environment, so they load what it loads."""
-    return {"name": core_name(), "compiled_rule_sets": sorted(COMPILED_RULE_SETS),
-            "description": core_description()}
-
-
-class SolverProcesses:
-    """``count`` spawned processes for one kind of search (``kind``: hints, verdicts, the
-    winnable pool), of the given ``niceness``: started by ``start`` or by the first search,
-    each warmed up before it takes any work. A process that dies takes the others with it
-    (``BrokenProcessPool``): they are started again, and warmed, at once."""
-
-    def __init__(self, kind: str, count: int, niceness: int) -> None:
-        self.kind, self.count, self.niceness = kind, count, niceness
-        self.warm = False
-        """Every process started and warmed up (by ``start``), and none died since."""
-        self.searching = 0
-        """Searches handed to the processes whose answers are awaited."""
-        self.restarts = 0
-        """How often the processes were started again after one died."""
-        self._executor: ProcessPoolExecutor | None = None
-        self._starting: asyncio.Task[None] | None = None
-        self._closed = False
-
-    def _pool(self) -> ProcessPoolExecutor:
-        if self._closed:
-            raise Refusal(ErrorCode.UNAVAILABLE, "the server is stopping")
-        if self._executor is None:
-            self._executor = ProcessPoolExecutor(
-                self.count, multiprocessing.get_context("spawn"), initializer=begin,
-                initargs=(os.getpid(), self.niceness, warm_up))
-        return self._executor
-
-    async def start(self) -> None:
-        """Start every process and wait until each is warm. Each process takes work only once
-        it has warmed up, and each holds its part of the start a moment, so that the first
-        ready does not take every part: the parts go round until every process has answered
-        one."""
-        if self.count == 0:
-            return
-        loop = asyncio.get_running_loop()
-        began, answered = loop.time(), set[int]()
-        try:
-            while len(answered) < self.count:
-                answered.update(await asyncio.gather(*(
-                    self.run(pid_after, SPREAD_S, within_s=WARM_WITHIN_S)
-                    for _ in range(self.count))))
-        except Refusal as failed:
-            log.error("the solver processes for %s did not start: %s", self.kind, failed.message)
-            return
-        self.warm = not self._closed
-        log.info("%d solver process%s for %s warm in %.1f s (pid %s)", self.count,
-                 "es" * (self.count != 1), self.kind, loop.time() - began,
-                 ", ".join(map(str, sorted(answered))))
-
-    async def run(self, function: Any, *args: Any, within_s: float) -> Any:
-        """``function(*args)`` in one of the processes; ``unavailable`` when the answer does not
-        come within ``within_s`` or the process died."""
-        executor = self._pool()
-        self.searching += 1
-        try:
-            with sigint_held():  # (where the executor starts a process, it starts it here)
-                future = asyncio.get_running_loop().run_in_executor(executor, function, *args)
-            return await asyncio.wait_for(future, within_s)
-        except TimeoutError:
-            raise Refusal(ErrorCode.UNAVAILABLE, "the solver took too long: try again") from None
-        except BrokenProcessPool:  # a solver process died (killed, out of memory): start anew
-            if executor is self._executor:  # (once, by the first search to hear of it)
-                log.exception("a solver process for %s died: starting them again", self.kind)
-                self._start_again()
-            raise Refusal(ErrorCode.UNAVAILABLE, "the solver failed: try again") from None
-        finally:
-            self.searching -= 1
-
-    def _start_again(self) -> None:
-        self._stop_processes()
-        self.warm, self.restarts = False, self.restarts + 1
-        if self._starting is None or self._starting.done():
-            self._starting = asyncio.create_task(self.start())
-
-    def health(self) -> dict[str, Any]:
-        """For ``/healthz``."""
-        return {"processes": self.count, "warm": self.warm, "searching": self.searching,
-                "restarts": self.restarts}
-
-    def close(self) -> None:
-        """Stop the processes (a search under way is dropped)."""
-        self._closed, self.warm = True, False
-        if self._starting is not None:
-            self._starting.cancel()
-        self._stop_processes()
-
-    def _stop_processes(self) -> None:
-        if self._executor is not None:
-            # A search runs to its budget; a stopping server does not wait for it. (Python
-            # 3.14 names this ``terminate_workers``; 3.11 keeps the processes here.)
-            processes = list(getattr(self._executor, "_processes", {}).values())
-            self._executor.shutdown(wait=False, cancel_futures=True)
-            for process in processes:
-                process.terminate()
-            self._executor = None
 
 
 class Turns:

@@ -46,9 +46,9 @@ from sqlalchemy.orm import selectinload
 from server.storage.models import EntryRow, RaceRow
 
 LEASE_S = 4.0
-"""How long a holder's lease runs. A worker renews it every ``redis_bus.HEARTBEAT_S`` (1 s),
-before its Redis heartbeat: its lease has run out before its heartbeat (``WORKER_TTL_S``, 5 s)
-has, so when Redis says a worker is dead its races may be taken at once."""
+"""How long a holder's lease runs. A worker renews it every ``directory.HEARTBEAT_S`` (1 s),
+before its Redis heartbeat: its lease has run out before its heartbeat (``redis_bus.WORKER_TTL_S``,
+5 s) has, so when Redis says a worker is dead its races may be taken at once."""
 
 _RACES = cast(Table, RaceRow.__table__)
 

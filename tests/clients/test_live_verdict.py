@@ -7,8 +7,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from clients.cli import Session
 from clients.live_verdict import LiveVerdict
+from clients.play import Session
 from engine.game import Game
 from engine.hints import LIVE_WORDS
 from engine.moves import Move

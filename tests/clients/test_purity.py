@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
 import clients
 
@@ -26,6 +28,19 @@ def test_importing_every_client_module_loads_no_server_module() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_no_client_module_imports_the_server_even_inside_a_function() -> None:
+    """Not even lazily, where importing the module alone would not show it: the server's
+    commands are ``server.commands``."""
+    importing = []
+    for path in sorted(Path(clients.__path__[0]).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            importing += [f"{path.name}: {name}" for name in names
+                          if name.split(".")[0] == "server"]
+    assert importing == []
 
 
 def test_wire_imports_neither_side() -> None:

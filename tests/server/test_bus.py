@@ -18,7 +18,7 @@ import redis.asyncio as redis
 from sqlalchemy import func, select
 
 from clients.sdk import RaceClient, RequestRefused
-from server.cluster.redis_bus import HOP_TIMEOUT_S
+from server.cluster.hops import HOP_TIMEOUT_S
 from server.storage.models import MoveRow, RaceRow
 from tests.server.conftest import drop_redis_keys
 from tests.server.test_abuse import first_error

@@ -35,7 +35,7 @@ async def start_process(database_url: str) -> ServerProcess:
     env = dict(os.environ, PATIENCE_RACE_COUNTDOWN_S="0.2", PATIENCE_RACE_PORT="0",
                PATIENCE_RACE_WINNABLE_POOL_TARGET="0", PATIENCE_RACE_VERDICT_BUDGET_S="0")
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "clients.cli", "serve", "--database-url", database_url, env=env,
+        sys.executable, "-m", "server.commands", "serve", "--database-url", database_url, env=env,
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
     assert process.stderr is not None
     async with asyncio.timeout(60):

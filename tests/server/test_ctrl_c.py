@@ -43,7 +43,7 @@ class Serving:
                    PATIENCE_RACE_WINNABLE_POOL_TARGET="0", PATIENCE_RACE_VERDICT_BUDGET_S="0",
                    PATIENCE_RACE_REDIS_PREFIX=redis_prefix or "unused:")
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "clients.cli", "serve", "--database-url",
+            sys.executable, "-m", "server.commands", "serve", "--database-url",
             f"sqlite:///{tmp_path / 'race.sqlite3'}", *options, env=env,
             stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
             start_new_session=True)

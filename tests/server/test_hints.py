@@ -31,9 +31,11 @@ from engine.registry import find_rule_set
 from engine.solver import Budget, Result, core_description, core_name, solve
 from engine.solver.compiled import RULE_SETS as COMPILED_RULE_SETS
 from server.core.errors import Refusal
+from server.core.hint_rules import refusal
 from server.core.race import Race
-from server.rooms.solver import SolverPool, SolverProcesses, Turns, refusal
+from server.rooms.solver import SolverPool, Turns
 from server.rooms.solver_process import NICENESS, pid_after
+from server.rooms.solver_processes import SolverProcesses
 from server.settings import Settings
 from server.storage.writer import Writer
 from tests.server.attacks import Target, run_attack
@@ -340,7 +342,7 @@ def stopped_as_it_serves(tmp_path: Path, signal_number: int,
     serving: that line, and what it wrote after it, to the end (every process holding its
     output, its solver processes too, has ended)."""
     server = subprocess.Popen(
-        [sys.executable, "-m", "clients.cli", "serve", "--port", "0",
+        [sys.executable, "-m", "server.commands", "serve", "--port", "0",
          "--database-url", f"sqlite:///{tmp_path / 'quiet.sqlite3'}"], stderr=subprocess.PIPE,
         text=True, start_new_session=True, cwd=Path(__file__).resolve().parents[2],
         env=dict(os.environ, PATIENCE_RACE_WINNABLE_POOL_TARGET="0", **settings))

@@ -66,7 +66,7 @@ async def serving_host(host: Host, database_url: str, redis_url: str,
                PATIENCE_RACE_NEW_PLAYERS_PER_ADDRESS_PER_MIN="1000",
                PATIENCE_RACE_WINNABLE_POOL_TARGET="0", PATIENCE_RACE_VERDICT_BUDGET_S="0")
     process = await asyncio.create_subprocess_exec(
-        *host.command(sys.executable, "-m", "clients.cli", "serve", "--workers", "2",
+        *host.command(sys.executable, "-m", "server.commands", "serve", "--workers", "2",
                       "--host", "0.0.0.0", "--port", str(PORT), "--redis-url", redis_url,
                       "--database-url", database_url),
         env=env, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)

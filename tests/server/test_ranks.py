@@ -263,10 +263,10 @@ def test_the_rebuild_command_fills_the_cache_and_needs_redis(redis_url: str,
     prefix = f"test-ranks-{secrets.token_hex(4)}:"
     environment = {**os.environ, "PATIENCE_RACE_REDIS_PREFIX": prefix}
     environment.pop("PATIENCE_RACE_REDIS_URL", None)
-    command = [sys.executable, "-m", "clients.cli", "leaderboards", "rebuild",
+    command = [sys.executable, "-m", "server.commands", "leaderboards", "rebuild",
                "--database-url", f"sqlite:///{path}"]
     try:
-        upgrade = subprocess.run([sys.executable, "-m", "clients.cli", "db", "upgrade",
+        upgrade = subprocess.run([sys.executable, "-m", "server.commands", "db", "upgrade",
                                   "--database-url", f"sqlite:///{path}"],
                                  capture_output=True, text=True, timeout=120, env=environment)
         assert upgrade.returncode == 0, upgrade.stderr

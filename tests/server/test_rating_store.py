@@ -12,8 +12,8 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.exc import DBAPIError
 
-from clients.cli import main as cli_main
 from clients.sdk import RaceClient
+from server.commands import main as cli_main
 from server.core.race import DealKind
 from server.core.ratings import Rating, RatingRules
 from server.storage.models import EntryRow, PlayerRow, RatingChangeRow, RatingRow

@@ -995,7 +995,7 @@ def test_db_upgrade_command_migrates_the_configured_database(tmp_path: Path) -> 
     """`patience-race db upgrade --database-url URL` as a person runs it."""
     path = tmp_path / "upgrade.sqlite3"
     result = subprocess.run(
-        [sys.executable, "-m", "clients.cli", "db", "upgrade", "--database-url",
+        [sys.executable, "-m", "server.commands", "db", "upgrade", "--database-url",
          f"sqlite:///{path}"], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "latest migration" in result.stdout

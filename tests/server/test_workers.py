@@ -67,8 +67,8 @@ async def serving_workers(database_url: str, redis_url: str) -> AsyncIterator[Wo
                PATIENCE_RACE_WINNABLE_POOL_TARGET="0", PATIENCE_RACE_VERDICT_BUDGET_S="0",
                PATIENCE_RACE_REDIS_PREFIX=prefix)
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "clients.cli", "serve", "--workers", "2", "--redis-url", redis_url,
-        "--database-url", database_url, env=env, stdout=asyncio.subprocess.DEVNULL,
+        sys.executable, "-m", "server.commands", "serve", "--workers", "2", "--redis-url",
+        redis_url, "--database-url", database_url, env=env, stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE)
     workers = Workers(process, "", prefix)
     workers.url = (await read_until(process, workers, SERVING)).group(1)
@@ -104,7 +104,7 @@ def test_each_worker_listens_on_a_port_of_its_own_after_the_public_one() -> None
 
 def test_more_than_one_worker_without_redis_is_refused() -> None:
     env = {k: v for k, v in os.environ.items() if k != "PATIENCE_RACE_REDIS_URL"}
-    done = subprocess.run([sys.executable, "-m", "clients.cli", "serve", "--workers", "2"],
+    done = subprocess.run([sys.executable, "-m", "server.commands", "serve", "--workers", "2"],
                           env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "--redis-url" in done.stderr
 
