@@ -9,6 +9,7 @@ import asyncio
 import json
 import logging
 import re
+import time
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -70,11 +71,13 @@ class Server:
         return await asyncio.to_thread(self.get, path)
 
 
-async def start_server(settings: Settings) -> Server:
+async def start_server(settings: Settings, clock: Callable[[], float] = time.time) -> Server:
+    """``clock``: the service's (a ``tests.fakeclock.FakeClock`` to pass deadlines by hand)."""
     loop = asyncio.get_running_loop()
     stop: asyncio.Future[None] = loop.create_future()
     bound: asyncio.Future[tuple[str, int]] = loop.create_future()
-    task = asyncio.create_task(run_server(settings, stop, lambda h, p: bound.set_result((h, p))))
+    task = asyncio.create_task(run_server(settings, stop, lambda h, p: bound.set_result((h, p)),
+                                          clock=clock))
     host, port = await asyncio.wait_for(asyncio.shield(bound), 30)
     return Server(f"ws://{host}:{port}/ws", f"http://{host}:{port}", settings, stop, task)
 
