@@ -16,9 +16,9 @@ from clients.sdk import RaceClient, RequestRefused
 from server.cluster.listing import LISTED, local_list
 from server.rooms.host import Room
 from server.rooms.outbox import Outbox
+from tests.server.cluster.test_bus import hopping, two_workers
+from tests.server.core.test_race import T0, new_race
 from tests.server.test_abuse import reply, server_with
-from tests.server.test_bus import hopping, two_workers
-from tests.server.test_race import T0, new_race
 from tests.server.test_server import Server, Sessions
 
 TRIES = 200

@@ -41,7 +41,7 @@ from server.storage.races import (
     utc_day,
 )
 from tests.server.conftest import drop_redis_keys
-from tests.server.test_store import (
+from tests.server.storage.test_store import (
     ESTABLISHED,
     NOW,
     RULES,

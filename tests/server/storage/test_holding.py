@@ -17,8 +17,8 @@ from server.storage.races import (
     record_results,
     record_start,
 )
+from tests.server.storage.test_store import NOW, new_players, new_race, rank_entry
 from tests.server.test_server import Sessions
-from tests.server.test_store import NOW, new_players, new_race, rank_entry
 
 
 async def held(sessions: Sessions, race_id: str) -> tuple[str | None, int]:
