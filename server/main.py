@@ -16,6 +16,7 @@ import logging
 import os
 import signal
 import socket
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -87,8 +88,10 @@ def _finish(stop: asyncio.Future[None]) -> None:
 
 async def run_server(settings: Settings, stop: asyncio.Future[None] | None = None,
                      started: Callable[[str, int], None] | None = None,
-                     worker: Worker | None = None) -> None:
+                     worker: Worker | None = None,
+                     clock: Callable[[], float] = time.time) -> None:
     """Serve until ``stop`` is done (or SIGTERM/SIGINT), then shut down gracefully.
+    (``clock``: the service's clock, ``Service``; tests pass one they move by hand.)
 
     As one of several workers (``server.cluster.workers``), serve on the public socket the
     supervisor made, and on a port of its own (its ``reconnect_to`` address). A worker stops on
@@ -108,7 +111,8 @@ async def run_server(settings: Settings, stop: asyncio.Future[None] | None = Non
         if stop.done():
             return
     engine = make_engine(settings.database_url)
-    service = Service(settings, engine, worker=None if worker is None else worker.name,
+    service = Service(settings, engine, clock=clock,
+                      worker=None if worker is None else worker.name,
                       fills_pool=worker is None or worker.index == 0)
     await service.start()
     # What start-up made (modules, pydantic schemas, restored races) lives as long as the

@@ -1,6 +1,6 @@
 """Generate docs/protocol.schema.json from the protocol models: ``python -m server.net.schema``.
 
-``--check`` exits non-zero when the file on disk differs (tests/server/test_schema.py does the
+``--check`` exits non-zero when the file on disk differs (tests/server/net/test_schema.py does the
 same), so the published schema never drifts from the models.
 """
 

@@ -16,7 +16,7 @@ from clients.sdk import RaceClient
 from engine.moves import Move
 from engine.registry import find_rule_set
 from server.storage.models import PlayerRow
-from tests.server.test_bus import two_workers
+from tests.server.cluster.test_bus import two_workers
 from tests.server.test_server import Server, Sessions, stop_server
 from wire.protocol import RaceFinished, RoomState, YourView
 

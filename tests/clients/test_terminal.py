@@ -30,7 +30,7 @@ from clients.terminal.session import DEFAULT_SERVER, Identity, IdentityFile, Rac
 from engine.registry import RULE_SET_NAMES, find_rule_set
 from engine.view import Slot
 from tests.clients.conftest import RATED_BETWEEN_CLIENTS, rated_racer
-from tests.server.test_bus import two_workers
+from tests.server.cluster.test_bus import two_workers
 from tests.server.test_server import Server, make_settings, start_server, stop_server
 from wire.protocol import RaceFinished, YourView
 

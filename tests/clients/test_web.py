@@ -34,7 +34,7 @@ from clients.sdk import RaceClient
 from engine.moves import Move
 from engine.registry import RULE_SET_NAMES, find_rule_set
 from tests.clients.conftest import rated_racer
-from tests.server.test_bus import two_workers
+from tests.server.cluster.test_bus import two_workers
 from tests.server.test_server import Server, Sessions, play_to_end
 from wire.protocol import ProgressEvent, RaceFinished, YourView
 

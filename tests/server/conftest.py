@@ -12,7 +12,8 @@ database, dropped at the end.
 - ``empty_database_url``: a fresh database with no tables, for migration tests.
 - ``server``: the real server on an ephemeral port, on the emptied ``database_url``.
 - ``redis_url``: a Redis server (PATIENCE_RACE_TEST_REDIS_URL), for the tests of several
-  workers; skipped without it.
+  workers; without it every test that needs it, directly or through another fixture, is
+  skipped at collection, before any of its fixtures is built.
 - ``moves_locked``: another connection holds a lock that makes every write of moves wait (a slow
   commit, as a backup or a maintenance script would cause), until the block ends.
 - ``tables_locked``: the same for writes to the tables named (on SQLite, to any table).
@@ -53,13 +54,28 @@ async def drop_redis_keys(url: str, prefix: str) -> None:
     await connection.aclose()
 
 
+REDIS_SKIP_REASON = (f"tests that use Redis run only when {REDIS_URL_VARIABLE} is set, "
+                     "e.g. to redis://127.0.0.1:6379/0")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Without Redis, mark every test that needs ``redis_url`` (itself or through another
+    fixture) skipped, so that it skips before any fixture is set up: a skip from ``redis_url``
+    itself would come only after the fixtures the test names before it (a database of
+    thousands of races takes minutes)."""
+    if os.environ.get(REDIS_URL_VARIABLE):
+        return
+    for item in items:
+        if "redis_url" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.skip(reason=REDIS_SKIP_REASON))
+
+
 @pytest.fixture
 def redis_url() -> str:
     """A Redis server for the tests of several workers (each uses keys of its own prefix)."""
     url = os.environ.get(REDIS_URL_VARIABLE)
     if not url:
-        pytest.skip(f"the tests of several workers run only when {REDIS_URL_VARIABLE} is set, "
-                    "e.g. to redis://127.0.0.1:6379/0")
+        pytest.skip(REDIS_SKIP_REASON)
     return url
 
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -19,12 +20,14 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from clients.sdk import RaceClient, RequestRefused
 from server.storage.models import RaceRow
+from tests.fakeclock import FakeClock
 from tests.server.test_server import Server, Sessions, make_settings, start_server, stop_server
 
 
 @asynccontextmanager
-async def server_with(database_url: str, **limits: Any) -> AsyncIterator[Server]:
-    running = await start_server(make_settings(database_url, **limits))
+async def server_with(database_url: str, clock: Callable[[], float] = time.time,
+                      **limits: Any) -> AsyncIterator[Server]:
+    running = await start_server(make_settings(database_url, **limits), clock)
     try:
         yield running
     finally:
@@ -64,16 +67,18 @@ async def test_a_sustained_flood_ends_in_1008_though_some_messages_get_through(
         sessions: Sessions, database_url: str) -> None:
     """30 times the rate: a token now and then is earned, which used to reset the count of
     refusals in a row, so such a flood was never closed."""
-    async with server_with(database_url, rate_per_s=10, rate_burst=10,
+    clock = FakeClock()
+    async with server_with(database_url, clock, rate_per_s=10, rate_burst=10,
                            flood_close_after=100) as server, connect(server.url) as ws:
-        reading = asyncio.create_task(frames_until_closed(ws))
+        codes = set()
         with pytest.raises(ConnectionClosed):
             async with asyncio.timeout(5):
-                while True:
+                while True:  # 30 frames (each answered) every tenth of a second
                     for _ in range(30):
                         await ws.send('{"type": "leave"}')
-                    await asyncio.sleep(0.1)
-        codes = {frame["code"] for frame in await reading}
+                    for _ in range(30):
+                        codes.add(json.loads(await ws.recv())["code"])
+                    clock.advance(0.1)
         assert codes == {"not_identified", "rate_limited"}
         assert ws.close_code == 1008
 
@@ -141,40 +146,57 @@ async def test_a_binary_frame_is_refused_and_the_connection_stays(server: Server
 
 async def test_a_connection_that_never_says_hello_is_closed(sessions: Sessions,
                                                             database_url: str) -> None:
-    async with server_with(database_url, hello_deadline_s=0.3) as server:
-        async with connect(server.url) as ws:
-            await frames_until_closed(ws, timeout=5)
-            assert ws.close_code == 1008
+    clock = FakeClock()
+    async with server_with(database_url, clock, hello_deadline_s=0.3) as server:
         ann = await server.client("Ann")  # saying hello in time keeps it open past that
-        await asyncio.sleep(0.6)
+        async with connect(server.url) as ws:
+            # Moved on until a sweep sees it past its deadline (it may be registered after a
+            # first move of the clock).
+            frames = asyncio.create_task(frames_until_closed(ws, timeout=5))
+            while not frames.done():
+                clock.advance(0.6)
+                await asyncio.wait([frames], timeout=0.5)
+            await frames
+            assert ws.close_code == 1008
+        # The sweep that closed it saw Ann's connection, opened before it, as past the deadline.
         assert (await ann.hello(token=ann.token)).player_id == ann.player_id
 
 
 async def test_an_idle_connection_outside_a_race_is_closed_a_racer_is_not(
         sessions: Sessions, database_url: str) -> None:
-    async with server_with(database_url, idle_timeout_s=0.5) as server:
+    clock = FakeClock()
+    async with server_with(database_url, clock, idle_timeout_s=0.5) as server:
         idle = await server.client("Ida")
         ann, bob = await server.client("Ann"), await server.client("Bob")
         room = await ann.create_room("octagon", seats=2)
         await bob.join(room.code)
         await ann.ready()
         await bob.ready()
-        await asyncio.sleep(1.2)
+        clock.advance(1.2)
         with pytest.raises(ConnectionClosed):
             async with asyncio.timeout(5):
                 await idle.ws.wait_closed()
                 await idle.ws.recv()
         assert idle.ws.close_code == 1000
+        # The sweep that closed Ida's connection saw Ann's as silent as hers.
         assert (await ann.hello(token=ann.token)).player_id == ann.player_id
 
 
 async def test_an_empty_lobby_expires_and_its_row_goes(sessions: Sessions,
                                                        database_url: str) -> None:
-    async with server_with(database_url, lobby_empty_s=0.3) as server:
+    clock = FakeClock()
+    async with server_with(database_url, clock, lobby_empty_s=0.3) as server:
         ann = await server.client("Ann")
         room = await ann.create_room("octagon", seats=2)
         await ann.close()
-        await asyncio.sleep(1.5)
+        # A sweep sees the lobby empty (once the server has seen Ann go), a later one sees it
+        # empty for longer than lobby_empty_s: the clock is moved on until its row is gone.
+        for _ in range(200):
+            clock.advance(0.2)
+            async with sessions() as session:
+                if await session.scalar(select(func.count()).select_from(RaceRow)) == 0:
+                    break
+            await asyncio.sleep(0.02)  # the next sweep, and the deletion (the loop's time)
         bob = await server.client("Bob")
         with pytest.raises(RequestRefused) as gone:
             await bob.join(room.code)
@@ -185,9 +207,11 @@ async def test_an_empty_lobby_expires_and_its_row_goes(sessions: Sessions,
 
 async def test_a_lobby_never_started_expires_and_its_members_are_told(
         sessions: Sessions, database_url: str) -> None:
-    async with server_with(database_url, lobby_max_s=0.5) as server:
+    clock = FakeClock()
+    async with server_with(database_url, clock, lobby_max_s=0.5) as server:
         ann = await server.client("Ann")
         room = await ann.create_room("octagon", seats=2)
+        clock.advance(0.6)
         error = await first_error(ann)
         assert error["code"] == "room_closed"
         bob = await server.client("Bob")

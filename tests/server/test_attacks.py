@@ -47,8 +47,8 @@ from tests.server.attacks import (
     ready,
     run_attack,
 )
+from tests.server.cluster.test_bus import two_workers
 from tests.server.test_abuse import frames_until_closed, reply, server_with
-from tests.server.test_bus import two_workers
 from tests.server.test_server import DEAL, Server, Sessions
 from wire.protocol import RaceFinished, YourView
 

@@ -18,9 +18,9 @@ from sqlalchemy import func, select
 from server.storage.models import EntryRow, PlayerRow, RaceRow, RatingRow, WinnableDealRow
 from tests.server import test_attacks
 from tests.server.attacks import FARM_RULE_SET, HOSTILE_NAMES
+from tests.server.rooms.test_pool import pool_ready, winnable_room
 from tests.server.test_abuse import server_with
 from tests.server.test_attacks import Check, beside_an_honest_racer, refused
-from tests.server.test_pool import pool_ready, winnable_room
 from tests.server.test_server import Sessions
 
 attacker = test_attacks.attacker

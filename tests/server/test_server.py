@@ -9,6 +9,7 @@ import asyncio
 import json
 import logging
 import re
+import time
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -70,11 +71,13 @@ class Server:
         return await asyncio.to_thread(self.get, path)
 
 
-async def start_server(settings: Settings) -> Server:
+async def start_server(settings: Settings, clock: Callable[[], float] = time.time) -> Server:
+    """``clock``: the service's (a ``tests.fakeclock.FakeClock`` to pass deadlines by hand)."""
     loop = asyncio.get_running_loop()
     stop: asyncio.Future[None] = loop.create_future()
     bound: asyncio.Future[tuple[str, int]] = loop.create_future()
-    task = asyncio.create_task(run_server(settings, stop, lambda h, p: bound.set_result((h, p))))
+    task = asyncio.create_task(run_server(settings, stop, lambda h, p: bound.set_result((h, p)),
+                                          clock=clock))
     host, port = await asyncio.wait_for(asyncio.shield(bound), 30)
     return Server(f"ws://{host}:{port}/ws", f"http://{host}:{port}", settings, stop, task)
 
@@ -87,7 +90,7 @@ async def stop_server(server: Server) -> None:
 
 def make_settings(database_url: str, **overrides: Any) -> Settings:
     """The tests' server: a short countdown; no solver search after each race and no winnable
-    pool (tests/server/test_hints.py and test_pool.py turn them on), which would cost every
+    pool (tests/server/rooms/test_hints.py and test_pool.py turn them on), which would cost every
     test a process, and the pool's a CPU kept busy."""
     return Settings(database_url=database_url, port=0, countdown_s=0.2,
                     reconnect_grace_s=30,

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.server.conftest import moves_locked
-from tests.server.test_delivery import a_write_is_queued
+from tests.server.rooms.test_delivery import a_write_is_queued
 from tests.server.test_server import (
     Server,
     Sessions,

@@ -20,11 +20,11 @@ from server.storage.models import EntryRow, PlayerRow, RatingChangeRow, RatingRo
 from server.storage.races import record_start
 from server.storage.ratings import rating_board, rebuild
 from server.storage.results import record_results
+from tests.server.cluster.test_bus import two_workers
+from tests.server.core.test_ratings import RACE_1, RACE_2, close, race_1_by_hand, two_racers_by_hand
+from tests.server.storage.test_store import NOW, Sessions, new_players, new_race
 from tests.server.test_abuse import server_with
-from tests.server.test_bus import two_workers
-from tests.server.test_ratings import RACE_1, RACE_2, close, race_1_by_hand, two_racers_by_hand
 from tests.server.test_server import Server
-from tests.server.test_store import NOW, Sessions, new_players, new_race
 from wire.protocol import RaceFinished, RankEntry, YourView
 
 RULES = "octagon"
@@ -36,7 +36,7 @@ async def store_race(sessions: Sessions, ranking: list[RankEntry], players: dict
                      *, at: int, deal_kind: DealKind = "secret", rule_set: str = RULES,
                      daily_day: date | None = None) -> tuple[str, dict[str, Any]]:
     """A race stored as the server stores one, ``at`` minutes after NOW, with the ranking's
-    racers (named as in tests/server/test_ratings.py) mapped to player ids."""
+    racers (named as in tests/server/core/test_ratings.py) mapped to player ids."""
     ranking = [entry.model_copy(update={"player_id": players[entry.player_id], "rank": rank})
                for rank, entry in enumerate(ranking, start=1)]
     race_id = await new_race(sessions, ranking[0].player_id, rule_set=rule_set,

@@ -226,7 +226,7 @@ def test_a_solver_process_ends_when_its_server_is_killed() -> None:
               "if __name__ == '__main__':\n"
               "    asyncio.run(main())\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=60, cwd=Path(__file__).resolve().parents[2])
+                          timeout=60, cwd=Path(__file__).resolve().parents[3])
     child = int(done.stdout.strip())
     for _ in range(50):
         if not Path(f"/proc/{child}").exists():
@@ -344,7 +344,7 @@ def stopped_as_it_serves(tmp_path: Path, signal_number: int,
     server = subprocess.Popen(
         [sys.executable, "-m", "server.commands", "serve", "--port", "0",
          "--database-url", f"sqlite:///{tmp_path / 'quiet.sqlite3'}"], stderr=subprocess.PIPE,
-        text=True, start_new_session=True, cwd=Path(__file__).resolve().parents[2],
+        text=True, start_new_session=True, cwd=Path(__file__).resolve().parents[3],
         env=dict(os.environ, PATIENCE_RACE_WINNABLE_POOL_TARGET="0", **settings))
     assert server.stderr is not None
     serving = ""

@@ -16,9 +16,9 @@ from clients.sdk import RaceClient, RequestRefused
 from server.core.lobbies import LISTED
 from server.rooms.outbox import Outbox
 from server.rooms.room import Room, local_list
+from tests.server.cluster.test_bus import hopping, two_workers
+from tests.server.core.test_race import T0, new_race
 from tests.server.test_abuse import reply, server_with
-from tests.server.test_bus import hopping, two_workers
-from tests.server.test_race import T0, new_race
 from tests.server.test_server import Server, Sessions
 
 TRIES = 200

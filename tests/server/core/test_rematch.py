@@ -15,8 +15,8 @@ from engine.moves import RESIGN
 from server.core.race import Phase, Race, RaceError
 from server.core.rematch import rematch
 from server.storage.models import RaceRow
-from tests.server.test_bus import hopping, two_workers
-from tests.server.test_race import T0, messages, new_race, started
+from tests.server.cluster.test_bus import hopping, two_workers
+from tests.server.core.test_race import T0, messages, new_race, started
 from tests.server.test_server import DEAL, Server, Sessions, play_to_end, race_of
 from wire.protocol import RaceFinished, RaceStarted, RoomState, YourView
 

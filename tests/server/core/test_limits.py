@@ -1,7 +1,7 @@
 """The bounded tables of server/core/limits.py, as pure code with plain numbers for the time.
 
 (On one machine every client of a real server is 127.0.0.1: the table's being per address is
-tested here; tests/server/test_http.py sends the 429 end to end.)"""
+tested here; tests/server/net/test_http.py sends the 429 end to end.)"""
 
 from __future__ import annotations
 

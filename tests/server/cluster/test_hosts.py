@@ -33,6 +33,7 @@ from sqlalchemy import func, make_url, select
 from clients.sdk import RaceClient
 from server.storage.engine import make_engine, make_sessionmaker
 from server.storage.models import MoveRow, RaceRow
+from tests.server.cluster.test_workers import SERVING, TAKEOVER_S, Workers, drain, read_until
 from tests.server.conftest import (
     POSTGRES_URL_VARIABLE,
     create_database,
@@ -41,7 +42,6 @@ from tests.server.conftest import (
 )
 from tests.server.netns import Host, Lan, NoNetwork, forwarding, lan
 from tests.server.test_crash import Racer
-from tests.server.test_workers import SERVING, TAKEOVER_S, Workers, drain, read_until
 from wire.protocol import RaceFinished, YourView
 
 PORT = 8765

@@ -37,7 +37,7 @@ from server.storage.players import new_id
 from server.storage.races import record_start, utc_day
 from server.storage.results import record_results, recount_wins
 from tests.server.conftest import drop_redis_keys
-from tests.server.test_store import (
+from tests.server.storage.test_store import (
     ESTABLISHED,
     NOW,
     RULES,

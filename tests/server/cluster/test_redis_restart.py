@@ -25,8 +25,8 @@ from sqlalchemy import select
 
 from clients.sdk import RaceClient, RequestRefused
 from server.storage.models import MoveRow
+from tests.server.cluster.test_workers import Workers, seat_two, serving_workers
 from tests.server.test_server import Sessions
-from tests.server.test_workers import Workers, seat_two, serving_workers
 from wire.protocol import ErrorCode, RaceFinished, YourView
 
 RESTARTS = 4

@@ -134,7 +134,7 @@ def test_the_schema_lists_every_status_word_a_race_gives_and_no_other() -> None:
 
 
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def documented_error_codes() -> set[str]:

@@ -14,8 +14,8 @@ from server.storage.engine import make_engine
 from server.storage.models import MoveRow, RaceRow
 from server.storage.races import MoveRecorder, create_race, record_start
 from server.storage.results import record_results
+from tests.server.storage.test_store import NOW, new_players, new_race, rank_entry
 from tests.server.test_server import Sessions
-from tests.server.test_store import NOW, new_players, new_race, rank_entry
 
 
 async def held(sessions: Sessions, race_id: str) -> tuple[str | None, int]:
