@@ -29,16 +29,21 @@ class OptionalBuildExt(build_ext):
 
 
 def _skip(error: Exception) -> None:
-    print(f"patience-race: the compiled search core was not built ({error}); the pure-Python "
-          f"solver will be used", file=sys.stderr)
+    print(
+        f"patience-race: the compiled search core was not built ({error}); the pure-Python "
+        f"solver will be used",
+        file=sys.stderr,
+    )
 
 
 setup(
-    ext_modules=[Extension(
-        "engine.solver._core",
-        sources=sorted(glob("engine/solver/core/*.c")),
-        depends=glob("engine/solver/core/*.h"),
-        extra_compile_args=["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
-    )],
+    ext_modules=[
+        Extension(
+            "engine.solver._core",
+            sources=sorted(glob("engine/solver/core/*.c")),
+            depends=glob("engine/solver/core/*.h"),
+            extra_compile_args=["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+        )
+    ],
     cmdclass={"build_ext": OptionalBuildExt},
 )

@@ -78,7 +78,8 @@ def refuse_before(data: Any) -> str:
             return "unknown_type"
         return "; ".join(
             f"{'.'.join(str(p) for p in error['loc'][1:]) or 'message'}: {error['msg']}"
-            for error in invalid.errors()[:3])
+            for error in invalid.errors()[:3]
+        )
     return ""
 
 
@@ -96,22 +97,44 @@ def cost_us(refuse: Any, number: int) -> float:
 
 
 def start_server(checkout: Path, directory: Path) -> tuple[subprocess.Popen[str], str]:
-    return serve(checkout, ["--database-url", f"sqlite:///{directory / 'bench.sqlite3'}"], {
-        "PATIENCE_RACE_COUNTDOWN_S": "0", "PATIENCE_RACE_WINNABLE_POOL_TARGET": "0",
-        "PATIENCE_RACE_VERDICT_BUDGET_S": "0"})
+    return serve(
+        checkout,
+        ["--database-url", f"sqlite:///{directory / 'bench.sqlite3'}"],
+        {
+            "PATIENCE_RACE_COUNTDOWN_S": "0",
+            "PATIENCE_RACE_WINNABLE_POOL_TARGET": "0",
+            "PATIENCE_RACE_VERDICT_BUDGET_S": "0",
+        },
+    )
 
 
-def serve(checkout: Path, arguments: list[str],
-          settings: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
+def serve(
+    checkout: Path, arguments: list[str], settings: dict[str, str]
+) -> tuple[subprocess.Popen[str], str]:
     """``patience-race serve`` of ``checkout`` on 127.0.0.1 and a free port, with ``arguments``
     and no ``PATIENCE_RACE_`` setting but ``settings``; once it serves, the process and its
     address (its output read from then on). For this bench and the others."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PATIENCE_RACE_")}
     env.update(PYTHONPATH=str(checkout), **settings)
     process = subprocess.Popen(
-        [sys.executable, "-m", "server.commands", "serve", "--host", "127.0.0.1", "--port", "0",
-         *arguments], cwd=checkout, env=env,
-        text=True, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            "-m",
+            "server.commands",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            *arguments,
+        ],
+        cwd=checkout,
+        env=env,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     assert process.stdout is not None
     for line in process.stdout:
         match = SERVING.search(line)
@@ -162,8 +185,7 @@ class Racer:
         assert self.client is not None and self.client.received is not None
         return len(self.client.received)
 
-    async def play(self, seconds: float, since: int | None = None
-                   ) -> tuple[list[float], int, int]:
+    async def play(self, seconds: float, since: int | None = None) -> tuple[list[float], int, int]:
         """Acknowledgement times (ms) for ``seconds``; requests unanswered within 10 s (a
         stalled server: the racer then connects again); and the frames received since
         ``since`` (a ``mark``; default: now) that are neither a ``move_ok`` nor a ``progress``
@@ -190,8 +212,10 @@ class Racer:
             self.moves = ack.legal_moves if ack.status == "in_progress" else []
             await asyncio.sleep(self.pace)
         await asyncio.sleep(0.1)  # frames on their way
-        other = sum(json.loads(frame)["type"] not in ("move_ok", "progress")
-                    for frame in self.client.received[first:])
+        other = sum(
+            json.loads(frame)["type"] not in ("move_ok", "progress")
+            for frame in self.client.received[first:]
+        )
         return acks, stalled, other
 
 
@@ -240,14 +264,20 @@ def outcome(counts: dict[str, Any]) -> str:
         parts.append(f"{counts.pop('held')} held")
     for key, count in sorted(counts.items()):
         kind, _, what = key.partition(":")
-        parts.append({"error": f"{count} {what}", "close": f"{count} closed {what}",
-                      "http": f"{count} × {what}", "reply": f"{count} {what}"}.get(
-                          kind, f"{count} {key}"))
+        parts.append(
+            {
+                "error": f"{count} {what}",
+                "close": f"{count} closed {what}",
+                "http": f"{count} × {what}",
+                "reply": f"{count} {what}",
+            }.get(kind, f"{count} {key}")
+        )
     return ", ".join(parts)
 
 
-async def measure(label: str, checkout: Path, args: argparse.Namespace,
-                  pool: ProcessPoolExecutor) -> list[str]:
+async def measure(
+    label: str, checkout: Path, args: argparse.Namespace, pool: ProcessPoolExecutor
+) -> list[str]:
     rows = []
     with tempfile.TemporaryDirectory() as directory:
         process, url = start_server(checkout, Path(directory))
@@ -263,8 +293,9 @@ async def measure(label: str, checkout: Path, args: argparse.Namespace,
                 print(f"{label}: {name}: racer under attack", file=sys.stderr)
                 seconds = max(args.window + 1, ATTACK_SECONDS.get(name, 0))
                 since = racer.mark()
-                attacking = loop.run_in_executor(pool, run_attack, name,
-                                                 replace(target, room=racer.room), seconds)
+                attacking = loop.run_in_executor(
+                    pool, run_attack, name, replace(target, room=racer.room), seconds
+                )
                 await asyncio.sleep(0.5)  # the attack under way
                 attacked, stalled, other = await racer.play(args.window, since)
                 counts = await attacking
@@ -273,7 +304,8 @@ async def measure(label: str, checkout: Path, args: argparse.Namespace,
                     f"| {len(attacked)} | {pct(attacked, 0.5):.1f} | "
                     f"{pct(attacked, 0.95):.1f} | {pct(attacked, 0.5) / pct(alone, 0.5):.2f} | "
                     f"{pct(attacked, 0.95) / pct(alone, 0.95):.2f} | {stalled} | {other} | "
-                    f"{outcome(counts)} |")
+                    f"{outcome(counts)} |"
+                )
                 print(rows[-1], file=sys.stderr)
             print(f"{label}: the racer played {racer.games} games", file=sys.stderr)
         finally:
@@ -284,13 +316,22 @@ async def measure(label: str, checkout: Path, args: argparse.Namespace,
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--checkout", action="append", default=[],
-                        help="LABEL=PATH of a source tree to serve from")
-    parser.add_argument("--window", type=float, default=6.0,
-                        help="seconds of each round: alone, then under an attack")
+    parser.add_argument(
+        "--checkout", action="append", default=[], help="LABEL=PATH of a source tree to serve from"
+    )
+    parser.add_argument(
+        "--window",
+        type=float,
+        default=6.0,
+        help="seconds of each round: alone, then under an attack",
+    )
     parser.add_argument("--pace", type=float, default=0.05)
-    parser.add_argument("--attack", action="append", choices=list(ATTACKS),
-                        help="only these attacks (default: all, in turn)")
+    parser.add_argument(
+        "--attack",
+        action="append",
+        choices=list(ATTACKS),
+        help="only these attacks (default: all, in turn)",
+    )
     args = parser.parse_args()
     print("## The cost of refusing one invalid message\n")
     before, after = cost_us(refuse_before, 200), cost_us(refuse_after, 20000)
@@ -302,12 +343,18 @@ async def main() -> None:
         pool.submit(ready).result()
         for label, path in targets:
             rows = await measure(label, Path(path).resolve(), args, pool)
-            print(f"## {label}: an honest racer's acknowledgements (ms), alone and under each "
-                  f"attack ({args.window:g} s each)\n")
-            print("The racer connects first, so the per-address cap (64) leaves it its place; "
-                  "every client is 127.0.0.1.\n")
-            print("| attack | acks alone | p50 | p95 | acks attacked | p50 | p95 | ratio p50 | "
-                  "ratio p95 | unanswered in 10 s | racer's other frames | attacker's result |")
+            print(
+                f"## {label}: an honest racer's acknowledgements (ms), alone and under each "
+                f"attack ({args.window:g} s each)\n"
+            )
+            print(
+                "The racer connects first, so the per-address cap (64) leaves it its place; "
+                "every client is 127.0.0.1.\n"
+            )
+            print(
+                "| attack | acks alone | p50 | p95 | acks attacked | p50 | p95 | ratio p50 | "
+                "ratio p95 | unanswered in 10 s | racer's other frames | attacker's result |"
+            )
             print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
             for row in rows:
                 print(row)

@@ -33,14 +33,24 @@ import redis.asyncio as redis  # noqa: E402
 from server.cluster.bus_outbox import BusOutbox  # noqa: E402
 from server.speedups import json_dumps  # noqa: E402
 
-FRAME = json.dumps({"type": "progress", "seq": 4711, "player_id": "p" * 22,
-                    "on_foundations": 17, "moves": 42, "status": "racing"})
+FRAME = json.dumps(
+    {
+        "type": "progress",
+        "seq": 4711,
+        "player_id": "p" * 22,
+        "on_foundations": 17,
+        "moves": 42,
+        "status": "racing",
+    }
+)
 
 
 def messages(count: int) -> list[tuple[str, str]]:
     """Frames for two connections on one of two workers, alternating workers."""
-    return [(f"to:{index % 2}", json.dumps({"k": "frames", "conns": ["a" * 16], "frame": FRAME}))
-            for index in range(count)]
+    return [
+        (f"to:{index % 2}", json.dumps({"k": "frames", "conns": ["a" * 16], "frame": FRAME}))
+        for index in range(count)
+    ]
 
 
 async def one_publish_each(connection: redis.Redis, batch: list[tuple[str, str]]) -> None:
@@ -52,9 +62,14 @@ async def one_publish_each(connection: redis.Redis, batch: list[tuple[str, str]]
 
 def outbox_of(connection: redis.Redis, prefix: str) -> BusOutbox:
     """The bus's outbox alone (no bus, no loops): the real code is measured."""
-    return BusOutbox(connection, lambda *parts: prefix + ":".join(parts), json_dumps("json"),
-                     failed=lambda error: None, down=lambda: False,
-                     nobody_listening=lambda worker: None)
+    return BusOutbox(
+        connection,
+        lambda *parts: prefix + ":".join(parts),
+        json_dumps("json"),
+        failed=lambda error: None,
+        down=lambda: False,
+        nobody_listening=lambda worker: None,
+    )
 
 
 async def read(connection: redis.Redis, channels: list[str], expected: int) -> None:
@@ -79,7 +94,7 @@ async def one_pass(url: str, way: str, count: int, batch_size: int) -> float:
     await asyncio.sleep(0.1)  # subscribed
     began = time.process_time()
     for start in range(0, count, batch_size):
-        batch = queued[start:start + batch_size]
+        batch = queued[start : start + batch_size]
         if way == "one PUBLISH per message":
             await one_publish_each(sender, batch)
         else:
@@ -105,8 +120,10 @@ async def main() -> None:
             print(f"pass {number + 1}: {way}", file=sys.stderr)
             spent[way].append(await one_pass(args.redis_url, way, args.messages, args.batch))
     per = {way: statistics.median(times) / args.messages * 1e6 for way, times in spent.items()}
-    print(f"{args.messages} messages to two workers' channels, pipelines of {args.batch}, "
-          f"median of {args.repeat} passes (CPU of the sending and reading process)\n")
+    print(
+        f"{args.messages} messages to two workers' channels, pipelines of {args.batch}, "
+        f"median of {args.repeat} passes (CPU of the sending and reading process)\n"
+    )
     print("| how | µs of CPU per message |\n| --- | ---: |")
     for way in ways:
         print(f"| {way} | {per[way]:.1f} |")

@@ -89,12 +89,17 @@ async def serve_echo(port: int, room_seats: int | None = None) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--port", type=int, default=0, help="port (default: any free port)")
-    parser.add_argument("--room", type=int, metavar="SEATS",
-                        help="relay each frame to the other members of its room of SEATS "
-                        "connections (by arrival order) as well as echoing it")
+    parser.add_argument(
+        "--room",
+        type=int,
+        metavar="SEATS",
+        help="relay each frame to the other members of its room of SEATS "
+        "connections (by arrival order) as well as echoing it",
+    )
     args = parser.parse_args()
     if args.room is not None and args.room < 1:
         parser.error("--room needs at least one seat")

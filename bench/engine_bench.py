@@ -80,18 +80,25 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1, help="seed of the bench's own choices")
     args = parser.parse_args()
     names = args.rule_set or list(RULE_SET_NAMES)
-    print(f"Engine benchmark, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {args.deals} deals per "
-          f"player, Python {platform.python_version()} on {platform.machine()}\n")
-    print("| rule set | random win % | random avg moves | greedy win % | greedy avg moves "
-          "| moves/s | replay median ms | replay max ms |")
+    print(
+        f"Engine benchmark, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {args.deals} deals per "
+        f"player, Python {platform.python_version()} on {platform.machine()}\n"
+    )
+    print(
+        "| rule set | random win % | random avg moves | greedy win % | greedy avg moves "
+        "| moves/s | replay median ms | replay max ms |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name in names:
         print(f"{name} ...", file=sys.stderr, flush=True)
         row = bench(name, args.deals, args.seed)
-        print(f"| {name} | {row['random_win']:.1f} | {row['random_moves']:.0f} "
-              f"| {row['greedy_win']:.1f} | {row['greedy_moves']:.0f} "
-              f"| {row['moves_per_s']:,.0f} | {row['replay_ms']:.2f} "
-              f"| {row['replay_max_ms']:.2f} |", flush=True)
+        print(
+            f"| {name} | {row['random_win']:.1f} | {row['random_moves']:.0f} "
+            f"| {row['greedy_win']:.1f} | {row['greedy_moves']:.0f} "
+            f"| {row['moves_per_s']:,.0f} | {row['replay_ms']:.2f} "
+            f"| {row['replay_max_ms']:.2f} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

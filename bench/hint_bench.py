@@ -74,16 +74,21 @@ DEFAULT_ATTACKS = ("hint-flood", "verdict-flood", "solver-flood")
 
 
 UNLIMITED = "1000000"
-FREE_HINTS = {"PATIENCE_RACE_HINTS_PER_PLAYER_PER_MIN": UNLIMITED,
-              "PATIENCE_RACE_HINTS_PER_ADDRESS_PER_MIN": UNLIMITED,
-              "PATIENCE_RACE_ROOMS_PER_PLAYER_PER_HOUR": UNLIMITED,
-              "PATIENCE_RACE_VERDICT_BUDGET_S": "0"}
+FREE_HINTS = {
+    "PATIENCE_RACE_HINTS_PER_PLAYER_PER_MIN": UNLIMITED,
+    "PATIENCE_RACE_HINTS_PER_ADDRESS_PER_MIN": UNLIMITED,
+    "PATIENCE_RACE_ROOMS_PER_PLAYER_PER_HOUR": UNLIMITED,
+    "PATIENCE_RACE_VERDICT_BUDGET_S": "0",
+}
 """The per-rule-set run's server: it asks for hints faster than a player may, in many rooms."""
 
 
 def start_server(directory: Path, **settings: str) -> tuple[subprocess.Popen[str], str]:
-    return serve(HERE, ["--database-url", f"sqlite:///{directory / 'bench.sqlite3'}"],
-                 {"PATIENCE_RACE_WINNABLE_POOL_TARGET": "0", **settings})
+    return serve(
+        HERE,
+        ["--database-url", f"sqlite:///{directory / 'bench.sqlite3'}"],
+        {"PATIENCE_RACE_WINNABLE_POOL_TARGET": "0", **settings},
+    )
 
 
 def core_of(url: str) -> dict[str, object]:
@@ -93,8 +98,12 @@ def core_of(url: str) -> dict[str, object]:
         return json.load(response)["solver"]["core"]  # type: ignore[no-any-return]
 
 
-async def hints_per_rule_set(url: str, rule_set: str, deals: int, hints: int,
-                             ) -> tuple[list[float], dict[str, int]]:
+async def hints_per_rule_set(
+    url: str,
+    rule_set: str,
+    deals: int,
+    hints: int,
+) -> tuple[list[float], dict[str, int]]:
     """``hints`` hints in each of ``deals`` practice games of ``rule_set``: each one's time
     (ms) and how many said won, lost, unknown."""
     client = await RaceClient.connect(url)
@@ -138,29 +147,34 @@ async def per_rule_set(args: argparse.Namespace) -> None:
     cores = []
     for core in args.core or ["compiled"]:
         with tempfile.TemporaryDirectory() as directory:
-            process, url = start_server(Path(directory), PATIENCE_RACE_SOLVER_CORE=core,
-                                        **FREE_HINTS)
+            process, url = start_server(
+                Path(directory), PATIENCE_RACE_SOLVER_CORE=core, **FREE_HINTS
+            )
             try:
                 said = core_of(url)
                 cores.append(f"- `{core}`: {said['description']}")
                 for rule_set in RULE_SET_NAMES:
                     searched = "compiled" if rule_set in said["compiled_rule_sets"] else "python"
                     print(f"{core}: {rule_set}", file=sys.stderr)
-                    times, results = await hints_per_rule_set(url, rule_set, args.deals,
-                                                              args.hints)
-                    rows.append(f"| {rule_set} | {core} | {searched} | {len(times)} | "
-                                f"{percentile(times, 0.5):.0f} | {percentile(times, 0.99):.0f} | "
-                                f"{results['won']} | {results['lost']} | "
-                                f"{results['unknown']} |")
+                    times, results = await hints_per_rule_set(url, rule_set, args.deals, args.hints)
+                    rows.append(
+                        f"| {rule_set} | {core} | {searched} | {len(times)} | "
+                        f"{percentile(times, 0.5):.0f} | {percentile(times, 0.99):.0f} | "
+                        f"{results['won']} | {results['lost']} | "
+                        f"{results['unknown']} |"
+                    )
                     print(rows[-1], file=sys.stderr)
             finally:
                 process.terminate()
                 process.wait()
-    print(f"## Time to a hint per rule set (ms), practising alone on deals 0..{args.deals - 1}, "
-          f"{args.hints} hints a game\n")
+    print(
+        f"## Time to a hint per rule set (ms), practising alone on deals 0..{args.deals - 1}, "
+        f"{args.hints} hints a game\n"
+    )
     print("\n".join(cores) + "\n")
-    print("| rule set | server's core | searched by | hints | median | p99 | won | lost | "
-          "unknown |")
+    print(
+        "| rule set | server's core | searched by | hints | median | p99 | won | lost | unknown |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for row in rows:
         print(row)
@@ -196,24 +210,43 @@ async def honest_hints(url: str, count: int, pause: float) -> tuple[list[float],
 def summary(times: list[float], refused: list[str]) -> str:
     if not times:
         return f"0 | - | - | {', '.join(refused) or 0}"
-    return (f"{len(times)} | {sorted(times)[len(times) // 2]:.0f} | {max(times):.0f} | "
-            f"{', '.join(refused) or 0}")
+    return (
+        f"{len(times)} | {sorted(times)[len(times) // 2]:.0f} | {max(times):.0f} | "
+        f"{', '.join(refused) or 0}"
+    )
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--attacks", action="store_true",
-                        help="an honest player's hints alone and under the solver floods")
-    parser.add_argument("--attack", action="append", choices=list(ATTACKS),
-                        help=f"only these attacks (default: {', '.join(DEFAULT_ATTACKS)})")
-    parser.add_argument("--hints", type=int, help="hints per game (default 5), or per round "
-                        "with --attacks (default 6)")
-    parser.add_argument("--pause", type=float, default=5.0,
-                        help="with --attacks: seconds between them (5: a player's 12 a minute)")
+    parser.add_argument(
+        "--attacks",
+        action="store_true",
+        help="an honest player's hints alone and under the solver floods",
+    )
+    parser.add_argument(
+        "--attack",
+        action="append",
+        choices=list(ATTACKS),
+        help=f"only these attacks (default: {', '.join(DEFAULT_ATTACKS)})",
+    )
+    parser.add_argument(
+        "--hints",
+        type=int,
+        help="hints per game (default 5), or per round with --attacks (default 6)",
+    )
+    parser.add_argument(
+        "--pause",
+        type=float,
+        default=5.0,
+        help="with --attacks: seconds between them (5: a player's 12 a minute)",
+    )
     parser.add_argument("--deals", type=int, default=6, help="deals per rule set (default 6)")
-    parser.add_argument("--core", action="append", choices=["compiled", "python"],
-                        help="the solver core of the server (default compiled; repeat to "
-                        "compare)")
+    parser.add_argument(
+        "--core",
+        action="append",
+        choices=["compiled", "python"],
+        help="the solver core of the server (default compiled; repeat to compare)",
+    )
     args = parser.parse_args()
     if args.attacks or args.attack:
         args.hints = args.hints or 6
@@ -226,8 +259,10 @@ async def main() -> None:
 async def under_attacks(args: argparse.Namespace) -> None:
     rows = []
     loop = asyncio.get_running_loop()
-    with (tempfile.TemporaryDirectory() as directory,
-          ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool):
+    with (
+        tempfile.TemporaryDirectory() as directory,
+        ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool,
+    ):
         pool.submit(ready).result()
         process, url = start_server(Path(directory))
         http = url.replace("ws://", "http://").removesuffix("/ws")
@@ -237,21 +272,28 @@ async def under_attacks(args: argparse.Namespace) -> None:
                 alone = await honest_hints(url, args.hints, args.pause)
                 print(f"{name}: attacked", file=sys.stderr)
                 seconds = HEAD_START_S + args.hints * (args.pause + 2)
-                attacking = loop.run_in_executor(pool, run_attack, name,
-                                                 Target(url, http, "", ()), seconds)
+                attacking = loop.run_in_executor(
+                    pool, run_attack, name, Target(url, http, "", ()), seconds
+                )
                 await asyncio.sleep(HEAD_START_S)
                 attacked = await honest_hints(url, args.hints, args.pause)
                 counts = await attacking
-                rows.append(f"| {name} | {summary(*alone)} | {summary(*attacked)} | "
-                            f"{', '.join(f'{k} {v}' for k, v in sorted(counts.items()))} |")
+                rows.append(
+                    f"| {name} | {summary(*alone)} | {summary(*attacked)} | "
+                    f"{', '.join(f'{k} {v}' for k, v in sorted(counts.items()))} |"
+                )
                 print(rows[-1], file=sys.stderr)
         finally:
             process.terminate()
             process.wait()
-    print(f"## An honest player's hints (ms), alone and under each attack ({args.hints} hints, "
-          f"{args.pause:g} s apart)\n")
-    print("| attack | answered alone | p50 | max | refused | answered attacked | p50 | max | "
-          "refused | attacker's result |")
+    print(
+        f"## An honest player's hints (ms), alone and under each attack ({args.hints} hints, "
+        f"{args.pause:g} s apart)\n"
+    )
+    print(
+        "| attack | answered alone | p50 | max | refused | answered attacked | p50 | max | "
+        "refused | attacker's result |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for row in rows:
         print(row)

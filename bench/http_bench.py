@@ -97,7 +97,7 @@ def median_deals(count: int) -> list[tuple[int, list[str]]]:
         games.append((len(game.history), seed, [str(move) for move in game.history]))
     games.sort()
     middle = len(games) // 2 - count // 2
-    return [(seed, moves) for _, seed, moves in games[middle:middle + count]]
+    return [(seed, moves) for _, seed, moves in games[middle : middle + count]]
 
 
 # -- the server -----------------------------------------------------------------------------
@@ -110,18 +110,40 @@ class ServerProcess:
         self.url = self.http = ""
 
     def start(self) -> None:
-        env = {key: value for key, value in os.environ.items()
-               if not key.startswith("PATIENCE_RACE_")}
-        env.update(PYTHONPATH=str(self.target.checkout), PATIENCE_RACE_COUNTDOWN_S="0",
-                   PATIENCE_RACE_RATE_PER_S="1000", PATIENCE_RACE_RATE_BURST="1000",
-                   PATIENCE_RACE_ROOMS_PER_PLAYER_PER_HOUR="1000000",
-                   PATIENCE_RACE_WINNABLE_POOL_TARGET="0", PATIENCE_RACE_VERDICT_BUDGET_S="0",
-                   **self.target.env)
+        env = {
+            key: value for key, value in os.environ.items() if not key.startswith("PATIENCE_RACE_")
+        }
+        env.update(
+            PYTHONPATH=str(self.target.checkout),
+            PATIENCE_RACE_COUNTDOWN_S="0",
+            PATIENCE_RACE_RATE_PER_S="1000",
+            PATIENCE_RACE_RATE_BURST="1000",
+            PATIENCE_RACE_ROOMS_PER_PLAYER_PER_HOUR="1000000",
+            PATIENCE_RACE_WINNABLE_POOL_TARGET="0",
+            PATIENCE_RACE_VERDICT_BUDGET_S="0",
+            **self.target.env,
+        )
         database = f"sqlite:///{self.directory / 'bench.sqlite3'}"
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "server.commands", "serve", "--host", "127.0.0.1", "--port", "0",
-             "--database-url", database], cwd=self.target.checkout, env=env, text=True,
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "server.commands",
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--database-url",
+                database,
+            ],
+            cwd=self.target.checkout,
+            env=env,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
         assert self.process.stdout is not None
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
@@ -154,8 +176,11 @@ class ServerProcess:
 def http_get(http: str, path: str, source: str | None = None) -> tuple[int, int]:
     """One GET on its own connection: the status and the body's length."""
     host, port = http.removeprefix("http://").split(":")
-    with socket.create_connection((host, int(port)), timeout=REQUEST_TIMEOUT_S,
-                                  source_address=None if source is None else (source, 0)) as s:
+    with socket.create_connection(
+        (host, int(port)),
+        timeout=REQUEST_TIMEOUT_S,
+        source_address=None if source is None else (source, 0),
+    ) as s:
         s.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
         data = bytearray()
         while chunk := s.recv(1 << 20):
@@ -188,9 +213,13 @@ async def finished_race(url: str, seed: int, moves: list[str]) -> tuple[str, str
         await client.close()
 
 
-async def honest_racer(url: str, deals: list[tuple[int, list[str]]], pace_s: float,
-                       phases: list[tuple[str, float]], phase_started: asyncio.Queue[str],
-                       ) -> dict[str, list[float]]:
+async def honest_racer(
+    url: str,
+    deals: list[tuple[int, list[str]]],
+    pace_s: float,
+    phases: list[tuple[str, float]],
+    phase_started: asyncio.Queue[str],
+) -> dict[str, list[float]]:
     """Play solo games at a steady pace through each phase (name, seconds); the
     acknowledgement times (ms) of each phase. Tells ``phase_started`` as each begins."""
     client = await RaceClient.connect(url)
@@ -254,8 +283,7 @@ def hammer_sources(count: int) -> list[str]:
         with socket.socket() as probe:
             probe.bind((sources[0], 0))
     except OSError:
-        print("127.0.0.2 cannot be bound here: every hammer comes from 127.0.0.1",
-              file=sys.stderr)
+        print("127.0.0.2 cannot be bound here: every hammer comes from 127.0.0.1", file=sys.stderr)
         return ["127.0.0.1"] * count
     return sources
 
@@ -263,19 +291,21 @@ def hammer_sources(count: int) -> list[str]:
 # -- a round --------------------------------------------------------------------------------
 
 
-async def run_round(target: Target, args: argparse.Namespace,
-                    deals: list[tuple[int, list[str]]]) -> Round:
+async def run_round(
+    target: Target, args: argparse.Namespace, deals: list[tuple[int, list[str]]]
+) -> Round:
     result = Round()
     with tempfile.TemporaryDirectory() as directory:
         server = ServerProcess(target, Path(directory))
         server.start()
         try:
-            races = [await finished_race(server.url, seed, moves)
-                     for seed, moves in deals[:args.races]]
+            races = [
+                await finished_race(server.url, seed, moves) for seed, moves in deals[: args.races]
+            ]
             paths = [f"/api/races/{race}/replay?player={player}" for race, player in races]
             # Each race's requests from an address of their own, within one burst of the rate
             # limit (11 of 20): the figures are of answers, not of refusals.
-            sources = hammer_sources(args.hammers + len(paths))[args.hammers:]
+            sources = hammer_sources(args.hammers + len(paths))[args.hammers :]
             for path, source in zip(paths, sources, strict=True):
                 for attempt in range(1 + args.repeats):
                     started = time.perf_counter()
@@ -287,14 +317,21 @@ async def run_round(target: Target, args: argparse.Namespace,
 
             phases = [("alone", args.window), ("hammered", args.window)]
             started_phases: asyncio.Queue[str] = asyncio.Queue()
-            racer = asyncio.create_task(honest_racer(server.url, deals, args.pace, phases,
-                                                     started_phases))
+            racer = asyncio.create_task(
+                honest_racer(server.url, deals, args.pace, phases, started_phases)
+            )
             while await started_phases.get() != "hammered":
                 pass
             hammers = await asyncio.create_subprocess_exec(
-                sys.executable, __file__, "--hammer", server.http, paths[0],
-                ",".join(hammer_sources(args.hammers)), str(args.window),
-                stdout=asyncio.subprocess.PIPE)
+                sys.executable,
+                __file__,
+                "--hammer",
+                server.http,
+                paths[0],
+                ",".join(hammer_sources(args.hammers)),
+                str(args.window),
+                stdout=asyncio.subprocess.PIPE,
+            )
             output, _ = await hammers.communicate()
             latencies = await racer
             result.alone_ms, result.hammered_ms = latencies["alone"], latencies["hammered"]
@@ -317,12 +354,18 @@ def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
-def report(targets: list[Target], results: dict[str, list[Round]],
-           args: argparse.Namespace, deals: list[tuple[int, list[str]]]) -> None:
-    lengths = "/".join(str(len(moves)) for _, moves in deals[:args.races])
-    print(f"\n{args.rounds} rounds; {args.races} finished {RULE_SET} races of "
-          f"{lengths} moves; racer: one move every {args.pace * 1000:g} ms; "
-          f"{args.hammers} hammering clients, {args.window:g} s windows; medians over rounds.\n")
+def report(
+    targets: list[Target],
+    results: dict[str, list[Round]],
+    args: argparse.Namespace,
+    deals: list[tuple[int, list[str]]],
+) -> None:
+    lengths = "/".join(str(len(moves)) for _, moves in deals[: args.races])
+    print(
+        f"\n{args.rounds} rounds; {args.races} finished {RULE_SET} races of "
+        f"{lengths} moves; racer: one move every {args.pace * 1000:g} ms; "
+        f"{args.hammers} hammering clients, {args.window:g} s windows; medians over rounds.\n"
+    )
     print("| server | settings | replay first (ms) | replay cached (ms) | cached / first |")
     print("| --- | --- | ---: | ---: | ---: |")
     for target in targets:
@@ -330,10 +373,13 @@ def report(targets: list[Target], results: dict[str, list[Round]],
         first = median([median(r.first_ms) for r in rounds])
         cached = median([median(r.cached_ms) for r in rounds])
         settings = ", ".join(f"{k}={v}" for k, v in target.env.items()) or "defaults"
-        print(f"| {target.label} | {settings} | {first:.1f} | {cached:.1f} | "
-              f"{cached / first:.2f} |")
-    print("\n| server | ack p50 alone | ack p95 alone | ack p50 hammered | ack p95 hammered "
-          "| p95 hammered / alone | hammer answers/s | of them 429 |")
+        print(
+            f"| {target.label} | {settings} | {first:.1f} | {cached:.1f} | {cached / first:.2f} |"
+        )
+    print(
+        "\n| server | ack p50 alone | ack p95 alone | ack p50 hammered | ack p95 hammered "
+        "| p95 hammered / alone | hammer answers/s | of them 429 |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for target in targets:
         rounds = results[target.label]
@@ -341,20 +387,34 @@ def report(targets: list[Target], results: dict[str, list[Round]],
         p95a = median([percentile(r.alone_ms, 0.95) for r in rounds])
         p50h = median([percentile(r.hammered_ms, 0.5) for r in rounds])
         p95h = median([percentile(r.hammered_ms, 0.95) for r in rounds])
-        ratio = median([percentile(r.hammered_ms, 0.95) / percentile(r.alone_ms, 0.95)
-                        for r in rounds])
+        ratio = median(
+            [percentile(r.hammered_ms, 0.95) / percentile(r.alone_ms, 0.95) for r in rounds]
+        )
         rate = median([sum(r.hammer_answers.values()) / r.hammer_seconds for r in rounds])
-        refused = median([r.hammer_answers.get("429", 0) / max(1, sum(r.hammer_answers.values()))
-                          for r in rounds])
-        print(f"| {target.label} | {p50a:.1f} | {p95a:.1f} | {p50h:.1f} | {p95h:.1f} | "
-              f"{ratio:.2f} | {rate:.0f} | {refused:.0%} |")
+        refused = median(
+            [
+                r.hammer_answers.get("429", 0) / max(1, sum(r.hammer_answers.values()))
+                for r in rounds
+            ]
+        )
+        print(
+            f"| {target.label} | {p50a:.1f} | {p95a:.1f} | {p50h:.1f} | {p95h:.1f} | "
+            f"{ratio:.2f} | {rate:.0f} | {refused:.0%} |"
+        )
 
 
 async def main_async(args: argparse.Namespace) -> None:
     targets = [parse_target(text) for text in args.checkout] or [
-        Target("cache", HERE, {"PATIENCE_RACE_HTTP_RATE_PER_S": "1000000",
-                               "PATIENCE_RACE_HTTP_RATE_BURST": "1000000"}),
-        Target("after", HERE, {})]
+        Target(
+            "cache",
+            HERE,
+            {
+                "PATIENCE_RACE_HTTP_RATE_PER_S": "1000000",
+                "PATIENCE_RACE_HTTP_RATE_BURST": "1000000",
+            },
+        ),
+        Target("after", HERE, {}),
+    ]
     deals = median_deals(max(args.races, 4))
     results: dict[str, list[Round]] = {target.label: [] for target in targets}
     for number in range(args.rounds):
@@ -371,17 +431,25 @@ def main() -> None:
         hammer_main(http, path, sources.split(","), float(seconds))
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--checkout", action="append", default=[],
-                        metavar="LABEL=PATH[:ENV=VALUE,...]",
-                        help="a server to measure (repeat); default: this tree, twice")
+    parser.add_argument(
+        "--checkout",
+        action="append",
+        default=[],
+        metavar="LABEL=PATH[:ENV=VALUE,...]",
+        help="a server to measure (repeat); default: this tree, twice",
+    )
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--races", type=int, default=4)
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--hammers", type=int, default=8)
     parser.add_argument("--window", type=float, default=15.0)
     parser.add_argument("--pace", type=float, default=0.05)
-    parser.add_argument("--settle", type=float, default=1.0,
-                        help="pause between the replay timings and the racer's windows")
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=1.0,
+        help="pause between the replay timings and the racer's windows",
+    )
     asyncio.run(main_async(parser.parse_args()))
 
 

@@ -152,8 +152,9 @@ class Generator:
         self.player_ids = [self.new_id() for _ in range(shape.players)]
         # A few players play a lot, most a little: activity falls as 1/sqrt(rank).
         self.player_cum = list(accumulate(1 / math.sqrt(n + 1) for n in range(shape.players)))
-        self.rule_cum = list(accumulate(POPULARITY[n % len(POPULARITY)]
-                                        for n in range(len(RULE_SET_NAMES))))
+        self.rule_cum = list(
+            accumulate(POPULARITY[n % len(POPULARITY)] for n in range(len(RULE_SET_NAMES)))
+        )
         self.deal_cum = list(accumulate(1 / n for n in range(1, NUMBERED_DEALS + 1)))
         self.daily_seeds: dict[tuple[str, date], int] = {}
         self.dailies_played: set[tuple[str, str, date]] = set()
@@ -163,10 +164,17 @@ class Generator:
 
     def chunks(self) -> Iterator[Chunk]:
         shape = self.shape
-        first = Chunk(players=[
-            {"id": player_id, "name": f"Player {number}", "token_hash": f"{number:064x}",
-             "created_at": shape.now - timedelta(days=DAYS + 30)}
-            for number, player_id in enumerate(self.player_ids)])
+        first = Chunk(
+            players=[
+                {
+                    "id": player_id,
+                    "name": f"Player {number}",
+                    "token_hash": f"{number:064x}",
+                    "created_at": shape.now - timedelta(days=DAYS + 30),
+                }
+                for number, player_id in enumerate(self.player_ids)
+            ]
+        )
         chunk, made = first, 0
         while made < shape.results:
             for row in self.race(min(shape.results - made, 4)):
@@ -211,23 +219,49 @@ class Generator:
         ended = started + timedelta(milliseconds=max(r[1] for r in results))
         race_id = self.new_id()
         common = {"rule_set": rule_set, "seed": seed, "daily_day": day}
-        rows: list[dict[str, Any]] = [{
-            "id": race_id, "code": self.new_id()[:8].upper(), "deal_kind": kind,
-            "algorithm": DEAL_ALGORITHM, "rules": RULES_VERSION, "commitment": commitment(seed),
-            "seats_max": seats, "public": False, "holder": None, "holder_epoch": 0,
-            "held_until": None,
-            "time_limit_s": None, "host_id": players[0],
-            "created_at": started - timedelta(seconds=rng.uniform(5, 120)),
-            "started_at": started, "ended_at": ended, **common}]
+        rows: list[dict[str, Any]] = [
+            {
+                "id": race_id,
+                "code": self.new_id()[:8].upper(),
+                "deal_kind": kind,
+                "algorithm": DEAL_ALGORITHM,
+                "rules": RULES_VERSION,
+                "commitment": commitment(seed),
+                "seats_max": seats,
+                "public": False,
+                "holder": None,
+                "holder_epoch": 0,
+                "held_until": None,
+                "time_limit_s": None,
+                "host_id": players[0],
+                "created_at": started - timedelta(seconds=rng.uniform(5, 120)),
+                "started_at": started,
+                "ended_at": ended,
+                **common,
+            }
+        ]
         for rank, (player, (status, time_ms, home, reached_ms, moves)) in enumerate(
-                zip(players, results, strict=True), start=1):
+            zip(players, results, strict=True), start=1
+        ):
             finished = started + timedelta(milliseconds=time_ms)
-            rows.append({
-                "race_id": race_id, "player_id": player, "status": status, "rank": rank,
-                "time_ms": time_ms, "on_foundations": home, "reached_at_ms": reached_ms,
-                "moves": moves, "finished_at": finished, "ended_at": ended,
-                "ranked": kind != "number", "finish_day": finished.date(),
-                "standing": ranks.standing(status, time_ms, home, reached_ms), **common})
+            rows.append(
+                {
+                    "race_id": race_id,
+                    "player_id": player,
+                    "status": status,
+                    "rank": rank,
+                    "time_ms": time_ms,
+                    "on_foundations": home,
+                    "reached_at_ms": reached_ms,
+                    "moves": moves,
+                    "finished_at": finished,
+                    "ended_at": ended,
+                    "ranked": kind != "number",
+                    "finish_day": finished.date(),
+                    "standing": ranks.standing(status, time_ms, home, reached_ms),
+                    **common,
+                }
+            )
         return rows
 
     def result(self, number: int) -> tuple[str, int, int, int, int]:
@@ -251,14 +285,18 @@ def columns(table: Table) -> list[str]:
 
 def converters(table: Table, dialect: Dialect) -> list[Callable[[Any], Any] | None]:
     """Each column's bind processor for the dialect: the exact values SQLAlchemy would send."""
-    return [column.type.dialect_impl(dialect).bind_processor(dialect)
-            for column in table.columns]
+    return [column.type.dialect_impl(dialect).bind_processor(dialect) for column in table.columns]
 
 
 def records(rows: list[dict[str, Any]], table: Table, dialect: Dialect) -> list[tuple[Any, ...]]:
     convert = list(zip(columns(table), converters(table, dialect), strict=True))
-    return [tuple(row.get(name) if to is None or row.get(name) is None else to(row[name])
-                  for name, to in convert) for row in rows]
+    return [
+        tuple(
+            row.get(name) if to is None or row.get(name) is None else to(row[name])
+            for name, to in convert
+        )
+        for row in rows
+    ]
 
 
 TABLES = tuple((name, Base.metadata.tables[name]) for name in ("players", "races", "entries"))
@@ -299,7 +337,8 @@ async def load_sqlite(database: Database, generator: Generator) -> None:
                         marks = ", ".join("?" for _ in table.columns)
                         connection.executemany(
                             f"INSERT INTO {name} ({', '.join(columns(table))}) VALUES ({marks})",
-                            rows)
+                            rows,
+                        )
                     database.counts[name] = database.counts.get(name, 0) + len(rows)
             done = progress(database, done, generator.shape.results, started)
         database.version = sqlite3.sqlite_version
@@ -328,8 +367,10 @@ async def load_sqlite_copy(database: Database, source_url: str) -> None:
     started = time.perf_counter()
     try:
         names = ", ".join(f"'{name}'" for name, _ in TABLES)
-        indexes = target.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND "
-                                 f"sql IS NOT NULL AND tbl_name IN ({names})").fetchall()
+        indexes = target.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND "
+            f"sql IS NOT NULL AND tbl_name IN ({names})"
+        ).fetchall()
         for name, _ in indexes:
             target.execute(f'DROP INDEX "{name}"')
         for name, table in TABLES:
@@ -339,11 +380,13 @@ async def load_sqlite_copy(database: Database, source_url: str) -> None:
             async with source.connect() as connection:
                 total = await connection.scalar(select(func.count()).select_from(table)) or 0
                 result = await connection.stream(
-                    select(table).execution_options(yield_per=COPY_ROWS))
+                    select(table).execution_options(yield_per=COPY_ROWS)
+                )
                 async for rows in result.mappings().partitions(COPY_ROWS):
                     with target:
-                        target.executemany(insert, records([dict(row) for row in rows], table,
-                                                           dialect))
+                        target.executemany(
+                            insert, records([dict(row) for row in rows], table, dialect)
+                        )
                     before = database.counts[name]
                     database.counts[name] += len(rows)
                     if name == "entries":
@@ -372,8 +415,9 @@ async def settle_postgres(database: Database, connection: Any) -> None:
     log(f"{database.kind}: VACUUM ANALYZE")
     await connection.execute("VACUUM ANALYZE")
     database.version = str(await connection.fetchval("SHOW server_version"))
-    database.size_bytes = int(await connection.fetchval(
-        "SELECT pg_database_size(current_database())"))
+    database.size_bytes = int(
+        await connection.fetchval("SELECT pg_database_size(current_database())")
+    )
 
 
 async def load_postgresql(database: Database, generator: Generator) -> None:
@@ -386,8 +430,9 @@ async def load_postgresql(database: Database, generator: Generator) -> None:
                 for name, table in TABLES:
                     rows = records(getattr(chunk, name), table, dialect)
                     if rows:
-                        await connection.copy_records_to_table(name, records=rows,
-                                                               columns=columns(table))
+                        await connection.copy_records_to_table(
+                            name, records=rows, columns=columns(table)
+                        )
                     database.counts[name] = database.counts.get(name, 0) + len(rows)
             done = progress(database, done, generator.shape.results, started)
         await settle_postgres(database, connection)
@@ -411,8 +456,10 @@ def weighted(u: str, values: Sequence[Any], weights: Sequence[float]) -> str:
 
 def by_rule_set(values: Sequence[Any]) -> str:
     """SQL giving each rule set its value from a per-rule-set table (in registry order)."""
-    cases = " ".join(f"WHEN '{name}' THEN {values[number % len(values)]}"
-                     for number, name in enumerate(RULE_SET_NAMES))
+    cases = " ".join(
+        f"WHEN '{name}' THEN {values[number % len(values)]}"
+        for number, name in enumerate(RULE_SET_NAMES)
+    )
     return f"CASE rule_set {cases} END"
 
 
@@ -424,8 +471,11 @@ async def load_postgresql_series(database: Database, shape: Shape) -> None:
     one per player and day."""
     connection = await asyncpg.connect(asyncpg_dsn(database.url))
     started, players = time.perf_counter(), shape.players
-    rules = weighted("u_rule", [f"'{name}'" for name in RULE_SET_NAMES],
-                     [POPULARITY[n % len(POPULARITY)] for n in range(len(RULE_SET_NAMES))])
+    rules = weighted(
+        "u_rule",
+        [f"'{name}'" for name in RULE_SET_NAMES],
+        [POPULARITY[n % len(POPULARITY)] for n in range(len(RULE_SET_NAMES))],
+    )
     kinds = weighted("u_kind", [f"'{kind}'" for kind in DEAL_KINDS], DEAL_KIND_SHARE)
     seats = weighted("u_seats", SEATS, SEATS_SHARE)
     try:
@@ -433,7 +483,8 @@ async def load_postgresql_series(database: Database, shape: Shape) -> None:
         # at 4,000 rows a second.
         indexes = await connection.fetch(
             "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND "
-            "tablename IN ('entries', 'races', 'players') AND indexname NOT LIKE 'pk_%'")
+            "tablename IN ('entries', 'races', 'players') AND indexname NOT LIKE 'pk_%'"
+        )
         for index in indexes:
             await connection.execute(f'DROP INDEX "{index["indexname"]}"')
         await connection.execute("SET synchronous_commit = off")
@@ -448,8 +499,7 @@ async def load_postgresql_series(database: Database, shape: Shape) -> None:
         database.counts["races"] = database.counts["entries"] = 0
         first = 0
         while database.counts["entries"] < shape.results:
-            races = min(SERIES_RACES, max(1000, (shape.results - database.counts["entries"])
-                                          // 2))
+            races = min(SERIES_RACES, max(1000, (shape.results - database.counts["entries"]) // 2))
             async with connection.transaction():
                 await connection.execute(f"""
                     CREATE TEMP TABLE g ON COMMIT DROP AS
@@ -528,12 +578,15 @@ async def describe_loaded(database: Database) -> None:
     try:
         async with engine.connect() as connection:
             for name, table in (*TABLES, ("player_wins", PlayerWinsRow.__table__)):
-                database.counts[name] = await connection.scalar(
-                    select(func.count()).select_from(table)) or 0
+                database.counts[name] = (
+                    await connection.scalar(select(func.count()).select_from(table)) or 0
+                )
             if database.kind == "postgresql":
                 database.version = str(await connection.scalar(text("SHOW server_version")))
-                database.size_bytes = int(await connection.scalar(
-                    text("SELECT pg_database_size(current_database())")) or 0)
+                database.size_bytes = int(
+                    await connection.scalar(text("SELECT pg_database_size(current_database())"))
+                    or 0
+                )
     finally:
         await engine.dispose()
     if database.kind == "sqlite":
@@ -551,13 +604,16 @@ async def recount_wins(database: Database) -> None:
     try:
         await results.recount_wins(make_sessionmaker(engine))
         async with engine.connect() as connection:
-            database.counts["player_wins"] = await connection.scalar(
-                select(func.count()).select_from(PlayerWinsRow)) or 0
+            database.counts["player_wins"] = (
+                await connection.scalar(select(func.count()).select_from(PlayerWinsRow)) or 0
+            )
     finally:
         await engine.dispose()
-    log(f"{database.kind}: {database.counts['player_wins']:,} player_wins rows (and the board "
+    log(
+        f"{database.kind}: {database.counts['player_wins']:,} player_wins rows (and the board "
         "counts) counted from the "
-        f"entries in {time.perf_counter() - started:.1f} s")
+        f"entries in {time.perf_counter() - started:.1f} s"
+    )
 
 
 def progress(database: Database, before: int, total: int, started: float) -> int:
@@ -595,8 +651,7 @@ async def create_postgres(server_url: str) -> str:
 async def drop_postgres(server_url: str, url: str) -> None:
     connection = await asyncpg.connect(asyncpg_dsn(server_url))
     try:
-        await connection.execute(f'DROP DATABASE IF EXISTS "{make_url(url).database}" '
-                                 "WITH (FORCE)")
+        await connection.execute(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)')
     finally:
         await connection.close()
 
@@ -620,8 +675,9 @@ class Timing:
         return ordered[min(len(ordered) - 1, math.ceil(0.99 * len(ordered)) - 1)]
 
 
-async def timed(call: Callable[[int], Awaitable[Any]], calls: int,
-                warm_up: int) -> tuple[Timing, Any]:
+async def timed(
+    call: Callable[[int], Awaitable[Any]], calls: int, warm_up: int
+) -> tuple[Timing, Any]:
     """Call ``call(0..)`` ``warm_up`` times untimed, then ``calls`` times timed."""
     for number in range(warm_up):
         await call(number)
@@ -658,42 +714,74 @@ async def find_targets(engine: AsyncEngine) -> Targets:
     on_deal: dict[str, str] = {}
     sessions = make_sessionmaker(engine)
     async with sessions.begin() as session:
-        rule_sets = list((await session.scalars(
-            select(e.rule_set).group_by(e.rule_set).order_by(func.count().desc()))).all())
+        rule_sets = list(
+            (
+                await session.scalars(
+                    select(e.rule_set).group_by(e.rule_set).order_by(func.count().desc())
+                )
+            ).all()
+        )
         for rule_set in rule_sets:
             won = (e.rule_set == rule_set, e.status == "won", e.ranked == true())
             total = await session.scalar(select(func.count()).where(*won)) or 0
-            fastest[rule_set] = (await session.scalars(
-                select(e.player_id).where(*won).order_by(e.time_ms)
-                .offset(total // 2).limit(1))).one()
+            fastest[rule_set] = (
+                await session.scalars(
+                    select(e.player_id).where(*won).order_by(e.time_ms).offset(total // 2).limit(1)
+                )
+            ).one()
             w = PlayerWinsRow
-            players = await session.scalar(
-                select(func.count()).where(w.rule_set == rule_set)) or 0
-            wins[rule_set] = (await session.scalars(
-                select(w.player_id).where(w.rule_set == rule_set)
-                .order_by(-w.wins, w.last_win_at, w.player_id)
-                .offset(players // 2).limit(1))).one()
-            deals[rule_set] = (await session.scalars(
-                select(e.seed).where(e.rule_set == rule_set, e.daily_day.is_(None))
-                .group_by(e.seed).order_by(func.count().desc()).limit(1))).one()
-            day = (await session.scalars(
-                select(e.daily_day).where(e.rule_set == rule_set, e.daily_day.is_not(None))
-                .group_by(e.daily_day).order_by(func.count().desc()).limit(1))).one()
+            players = await session.scalar(select(func.count()).where(w.rule_set == rule_set)) or 0
+            wins[rule_set] = (
+                await session.scalars(
+                    select(w.player_id)
+                    .where(w.rule_set == rule_set)
+                    .order_by(-w.wins, w.last_win_at, w.player_id)
+                    .offset(players // 2)
+                    .limit(1)
+                )
+            ).one()
+            deals[rule_set] = (
+                await session.scalars(
+                    select(e.seed)
+                    .where(e.rule_set == rule_set, e.daily_day.is_(None))
+                    .group_by(e.seed)
+                    .order_by(func.count().desc())
+                    .limit(1)
+                )
+            ).one()
+            day = (
+                await session.scalars(
+                    select(e.daily_day)
+                    .where(e.rule_set == rule_set, e.daily_day.is_not(None))
+                    .group_by(e.daily_day)
+                    .order_by(func.count().desc())
+                    .limit(1)
+                )
+            ).one()
             assert day is not None
             days[rule_set] = day
-            on_day = (e.rule_set == rule_set, e.daily_day == days[rule_set],
-                      e.ranked == true())
+            on_day = (e.rule_set == rule_set, e.daily_day == days[rule_set], e.ranked == true())
             total = await session.scalar(select(func.count()).where(*on_day)) or 0
-            daily[rule_set] = (await session.scalars(
-                select(e.player_id).where(*on_day).order_by(e.rank.is_(None), e.status != "won",
-                                                            e.time_ms, -e.on_foundations)
-                .offset(total // 2).limit(1))).one()
+            daily[rule_set] = (
+                await session.scalars(
+                    select(e.player_id)
+                    .where(*on_day)
+                    .order_by(e.rank.is_(None), e.status != "won", e.time_ms, -e.on_foundations)
+                    .offset(total // 2)
+                    .limit(1)
+                )
+            ).one()
             on_seed = (e.rule_set == rule_set, e.seed == deals[rule_set])
             total = await session.scalar(select(func.count()).where(*on_seed)) or 0
-            on_deal[rule_set] = (await session.scalars(
-                select(e.player_id).where(*on_seed).order_by(e.rank.is_(None), e.status != "won",
-                                                             e.time_ms, -e.on_foundations)
-                .offset(total // 2).limit(1))).one()
+            on_deal[rule_set] = (
+                await session.scalars(
+                    select(e.player_id)
+                    .where(*on_seed)
+                    .order_by(e.rank.is_(None), e.status != "won", e.time_ms, -e.on_foundations)
+                    .offset(total // 2)
+                    .limit(1)
+                )
+            ).one()
     return Targets(rule_sets, fastest, wins, deals, days, daily, on_deal)
 
 
@@ -717,58 +805,108 @@ def board_specs(targets: Targets, cache: RedisRanks | None = None) -> list[Board
 
     def wins(rule_set: str, since: datetime | None) -> Select[Any]:
         return select(func.count()).where(
-            e.rule_set == rule_set, e.status == "won", e.ranked == true(),
-            *([] if since is None else [e.finished_at >= since]))
+            e.rule_set == rule_set,
+            e.status == "won",
+            e.ranked == true(),
+            *([] if since is None else [e.finished_at >= since]),
+        )
 
     def fastest(period: leaderboards.Period) -> Query:
         return lambda s, r, now: leaderboards.fastest_wins(s, r, period, LIMIT, now)
 
-    def at_midnight(s: Sessions, r: str,
-                    now: datetime) -> Awaitable[leaderboards.Board[Any]]:
-        return leaderboards.fastest_wins(s, r, "today", LIMIT,
-                                         next_midnight(now) + timedelta(minutes=1))
+    def at_midnight(s: Sessions, r: str, now: datetime) -> Awaitable[leaderboards.Board[Any]]:
+        return leaderboards.fastest_wins(
+            s, r, "today", LIMIT, next_midnight(now) + timedelta(minutes=1)
+        )
 
     all_wins: Count = lambda r, now: wins(r, None)  # noqa: E731
     deal: Count = lambda r, now: select(func.count()).where(  # noqa: E731
-        e.rule_set == r, e.seed == t.deal[r], e.rank.is_not(None))
+        e.rule_set == r, e.seed == t.deal[r], e.rank.is_not(None)
+    )
     daily: Count = lambda r, now: select(func.count()).where(  # noqa: E731
-        e.rule_set == r, e.daily_day == t.daily_day[r], e.rank.is_not(None), e.ranked == true())
+        e.rule_set == r, e.daily_day == t.daily_day[r], e.rank.is_not(None), e.ranked == true()
+    )
     players: Count = lambda r, now: select(func.count(e.player_id.distinct())).where(  # noqa: E731
-        e.rule_set == r, e.status == "won", e.ranked == true())
+        e.rule_set == r, e.status == "won", e.ranked == true()
+    )
     specs = [
-        BoardSpec("fastest wins, today, top 100", fastest("today"),
-                  lambda r, now: wins(r, leaderboards.period_start("today", now))),
-        BoardSpec("fastest wins, today, just after midnight (no win yet)", at_midnight,
-                  lambda r, now: wins(r, next_midnight(now))),
-        BoardSpec("fastest wins, this week, top 100", fastest("week"),
-                  lambda r, now: wins(r, leaderboards.period_start("week", now))),
+        BoardSpec(
+            "fastest wins, today, top 100",
+            fastest("today"),
+            lambda r, now: wins(r, leaderboards.period_start("today", now)),
+        ),
+        BoardSpec(
+            "fastest wins, today, just after midnight (no win yet)",
+            at_midnight,
+            lambda r, now: wins(r, next_midnight(now)),
+        ),
+        BoardSpec(
+            "fastest wins, this week, top 100",
+            fastest("week"),
+            lambda r, now: wins(r, leaderboards.period_start("week", now)),
+        ),
         BoardSpec("fastest wins, all time, top 100", fastest("all"), all_wins),
     ]
     hot = [
-        BoardSpec("fastest wins, all time, around me", lambda s, r, now: leaderboards.fastest_wins(
-            s, r, "all", LIMIT, now, around=t.fastest_middle[r], cache=cache), all_wins),
-        BoardSpec("fastest wins, all time, a player's rank", lambda s, r, now:
-                  leaderboards.fastest_wins(s, r, "all", 1, now, around=t.fastest_middle[r],
-                                            cache=cache), all_wins),
-        BoardSpec("most wins, around me", lambda s, r, now: leaderboards.most_wins(
-            s, r, LIMIT, around=t.wins_middle[r], cache=cache), players),
-        BoardSpec("most wins, a player's rank", lambda s, r, now: leaderboards.most_wins(
-            s, r, 1, around=t.wins_middle[r], cache=cache), players),
+        BoardSpec(
+            "fastest wins, all time, around me",
+            lambda s, r, now: leaderboards.fastest_wins(
+                s, r, "all", LIMIT, now, around=t.fastest_middle[r], cache=cache
+            ),
+            all_wins,
+        ),
+        BoardSpec(
+            "fastest wins, all time, a player's rank",
+            lambda s, r, now: leaderboards.fastest_wins(
+                s, r, "all", 1, now, around=t.fastest_middle[r], cache=cache
+            ),
+            all_wins,
+        ),
+        BoardSpec(
+            "most wins, around me",
+            lambda s, r, now: leaderboards.most_wins(
+                s, r, LIMIT, around=t.wins_middle[r], cache=cache
+            ),
+            players,
+        ),
+        BoardSpec(
+            "most wins, a player's rank",
+            lambda s, r, now: leaderboards.most_wins(s, r, 1, around=t.wins_middle[r], cache=cache),
+            players,
+        ),
     ]
     if cache is not None:
         return [BoardSpec(f"{spec.label} (Redis)", spec.query, spec.count) for spec in hot]
     return [
-        *specs, *hot,
-        BoardSpec("most wins, top 100", lambda s, r, now: leaderboards.most_wins(s, r, LIMIT),
-                  players),
-        BoardSpec("most played deal, top 100", lambda s, r, now: leaderboards.deal_board(
-            s, r, t.deal[r], LIMIT), deal),
-        BoardSpec("most played deal, around me", lambda s, r, now: leaderboards.deal_board(
-            s, r, t.deal[r], LIMIT, around=t.deal_middle[r]), deal),
-        BoardSpec("biggest daily board, top 100", lambda s, r, now: leaderboards.daily_board(
-            s, r, t.daily_day[r], LIMIT, now), daily),
-        BoardSpec("biggest daily board, around me", lambda s, r, now: leaderboards.daily_board(
-            s, r, t.daily_day[r], LIMIT, now, around=t.daily_middle[r]), daily),
+        *specs,
+        *hot,
+        BoardSpec(
+            "most wins, top 100", lambda s, r, now: leaderboards.most_wins(s, r, LIMIT), players
+        ),
+        BoardSpec(
+            "most played deal, top 100",
+            lambda s, r, now: leaderboards.deal_board(s, r, t.deal[r], LIMIT),
+            deal,
+        ),
+        BoardSpec(
+            "most played deal, around me",
+            lambda s, r, now: leaderboards.deal_board(
+                s, r, t.deal[r], LIMIT, around=t.deal_middle[r]
+            ),
+            deal,
+        ),
+        BoardSpec(
+            "biggest daily board, top 100",
+            lambda s, r, now: leaderboards.daily_board(s, r, t.daily_day[r], LIMIT, now),
+            daily,
+        ),
+        BoardSpec(
+            "biggest daily board, around me",
+            lambda s, r, now: leaderboards.daily_board(
+                s, r, t.daily_day[r], LIMIT, now, around=t.daily_middle[r]
+            ),
+            daily,
+        ),
     ]
 
 
@@ -776,13 +914,20 @@ def next_midnight(now: datetime) -> datetime:
     return datetime.combine(utc_day(now) + timedelta(days=1), datetime.min.time(), UTC)
 
 
-async def bench_boards(database: Database, engine: AsyncEngine, now: datetime, calls: int,
-                       explain: bool, targets: Targets,
-                       cache: RedisRanks | None = None) -> dict[str, Timing]:
+async def bench_boards(
+    database: Database,
+    engine: AsyncEngine,
+    now: datetime,
+    calls: int,
+    explain: bool,
+    targets: Targets,
+    cache: RedisRanks | None = None,
+) -> dict[str, Timing]:
     sessions = make_sessionmaker(engine)
     rule_sets = targets.rule_sets
     timings: dict[str, Timing] = {}
     for spec in board_specs(targets, cache):
+
         async def call(number: int, query: Query = spec.query) -> leaderboards.Board[Any]:
             return await query(sessions, rule_sets[number % len(rule_sets)], now)
 
@@ -793,6 +938,7 @@ async def bench_boards(database: Database, engine: AsyncEngine, now: datetime, c
         timings[spec.label] = timing
         log(f"{database.kind}: {spec.label}: p50 {timing.p50:.2f} ms, p99 {timing.p99:.2f} ms")
         if explain:
+
             async def once(query: Query = spec.query) -> leaderboards.Board[Any]:
                 return await query(sessions, rule_sets[0], now)
 
@@ -800,13 +946,15 @@ async def bench_boards(database: Database, engine: AsyncEngine, now: datetime, c
     return timings
 
 
-async def explain_query(database: Database, engine: AsyncEngine, label: str,
-                        call: Callable[[], Awaitable[Any]]) -> None:
+async def explain_query(
+    database: Database, engine: AsyncEngine, label: str, call: Callable[[], Awaitable[Any]]
+) -> None:
     """Run the query once, capturing its SQL, and print each statement's plan."""
     captured: list[tuple[str, Any]] = []
 
-    def capture(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any,
-                executemany: bool) -> None:
+    def capture(
+        conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool
+    ) -> None:
         captured.append((statement, parameters))
 
     event.listen(engine.sync_engine, "before_cursor_execute", capture)
@@ -814,8 +962,9 @@ async def explain_query(database: Database, engine: AsyncEngine, label: str,
         await call()
     finally:
         event.remove(engine.sync_engine, "before_cursor_execute", capture)
-    prefix = "EXPLAIN (ANALYZE, BUFFERS) " if database.kind == "postgresql" else (
-        "EXPLAIN QUERY PLAN ")
+    prefix = (
+        "EXPLAIN (ANALYZE, BUFFERS) " if database.kind == "postgresql" else ("EXPLAIN QUERY PLAN ")
+    )
     print(f"\n#### {database.kind}: {label}\n")
     async with engine.connect() as connection:
         for statement, parameters in captured:
@@ -823,8 +972,7 @@ async def explain_query(database: Database, engine: AsyncEngine, label: str,
                 continue
             plan = await connection.exec_driver_sql(prefix + statement, parameters)
             lines = [" | ".join(str(v) for v in row[-1:]) for row in plan]
-            print("```\n" + " ".join(statement.split()) + "\n--\n" + "\n".join(lines)
-                  + "\n```")
+            print("```\n" + " ".join(statement.split()) + "\n--\n" + "\n".join(lines) + "\n```")
 
 
 # -- writes -----------------------------------------------------------------------------------
@@ -837,8 +985,9 @@ class WriteFigures:
     timing: Timing
 
 
-async def bench_writes(database: Database, engine: AsyncEngine, now: datetime,
-                       calls: int, cache: RedisRanks | None) -> dict[str, WriteFigures]:
+async def bench_writes(
+    database: Database, engine: AsyncEngine, now: datetime, calls: int, cache: RedisRanks | None
+) -> dict[str, WriteFigures]:
     """The server's writes, one transaction after another as ``server.storage.writer`` makes them;
     with ``cache``, results also with the Redis cache kept in step after each commit."""
     sessions = make_sessionmaker(engine)
@@ -848,11 +997,19 @@ async def bench_writes(database: Database, engine: AsyncEngine, now: datetime,
 
     async def new_race(rule_set: str) -> str:
         race_id = new_id()
-        await create_race(sessions, race_id=race_id, code="BENCH", rule_set=rule_set,
-                          deal_kind="secret", seed=rng.getrandbits(64),
-                          algorithm=DEAL_ALGORITHM, rules=RULES_VERSION,
-                          host_id=players[0], seats_max=2,
-                          time_limit_s=None)
+        await create_race(
+            sessions,
+            race_id=race_id,
+            code="BENCH",
+            rule_set=rule_set,
+            deal_kind="secret",
+            seed=rng.getrandbits(64),
+            algorithm=DEAL_ALGORITHM,
+            rules=RULES_VERSION,
+            host_id=players[0],
+            seats_max=2,
+            time_limit_s=None,
+        )
         return race_id
 
     figures: dict[str, WriteFigures] = {}
@@ -860,16 +1017,33 @@ async def bench_writes(database: Database, engine: AsyncEngine, now: datetime,
     for kept in (None, cache) if cache is not None else (None,):
         races = [await new_race(RULE_SET_NAMES[n % len(RULE_SET_NAMES)]) for n in range(calls)]
 
-        async def whole_race(number: int, races: list[str] = races,
-                             kept: RedisRanks | None = kept) -> None:
+        async def whole_race(
+            number: int, races: list[str] = races, kept: RedisRanks | None = kept
+        ) -> None:
             pair = rng.sample(players, 2)
             await record_start(sessions, races[number], started_at, pair)
-            ranking = [RankEntry(rank=1, player_id=pair[0], name="", status="won",
-                                 time_ms=rng.randint(60_000, 600_000), on_foundations=52,
-                                 reached_at_ms=300_000, moves=120),
-                       RankEntry(rank=2, player_id=pair[1], name="", status="lost",
-                                 time_ms=610_000, on_foundations=30, reached_at_ms=200_000,
-                                 moves=90)]
+            ranking = [
+                RankEntry(
+                    rank=1,
+                    player_id=pair[0],
+                    name="",
+                    status="won",
+                    time_ms=rng.randint(60_000, 600_000),
+                    on_foundations=52,
+                    reached_at_ms=300_000,
+                    moves=120,
+                ),
+                RankEntry(
+                    rank=2,
+                    player_id=pair[1],
+                    name="",
+                    status="lost",
+                    time_ms=610_000,
+                    on_foundations=30,
+                    reached_at_ms=200_000,
+                    moves=90,
+                ),
+            ]
             recorded = await results.record_results(sessions, races[number], now, ranking)
             if kept is not None:
                 await kept.set_lines(recorded.scored)
@@ -878,9 +1052,12 @@ async def bench_writes(database: Database, engine: AsyncEngine, now: datetime,
         total_s = sum(timing.samples_ms) / 1000
         label = "results: record_start + record_results, races of 2"
         figures[label + ("" if kept is None else ", + Redis ZADD")] = WriteFigures(
-            2 * calls / total_s, "results", timing)
-        log(f"{database.kind}: results{'' if kept is None else ' + Redis'}: "
-            f"{2 * calls / total_s:,.0f}/s")
+            2 * calls / total_s, "results", timing
+        )
+        log(
+            f"{database.kind}: results{'' if kept is None else ' + Redis'}: "
+            f"{2 * calls / total_s:,.0f}/s"
+        )
 
     racing = [await new_race(RULE_SET_NAMES[n % len(RULE_SET_NAMES)]) for n in range(50)]
     seats = []
@@ -890,20 +1067,29 @@ async def bench_writes(database: Database, engine: AsyncEngine, now: datetime,
         seats += [(race_id, player) for player in pair]
     next_index = dict.fromkeys(seats, 0)
     for size in MOVE_BATCHES:
+
         async def batch(number: int, size: int = size) -> None:
             rows: list[AcceptedMove] = []
             for n in range(size):
                 race_id, player = seats[(number * size + n) % len(seats)]
                 index = next_index[race_id, player]
                 next_index[race_id, player] = index + 1
-                rows.append({"race_id": race_id, "player_id": player, "index": index,
-                             "text": "8H left:3 -> ace:2", "at_ms": 1000 * index})
+                rows.append(
+                    {
+                        "race_id": race_id,
+                        "player_id": player,
+                        "index": index,
+                        "text": "8H left:3 -> ace:2",
+                        "at_ms": 1000 * index,
+                    }
+                )
             await record_moves(sessions, rows)
 
         timing, _ = await timed(batch, calls, warm_up=5)
         total_s = sum(timing.samples_ms) / 1000
         figures[f"moves: record_moves, batches of {size}"] = WriteFigures(
-            size * calls / total_s, "moves", timing)
+            size * calls / total_s, "moves", timing
+        )
         log(f"{database.kind}: moves in batches of {size}: {size * calls / total_s:,.0f}/s")
     return figures
 
@@ -918,9 +1104,16 @@ class Run:
     writes: dict[str, WriteFigures]
 
 
-async def bench_database(database: Database, shape: Shape, calls: int, explain: bool,
-                         redis_url: str | None, server_side: bool,
-                         copy_of: str | None = None, reuse: bool = False) -> Run:
+async def bench_database(
+    database: Database,
+    shape: Shape,
+    calls: int,
+    explain: bool,
+    redis_url: str | None,
+    server_side: bool,
+    copy_of: str | None = None,
+    reuse: bool = False,
+) -> Run:
     log(f"{database.kind}: alembic upgrade head")
     await upgrade_database(database.url)
     if reuse:
@@ -935,8 +1128,11 @@ async def bench_database(database: Database, shape: Shape, calls: int, explain: 
         await load_postgresql(database, Generator(shape))
     log(f"{database.kind}: loaded in {database.load_s:.1f} s")
     engine = make_engine(database.url)
-    cache = None if redis_url is None else RedisRanks(
-        redis_url, f"patience-race-bench-{secrets.token_hex(4)}:")
+    cache = (
+        None
+        if redis_url is None
+        else RedisRanks(redis_url, f"patience-race-bench-{secrets.token_hex(4)}:")
+    )
     try:
         targets = await find_targets(engine)
         boards = await bench_boards(database, engine, shape.now, calls, explain, targets)
@@ -944,10 +1140,13 @@ async def bench_database(database: Database, shape: Shape, calls: int, explain: 
             started = time.perf_counter()
             lines = await cache.rebuild(make_sessionmaker(engine))
             database.cache_rebuild = (lines, time.perf_counter() - started)
-            log(f"{database.kind}: Redis rank cache rebuilt, {lines:,} lines in "
-                f"{database.cache_rebuild[1]:.1f} s")
-            boards |= await bench_boards(database, engine, shape.now, calls, explain, targets,
-                                         cache)
+            log(
+                f"{database.kind}: Redis rank cache rebuilt, {lines:,} lines in "
+                f"{database.cache_rebuild[1]:.1f} s"
+            )
+            boards |= await bench_boards(
+                database, engine, shape.now, calls, explain, targets, cache
+            )
         writes = await bench_writes(database, engine, shape.now, calls, cache)
     finally:
         if cache is not None:
@@ -961,61 +1160,81 @@ async def bench_database(database: Database, shape: Shape, calls: int, explain: 
 
 def report(runs: list[Run], shape: Shape, calls: int, load: tuple[float, ...]) -> str:
     names = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}
-    out = [f"## Leaderboards and writes at {shape.results:,} results",
-           "",
-           f"{shape.now:%Y-%m-%d %H:%M} UTC; {shape.results:,} results (entries rows), "
-           f"{shape.players:,} players, data seed {shape.seed}; {calls} timed calls per query "
-           f"after a warm-up, rule sets taken in turn, top {LIMIT} lines; Python "
-           f"{platform.python_version()}, SQLAlchemy {sqlalchemy.__version__}, asyncpg "
-           f"{asyncpg.__version__}; {platform.machine()}, {os.cpu_count()} CPUs, "
-           f"{platform.system()} {platform.release()}; load average {load[0]:.1f} at the "
-           f"start, {os.getloadavg()[0]:.1f} at the end. Load s includes making the rows.",
-           "",
-           "| database | version | players | races | results | load s | results/s loaded "
-           "| size MB |",
-           "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    out = [
+        f"## Leaderboards and writes at {shape.results:,} results",
+        "",
+        f"{shape.now:%Y-%m-%d %H:%M} UTC; {shape.results:,} results (entries rows), "
+        f"{shape.players:,} players, data seed {shape.seed}; {calls} timed calls per query "
+        f"after a warm-up, rule sets taken in turn, top {LIMIT} lines; Python "
+        f"{platform.python_version()}, SQLAlchemy {sqlalchemy.__version__}, asyncpg "
+        f"{asyncpg.__version__}; {platform.machine()}, {os.cpu_count()} CPUs, "
+        f"{platform.system()} {platform.release()}; load average {load[0]:.1f} at the "
+        f"start, {os.getloadavg()[0]:.1f} at the end. Load s includes making the rows.",
+        "",
+        "| database | version | players | races | results | load s | results/s loaded | size MB |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for run in runs:
         d = run.database
-        out.append(f"| {names[d.kind]} | {d.version} | {d.counts['players']:,} | "
-                   f"{d.counts['races']:,} | {d.counts['entries']:,} | "
-                   + ("loaded before | - | " if math.isnan(d.load_s) else
-                      f"{d.load_s:.1f} | {d.counts['entries'] / d.load_s:,.0f} | ")
-                   + f"{d.size_bytes / 1e6:,.0f} |")
+        out.append(
+            f"| {names[d.kind]} | {d.version} | {d.counts['players']:,} | "
+            f"{d.counts['races']:,} | {d.counts['entries']:,} | "
+            + (
+                "loaded before | - | "
+                if math.isnan(d.load_s)
+                else f"{d.load_s:.1f} | {d.counts['entries'] / d.load_s:,.0f} | "
+            )
+            + f"{d.size_bytes / 1e6:,.0f} |"
+        )
     for run in runs:
         if run.database.cache_rebuild is not None:
             lines, seconds = run.database.cache_rebuild
-            out.append(f"\n{names[run.database.kind]}: the Redis rank cache rebuilt from the "
-                       f"database: {lines:,} lines in {seconds:.1f} s.")
-    heads = " | ".join(f"{names[r.database.kind]} p50 ms | {names[r.database.kind]} p99 ms"
-                       for r in runs)
-    out += ["", f"| leaderboard query | board lines | {heads} | p99 < {TARGET_P99_MS:g} ms |",
-            "| --- | ---: |" + " ---: | ---: |" * len(runs) + " --- |"]
+            out.append(
+                f"\n{names[run.database.kind]}: the Redis rank cache rebuilt from the "
+                f"database: {lines:,} lines in {seconds:.1f} s."
+            )
+    heads = " | ".join(
+        f"{names[r.database.kind]} p50 ms | {names[r.database.kind]} p99 ms" for r in runs
+    )
+    out += [
+        "",
+        f"| leaderboard query | board lines | {heads} | p99 < {TARGET_P99_MS:g} ms |",
+        "| --- | ---: |" + " ---: | ---: |" * len(runs) + " --- |",
+    ]
     for label in runs[0].boards:
-        cells = " | ".join(f"{r.boards[label].p50:.2f} | {r.boards[label].p99:.2f}"
-                           for r in runs)
+        cells = " | ".join(f"{r.boards[label].p50:.2f} | {r.boards[label].p99:.2f}" for r in runs)
         met = all(r.boards[label].p99 < TARGET_P99_MS for r in runs)
-        out.append(f"| {label} | {runs[0].boards[label].lines:,} | {cells} | "
-                   f"{'yes' if met else 'NO'} |")
+        out.append(
+            f"| {label} | {runs[0].boards[label].lines:,} | {cells} | {'yes' if met else 'NO'} |"
+        )
     heads = " | ".join(f"{names[r.database.kind]} per s | p50 ms | p99 ms" for r in runs)
-    out += ["", f"| write (one transaction each, {calls} in a row) | {heads} |",
-            "| --- |" + " ---: | ---: | ---: |" * len(runs)]
+    out += [
+        "",
+        f"| write (one transaction each, {calls} in a row) | {heads} |",
+        "| --- |" + " ---: | ---: | ---: |" * len(runs),
+    ]
     for label in runs[0].writes:
         cells = " | ".join(
             f"{r.writes[label].per_s:,.0f} {r.writes[label].unit} | "
-            f"{r.writes[label].timing.p50:.2f} | {r.writes[label].timing.p99:.2f}" for r in runs)
+            f"{r.writes[label].timing.p50:.2f} | {r.writes[label].timing.p99:.2f}"
+            for r in runs
+        )
         out.append(f"| {label} | {cells} |")
     return "\n".join(out)
 
 
 async def main_async(args: argparse.Namespace) -> int:
-    results = QUICK_RESULTS if args.quick and args.results is None else (
-        args.results or 1_000_000)
+    results = QUICK_RESULTS if args.quick and args.results is None else (args.results or 1_000_000)
     calls = args.calls or (QUICK_CALLS if args.quick else 200)
     kinds = [kind.strip() for kind in args.databases.split(",") if kind.strip()]
     if not set(kinds) <= {"sqlite", "postgresql"}:
         raise SystemExit("--databases is a list of sqlite and postgresql")
-    shape = Shape(results=results, players=max(10, results // RESULTS_PER_PLAYER),
-                  seed=args.seed, now=datetime.now(UTC).replace(microsecond=0))
+    shape = Shape(
+        results=results,
+        players=max(10, results // RESULTS_PER_PLAYER),
+        seed=args.seed,
+        now=datetime.now(UTC).replace(microsecond=0),
+    )
     runs: list[Run] = []
     load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="patience-race-bench-") as directory:
@@ -1023,24 +1242,52 @@ async def main_async(args: argparse.Namespace) -> int:
             if kind == "sqlite":
                 path = Path(args.sqlite_path or Path(directory) / "bench.sqlite3")
                 if path.exists() != bool(args.reuse):
-                    raise SystemExit(f"{path} exists: the bench fills a fresh database"
-                                     if path.exists() else f"{path}: nothing to --reuse")
-                runs.append(await bench_database(
-                    Database(kind, f"sqlite+aiosqlite:///{path}"), shape, calls, args.explain,
-                    args.redis, args.server_side, args.sqlite_copy_of, args.reuse))
+                    raise SystemExit(
+                        f"{path} exists: the bench fills a fresh database"
+                        if path.exists()
+                        else f"{path}: nothing to --reuse"
+                    )
+                runs.append(
+                    await bench_database(
+                        Database(kind, f"sqlite+aiosqlite:///{path}"),
+                        shape,
+                        calls,
+                        args.explain,
+                        args.redis,
+                        args.server_side,
+                        args.sqlite_copy_of,
+                        args.reuse,
+                    )
+                )
                 continue
             if args.reuse_postgres:
-                runs.append(await bench_database(
-                    Database(kind, async_url(args.reuse_postgres)), shape, calls, args.explain,
-                    args.redis, args.server_side, reuse=True))
+                runs.append(
+                    await bench_database(
+                        Database(kind, async_url(args.reuse_postgres)),
+                        shape,
+                        calls,
+                        args.explain,
+                        args.redis,
+                        args.server_side,
+                        reuse=True,
+                    )
+                )
                 continue
             server = await postgres_server(args.postgres)
             if server is None:
                 continue
             url = await create_postgres(server)
             try:
-                runs.append(await bench_database(Database(kind, url), shape, calls,
-                                                 args.explain, args.redis, args.server_side))
+                runs.append(
+                    await bench_database(
+                        Database(kind, url),
+                        shape,
+                        calls,
+                        args.explain,
+                        args.redis,
+                        args.server_side,
+                    )
+                )
             finally:
                 if args.keep:
                     log(f"postgresql: kept {make_url(url).render_as_string()}")
@@ -1053,29 +1300,58 @@ async def main_async(args: argparse.Namespace) -> int:
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--results", type=int, help="entries rows to store (1,000,000)")
-    parser.add_argument("--quick", action="store_true",
-                        help=f"a smoke test: {QUICK_RESULTS:,} results, {QUICK_CALLS} calls")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"a smoke test: {QUICK_RESULTS:,} results, {QUICK_CALLS} calls",
+    )
     parser.add_argument("--calls", type=int, help="timed calls per query and per write (200)")
-    parser.add_argument("--databases", default="sqlite,postgresql",
-                        help="which to bench: sqlite,postgresql (PostgreSQL if reachable)")
-    parser.add_argument("--postgres", help="PostgreSQL server URL where the user may create "
-                        f"databases (else ${POSTGRES_VARIABLE}, else {DEFAULT_POSTGRES})")
-    parser.add_argument("--sqlite-path", help="where to make the SQLite file (a temporary "
-                        "directory, removed at the end)")
+    parser.add_argument(
+        "--databases",
+        default="sqlite,postgresql",
+        help="which to bench: sqlite,postgresql (PostgreSQL if reachable)",
+    )
+    parser.add_argument(
+        "--postgres",
+        help="PostgreSQL server URL where the user may create "
+        f"databases (else ${POSTGRES_VARIABLE}, else {DEFAULT_POSTGRES})",
+    )
+    parser.add_argument(
+        "--sqlite-path",
+        help="where to make the SQLite file (a temporary directory, removed at the end)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the PostgreSQL database")
-    parser.add_argument("--reuse", action="store_true", help="time the queries again on the "
-                        "SQLite file --sqlite-path names, as an earlier run left it")
-    parser.add_argument("--reuse-postgres", metavar="URL", help="time the queries again on "
-                        "this PostgreSQL bench database (one --keep kept), not a new one")
-    parser.add_argument("--sqlite-copy-of", metavar="URL", help="fill SQLite with the rows of "
-                        "this PostgreSQL database (one --server-side --keep made), not with "
-                        "the generator: the same rows on both at 10,000,000")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="time the queries again on the "
+        "SQLite file --sqlite-path names, as an earlier run left it",
+    )
+    parser.add_argument(
+        "--reuse-postgres",
+        metavar="URL",
+        help="time the queries again on "
+        "this PostgreSQL bench database (one --keep kept), not a new one",
+    )
+    parser.add_argument(
+        "--sqlite-copy-of",
+        metavar="URL",
+        help="fill SQLite with the rows of "
+        "this PostgreSQL database (one --server-side --keep made), not with "
+        "the generator: the same rows on both at 10,000,000",
+    )
     parser.add_argument("--explain", action="store_true", help="print every query's plan")
     parser.add_argument("--seed", type=int, default=1, help="seed of the generated data")
-    parser.add_argument("--redis", help="Redis URL: also time the hot boards' ranks from the "
-                        "Redis rank cache, and results written with it kept in step")
-    parser.add_argument("--server-side", action="store_true", help="PostgreSQL makes its rows "
-                        "itself (generate_series): for 10,000,000 results")
+    parser.add_argument(
+        "--redis",
+        help="Redis URL: also time the hot boards' ranks from the "
+        "Redis rank cache, and results written with it kept in step",
+    )
+    parser.add_argument(
+        "--server-side",
+        action="store_true",
+        help="PostgreSQL makes its rows itself (generate_series): for 10,000,000 results",
+    )
     return parser.parse_args(argv)
 
 

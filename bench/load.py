@@ -125,21 +125,29 @@ class Config:
         return self.idle_rounds if mode == "idle" else self.rounds
 
     def racers(self, mode: str) -> int:
-        return {"closed": self.rooms * SEATS, "open": self.open_racers,
-                "idle": self.idle_connections, "capacity": max(self.capacity_steps),
-                "hop": self.hop_racers}[mode]
+        return {
+            "closed": self.rooms * SEATS,
+            "open": self.open_racers,
+            "idle": self.idle_connections,
+            "capacity": max(self.capacity_steps),
+            "hop": self.hop_racers,
+        }[mode]
 
     def server_env(self) -> dict[str, str]:
         """Our server's environment: the rate limit raised so that bots are never refused,
         the countdown shortened so that new rooms start at once, and no solver work in the
         background (the winnable pool, the search after each race) to share the CPU with."""
-        env = {key: value for key, value in os.environ.items()
-               if not key.startswith("PATIENCE_RACE_")}
-        env.update(PATIENCE_RACE_RATE_PER_S=f"{self.rate_per_s:g}",
-                   PATIENCE_RACE_RATE_BURST=f"{self.rate_burst:g}",
-                   PATIENCE_RACE_COUNTDOWN_S=f"{self.countdown_s:g}",
-                   PATIENCE_RACE_WINNABLE_POOL_TARGET="0", PATIENCE_RACE_VERDICT_BUDGET_S="0",
-                   **ONE_ADDRESS_MANY_CLIENTS)
+        env = {
+            key: value for key, value in os.environ.items() if not key.startswith("PATIENCE_RACE_")
+        }
+        env.update(
+            PATIENCE_RACE_RATE_PER_S=f"{self.rate_per_s:g}",
+            PATIENCE_RACE_RATE_BURST=f"{self.rate_burst:g}",
+            PATIENCE_RACE_COUNTDOWN_S=f"{self.countdown_s:g}",
+            PATIENCE_RACE_WINNABLE_POOL_TARGET="0",
+            PATIENCE_RACE_VERDICT_BUDGET_S="0",
+            **ONE_ADDRESS_MANY_CLIENTS,
+        )
         if self.commit_window_ms is not None:
             env["PATIENCE_RACE_COMMIT_WINDOW_MS"] = f"{self.commit_window_ms:g}"
         return env
@@ -162,11 +170,20 @@ async def run_mode(mode: str, config: Config, workdir: Path) -> list[Round]:
         shift = (number - 1) % len(servers)
         results = {}
         for spec in servers[shift:] + servers[:shift]:
-            print(f"[{mode} {number}/{config.rounds_of(mode)}] {spec.label}: "
-                  f"{config.racers(mode)} bots", file=sys.stderr)
+            print(
+                f"[{mode} {number}/{config.rounds_of(mode)}] {spec.label}: "
+                f"{config.racers(mode)} bots",
+                file=sys.stderr,
+            )
             results[spec.label] = await run_round(
-                mode, spec, number, config, workdir, config.racers(mode),
-                profile=config.profile_of(mode, number, spec.label))
+                mode,
+                spec,
+                number,
+                config,
+                workdir,
+                config.racers(mode),
+                profile=config.profile_of(mode, number, spec.label),
+            )
             print(f"    {describe(mode, results[spec.label])}", file=sys.stderr)
         rounds.append({spec.label: results[spec.label] for spec in servers})
     return rounds
@@ -209,14 +226,19 @@ async def run(config: Config) -> str:
                 tables += await run_hop(config, Path(workdir))
             else:
                 results[mode] = await run_mode(mode, config, Path(workdir))
-                tables += (memory_table(results[mode], config) if mode == "idle"
-                           else load_table(mode, results[mode], config))
+                tables += (
+                    memory_table(results[mode], config)
+                    if mode == "idle"
+                    else load_table(mode, results[mode], config)
+                )
     lines = [*header(config, load_before, version_at_start), *tables]
     if results:
         lines += targets(results)
     load_after = " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    lines.append(f"Load average after the run: {load_after}; the run took "
-                 f"{(time.perf_counter() - started) / 60:.1f} min.")
+    lines.append(
+        f"Load average after the run: {load_after}; the run took "
+        f"{(time.perf_counter() - started) / 60:.1f} min."
+    )
     return "\n".join(lines)
 
 
@@ -227,71 +249,136 @@ def build_config(args: argparse.Namespace) -> Config:
     if len({spec.label for spec in servers}) < len(servers):
         raise SystemExit("each --ours needs a label of its own")
     return Config(
-        modes=tuple(args.modes), rounds=args.rounds or (1 if quick else 8),
+        modes=tuple(args.modes),
+        rounds=args.rounds or (1 if quick else 8),
         idle_rounds=args.idle_rounds or (1 if quick else 8),
         warmup_s=args.warmup if args.warmup is not None else (1.0 if quick else 2.0),
         window_s=args.window or (3.0 if quick else 8.0),
         rooms=args.rooms or (10 if quick else 50),
-        open_racers=args.open_racers or (200 if quick else 2000), pace_s=args.pace,
+        open_racers=args.open_racers or (200 if quick else 2000),
+        pace_s=args.pace,
         idle_connections=args.idle_connections or (400 if quick else 10_000),
-        rule_sets=rule_sets, database_url=args.database_url, rate_per_s=args.rate_per_s,
-        rate_burst=args.rate_burst, countdown_s=args.countdown,
+        rule_sets=rule_sets,
+        database_url=args.database_url,
+        rate_per_s=args.rate_per_s,
+        rate_burst=args.rate_burst,
+        countdown_s=args.countdown,
         commit_window_ms=args.commit_window_ms,
         connect_concurrency=args.connect_concurrency,
         profile=Path(args.profile) if args.profile else None,
         server_logs=Path(args.server_logs) if args.server_logs else None,
-        echo_move=typical_move(rule_sets), servers=servers, redis_url=args.redis_url,
+        echo_move=typical_move(rule_sets),
+        servers=servers,
+        redis_url=args.redis_url,
         capacity_steps=tuple(args.capacity_steps or ((200, 400) if quick else CAPACITY_STEPS)),
         p99_target_ms=args.p99_target_ms,
-        hop_racers=args.hop_racers or (200 if quick else 1000))
+        hop_racers=args.hop_racers or (200 if quick else 1000),
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--modes", nargs="+", choices=MODES, default=["closed", "open", "idle"])
-    parser.add_argument("--ours", action="append", default=[],
-                        metavar="LABEL[,checkout=DIR][,workers=N][,seating=S][,SETTING=VALUE]",
-                        help="one of our servers to measure (repeatable; default: this tree)")
+    parser.add_argument(
+        "--ours",
+        action="append",
+        default=[],
+        metavar="LABEL[,checkout=DIR][,workers=N][,seating=S][,SETTING=VALUE]",
+        help="one of our servers to measure (repeatable; default: this tree)",
+    )
     parser.add_argument("--redis-url", help="Redis for servers of several workers")
-    parser.add_argument("--rounds", type=int,
-                        help="rounds of closed, open and hop; passes of capacity (default 8; "
-                        "quick 1)")
-    parser.add_argument("--idle-rounds", type=int, help="rounds of idle (default 8; quick 1): "
-                        "each takes a minute or more at 10,000 connections")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        help="rounds of closed, open and hop; passes of capacity (default 8; quick 1)",
+    )
+    parser.add_argument(
+        "--idle-rounds",
+        type=int,
+        help="rounds of idle (default 8; quick 1): "
+        "each takes a minute or more at 10,000 connections",
+    )
     parser.add_argument("--warmup", type=float, help="seconds before measuring (default 2)")
     parser.add_argument("--window", type=float, help="measured seconds (default 8; quick 3)")
     parser.add_argument("--rooms", type=int, help="closed loop: rooms of 4 (default 50)")
     parser.add_argument("--open-racers", type=int, help="open loop: bots (default 2000)")
-    parser.add_argument("--pace", type=float, default=1.0,
-                        help="open loop: mean seconds between a bot's moves (default 1)")
+    parser.add_argument(
+        "--pace",
+        type=float,
+        default=1.0,
+        help="open loop: mean seconds between a bot's moves (default 1)",
+    )
     parser.add_argument("--idle-connections", type=int, help="idle: connections (default 10000)")
-    parser.add_argument("--capacity-steps", type=int, nargs="+",
-                        help=f"capacity: racer counts (default {CAPACITY_STEPS})")
-    parser.add_argument("--p99-target-ms", type=float, default=25.0,
-                        help="capacity: the p99 a count is held at (default 25)")
+    parser.add_argument(
+        "--capacity-steps",
+        type=int,
+        nargs="+",
+        help=f"capacity: racer counts (default {CAPACITY_STEPS})",
+    )
+    parser.add_argument(
+        "--p99-target-ms",
+        type=float,
+        default=25.0,
+        help="capacity: the p99 a count is held at (default 25)",
+    )
     parser.add_argument("--hop-racers", type=int, help="hop: racers (default 1000)")
-    parser.add_argument("--rule-set", action="append", choices=RULE_SET_NAMES,
-                        help="rule sets of the rooms, in turn (default: all); repeatable")
-    parser.add_argument("--database-url", help="our server's database (default: a fresh "
-                        "SQLite file per round); PostgreSQL is not emptied between rounds")
-    parser.add_argument("--rate-per-s", type=float, default=1e6,
-                        help="our server's rate limit for the run (default 1e6)")
-    parser.add_argument("--rate-burst", type=float, default=1e6,
-                        help="our server's rate burst for the run (default 1e6)")
-    parser.add_argument("--countdown", type=float, default=0.0,
-                        help="our server's countdown before a race, seconds (default 0)")
-    parser.add_argument("--commit-window-ms", type=float, help="our server's commit window, "
-                        "ms (default: the server's default; 0 commits at once)")
-    parser.add_argument("--connect-concurrency", type=int, default=16,
-                        help="connections being set up at once (default 16)")
-    parser.add_argument("--profile", metavar="FILE", help="py-spy our servers during the first "
-                        "window of the first mode: .svg flame graph, .json speedscope, else "
-                        "raw stacks")
-    parser.add_argument("--server-logs", metavar="DIR", help="write everything each server "
-                        "prints to DIR/MODE-ROUND-SERVER.log")
-    parser.add_argument("--quick", action="store_true",
-                        help="a smoke run: 1 round, small loads, short windows")
+    parser.add_argument(
+        "--rule-set",
+        action="append",
+        choices=RULE_SET_NAMES,
+        help="rule sets of the rooms, in turn (default: all); repeatable",
+    )
+    parser.add_argument(
+        "--database-url",
+        help="our server's database (default: a fresh "
+        "SQLite file per round); PostgreSQL is not emptied between rounds",
+    )
+    parser.add_argument(
+        "--rate-per-s",
+        type=float,
+        default=1e6,
+        help="our server's rate limit for the run (default 1e6)",
+    )
+    parser.add_argument(
+        "--rate-burst",
+        type=float,
+        default=1e6,
+        help="our server's rate burst for the run (default 1e6)",
+    )
+    parser.add_argument(
+        "--countdown",
+        type=float,
+        default=0.0,
+        help="our server's countdown before a race, seconds (default 0)",
+    )
+    parser.add_argument(
+        "--commit-window-ms",
+        type=float,
+        help="our server's commit window, ms (default: the server's default; 0 commits at once)",
+    )
+    parser.add_argument(
+        "--connect-concurrency",
+        type=int,
+        default=16,
+        help="connections being set up at once (default 16)",
+    )
+    parser.add_argument(
+        "--profile",
+        metavar="FILE",
+        help="py-spy our servers during the first "
+        "window of the first mode: .svg flame graph, .json speedscope, else "
+        "raw stacks",
+    )
+    parser.add_argument(
+        "--server-logs",
+        metavar="DIR",
+        help="write everything each server prints to DIR/MODE-ROUND-SERVER.log",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="a smoke run: 1 round, small loads, short windows"
+    )
     return parser
 
 

@@ -97,7 +97,7 @@ parse_move = functools.lru_cache(maxsize=1 << 16)(Move.parse)
 
 def frame_type(frame: bytes) -> bytes:
     """``move_ok`` from ``{"type":"move_ok",...``."""
-    return frame[9:frame.index(b'"', 9)]
+    return frame[9 : frame.index(b'"', 9)]
 
 
 class Refused(Exception):
@@ -135,8 +135,7 @@ class Bot:
         from before ``own_progress`` (a ``checkout`` of an older tree) refuses the field, and
         then gets the plain hello it knows."""
         try:
-            await self.request({"type": "hello", "name": name, "own_progress": False},
-                               b"welcome")
+            await self.request({"type": "hello", "name": name, "own_progress": False}, b"welcome")
         except Refused as refused:
             if str(refused) != "invalid_message":
                 raise
@@ -210,15 +209,24 @@ class Pace:
         self.next_at = max(self.next_at, now) + self.pace_s * self.rng.uniform(0.5, 1.5)
 
 
-async def race_ours(bot: Bot, matchmaker: Matchmaker, stats: Stats, rng: random.Random,
-                    pace: Pace | None, idle: bool, worker: int = 0, queue: int = 0) -> None:
+async def race_ours(
+    bot: Bot,
+    matchmaker: Matchmaker,
+    stats: Stats,
+    rng: random.Random,
+    pace: Pace | None,
+    idle: bool,
+    worker: int = 0,
+    queue: int = 0,
+) -> None:
     """Race on our server, game after game, until cancelled (idle: one race, no moves)."""
     while True:
         seat, host = matchmaker.seat(worker, queue)
         try:
             if host:
-                room = await bot.request({"type": "create_room", "rule_set": seat.rule_set,
-                                          "seats": SEATS}, b"room")
+                room = await bot.request(
+                    {"type": "create_room", "rule_set": seat.rule_set, "seats": SEATS}, b"room"
+                )
                 seat.code.set_result(json.loads(room)["code"])
             else:
                 async with asyncio.timeout(REPLY_TIMEOUT_S):
@@ -261,8 +269,14 @@ async def ready_and_view(bot: Bot) -> dict[str, object]:
     return state
 
 
-async def play_game(bot: Bot, state: dict[str, object], stats: Stats, rng: random.Random,
-                    pace: Pace | None, hop: bool = False) -> None:
+async def play_game(
+    bot: Bot,
+    state: dict[str, object],
+    stats: Stats,
+    rng: random.Random,
+    pace: Pace | None,
+    hop: bool = False,
+) -> None:
     player = GreedyPlayer(rng)
     legal, home, status = state["legal_moves"], state["on_foundations"], state["status"]
     while status == "in_progress" and legal:
@@ -282,8 +296,9 @@ async def play_game(bot: Bot, state: dict[str, object], stats: Stats, rng: rando
         legal, home, status = ack["legal_moves"], ack["on_foundations"], ack["status"]
 
 
-async def echo_loop(ws: ClientConnection, index: int, move: str, stats: Stats,
-                    pace: Pace | None, idle: bool) -> None:
+async def echo_loop(
+    ws: ClientConnection, index: int, move: str, stats: Stats, pace: Pace | None, idle: bool
+) -> None:
     """Against an echo server: move-sized frames; the bot's own echo is the acknowledgement
     (the room echo's relays of the other members' frames are skipped)."""
     for count in itertools.count(1):
@@ -320,8 +335,9 @@ class Fleet:
             self.gate = asyncio.Semaphore(self.plan.connect_concurrency)
             self.matchmaker = Matchmaker(self.plan.rule_sets)
         first = len(self.tasks)
-        self.tasks += [asyncio.create_task(self._bot(index))
-                       for index in range(first, first + count)]
+        self.tasks += [
+            asyncio.create_task(self._bot(index)) for index in range(first, first + count)
+        ]
 
     async def _bot(self, index: int) -> None:
         assert self.gate is not None and self.matchmaker is not None
@@ -334,9 +350,13 @@ class Fleet:
         ws: ClientConnection | None = None
         try:
             async with self.gate:
-                ws = await connect(urls[worker] if urls else self.server.url,
-                                   compression=None, max_size=MAX_SIZE, ping_interval=None,
-                                   open_timeout=REPLY_TIMEOUT_S)
+                ws = await connect(
+                    urls[worker] if urls else self.server.url,
+                    compression=None,
+                    max_size=MAX_SIZE,
+                    ping_interval=None,
+                    open_timeout=REPLY_TIMEOUT_S,
+                )
                 self.connections.append(ws)
                 if self.server.kind == "ours":
                     bot = Bot(ws)
@@ -362,8 +382,7 @@ class Fleet:
         started = time.perf_counter()
         deadline = started + max(60.0, count / 50)
         reported = started
-        while (self.stats.set_up + self.stats.failed < count
-               and time.perf_counter() < deadline):
+        while self.stats.set_up + self.stats.failed < count and time.perf_counter() < deadline:
             await asyncio.sleep(0.1)
             if time.perf_counter() - reported > 5:
                 reported = time.perf_counter()
@@ -377,8 +396,9 @@ class Fleet:
         for task in self.tasks:
             task.cancel()
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.gather(*self.tasks, return_exceptions=True),
-                                   STOP_TIMEOUT_S)
+            await asyncio.wait_for(
+                asyncio.gather(*self.tasks, return_exceptions=True), STOP_TIMEOUT_S
+            )
 
     def abort(self) -> None:
         """Drop whatever connection is still open."""
@@ -388,5 +408,4 @@ class Fleet:
 
 def echo_frame(move: str, bot: int, count: int) -> str:
     """A bot's ``count``-th frame to an echo server: a move request whose id names the bot."""
-    return json.dumps({"type": "move", "move": move, "id": f"{bot}-{count}"},
-                      separators=(",", ":"))
+    return json.dumps({"type": "move", "move": move, "id": f"{bot}-{count}"}, separators=(",", ":"))

@@ -50,12 +50,18 @@ async def run_capacity(config: Config, workdir: Path) -> list[str]:
                 serial += 1
                 print(f"[capacity pass {passed}] {spec.label}: {racers} racers", file=sys.stderr)
                 result = await run_round("capacity", spec, serial, config, workdir, racers)
-                held = (result.latency(0.99) < config.p99_target_ms and result.acks > 0
-                        and not result.failed)
-                print(f"    p99 {result.latency(0.99):.1f} ms, {result.acks_per_s:,.0f} acks/s, "
-                      f"server CPU {result.server_cpu_s / result.window_s:.0%}, generator CPU "
-                      f"{result.generator_cpu_s / result.window_s:.0%}, failed bots "
-                      f"{result.failed}: {'held' if held else 'not held'}", file=sys.stderr)
+                held = (
+                    result.latency(0.99) < config.p99_target_ms
+                    and result.acks > 0
+                    and not result.failed
+                )
+                print(
+                    f"    p99 {result.latency(0.99):.1f} ms, {result.acks_per_s:,.0f} acks/s, "
+                    f"server CPU {result.server_cpu_s / result.window_s:.0%}, generator CPU "
+                    f"{result.generator_cpu_s / result.window_s:.0%}, failed bots "
+                    f"{result.failed}: {'held' if held else 'not held'}",
+                    file=sys.stderr,
+                )
                 steps.append(Step(passed, racers, result, held))
                 if held:
                     best[spec.label] = racers
@@ -69,33 +75,42 @@ async def run_capacity(config: Config, workdir: Path) -> list[str]:
 
 
 def capacity_table(config: Config, steps: list[Step], capacity: dict[str, list[int]]) -> list[str]:
-    lines = [f"## Capacity: racers held at p99 < {config.p99_target_ms:g} ms, one move every "
-             f"{config.pace_s:g} s each", "",
-             f"Steps {', '.join(map(str, config.capacity_steps))} racers; warm-up "
-             f"{config.warmup_s:g} s and window {config.window_s:g} s per step; a server drops "
-             "out at its first step not held. CPU: 100% = one core.", "",
-             "| pass | racers | server | acks/s | p50 ms | p99 ms | server CPU | CPU us/ack | "
-             "generator CPU | generator us/ack | other CPU | failed bots | held |",
-             "| ---: | ---: | --- |" + " ---: |" * 9 + " --- |"]
+    lines = [
+        f"## Capacity: racers held at p99 < {config.p99_target_ms:g} ms, one move every "
+        f"{config.pace_s:g} s each",
+        "",
+        f"Steps {', '.join(map(str, config.capacity_steps))} racers; warm-up "
+        f"{config.warmup_s:g} s and window {config.window_s:g} s per step; a server drops "
+        "out at its first step not held. CPU: 100% = one core.",
+        "",
+        "| pass | racers | server | acks/s | p50 ms | p99 ms | server CPU | CPU us/ack | "
+        "generator CPU | generator us/ack | other CPU | failed bots | held |",
+        "| ---: | ---: | --- |" + " ---: |" * 9 + " --- |",
+    ]
     for step in steps:
         result = step.result
-        generator_us = (result.generator_cpu_s / result.acks * 1e6 if result.acks
-                        else math.nan)
+        generator_us = result.generator_cpu_s / result.acks * 1e6 if result.acks else math.nan
         lines.append(
             f"| {step.passed} | {step.racers} | {result.server} | {number(result.acks_per_s)} | "
             f"{number(result.latency(0.5), 2)} | {number(result.latency(0.99), 2)} | "
             f"{result.server_cpu_s / result.window_s:.0%} | {number(result.cpu_per_ack_us)} | "
             f"{result.generator_cpu_s / result.window_s:.0%} | {number(generator_us)} | "
             f"{result.other_cpu_s / result.window_s:.0%} | {result.failed} | "
-            f"{'yes' if step.held else 'no'} |")
+            f"{'yes' if step.held else 'no'} |"
+        )
     first = config.servers[0].label
-    lines += ["", "| server | racers held, by pass | median | / " + first + " |",
-              "| --- | --- | ---: | ---: |"]
+    lines += [
+        "",
+        "| server | racers held, by pass | median | / " + first + " |",
+        "| --- | --- | ---: | ---: |",
+    ]
     for label, held in capacity.items():
         median = median_of([float(value) for value in held])
         base = median_of([float(value) for value in capacity[first]])
-        lines.append(f"| {label} | {', '.join(map(str, held))} | {median:,.0f} | "
-                     f"{number(median / base if base else math.nan, 2)} |")
+        lines.append(
+            f"| {label} | {', '.join(map(str, held))} | {median:,.0f} | "
+            f"{number(median / base if base else math.nan, 2)} |"
+        )
     return [*lines, ""]
 
 
@@ -108,13 +123,25 @@ async def run_hop(config: Config, workdir: Path) -> list[str]:
         order = ("local", "mixed") if number_ % 2 else ("mixed", "local")
         results = {}
         for seating in order:
-            print(f"[hop {number_}/{config.rounds}] {spec.label}, {seating}: "
-                  f"{config.hop_racers} racers", file=sys.stderr)
-            result = await run_round("hop", spec, number_ * 2 + (seating == "mixed"), config,
-                                     workdir, config.hop_racers, hop=seating)
-            print(f"    {result.acks_per_s:,.0f} acks/s, {len(result.hop_latencies_ms)} hops, "
-                  f"p99 {result.latency(0.99):.1f} ms, {result.cpu_per_ack_us:.0f} us/ack",
-                  file=sys.stderr)
+            print(
+                f"[hop {number_}/{config.rounds}] {spec.label}, {seating}: "
+                f"{config.hop_racers} racers",
+                file=sys.stderr,
+            )
+            result = await run_round(
+                "hop",
+                spec,
+                number_ * 2 + (seating == "mixed"),
+                config,
+                workdir,
+                config.hop_racers,
+                hop=seating,
+            )
+            print(
+                f"    {result.acks_per_s:,.0f} acks/s, {len(result.hop_latencies_ms)} hops, "
+                f"p99 {result.latency(0.99):.1f} ms, {result.cpu_per_ack_us:.0f} us/ack",
+                file=sys.stderr,
+            )
             results[seating] = result
         rounds.append(results)
     return hop_table(config, spec.label, rounds)
@@ -128,14 +155,19 @@ def _split(result: RoundResult) -> tuple[list[float], list[float]]:
 
 
 def hop_table(config: Config, label: str, rounds: list[dict[str, RoundResult]]) -> list[str]:
-    lines = [f"## The cost of a hop: {label}, {config.hop_racers} racers at one move every "
-             f"{config.pace_s:g} s, each on one worker's own address", "",
-             "local: every room's racers on its worker; mixed: seated regardless, so a joiner "
-             "on the other worker sends its moves through Redis. Latencies in ms; CPU of the "
-             "supervisor and workers (Redis's own CPU is in 'other').", "",
-             "| round | seating | acks/s | share of moves hopping | p50 no hop | p99 no hop | "
-             "p50 hop | p99 hop | server CPU | CPU us/ack | generator CPU | other CPU | "
-             "bot errors |", "| ---: | --- |" + " ---: |" * 11]
+    lines = [
+        f"## The cost of a hop: {label}, {config.hop_racers} racers at one move every "
+        f"{config.pace_s:g} s, each on one worker's own address",
+        "",
+        "local: every room's racers on its worker; mixed: seated regardless, so a joiner "
+        "on the other worker sends its moves through Redis. Latencies in ms; CPU of the "
+        "supervisor and workers (Redis's own CPU is in 'other').",
+        "",
+        "| round | seating | acks/s | share of moves hopping | p50 no hop | p99 no hop | "
+        "p50 hop | p99 hop | server CPU | CPU us/ack | generator CPU | other CPU | "
+        "bot errors |",
+        "| ---: | --- |" + " ---: |" * 11,
+    ]
     extra_us, p50_extra, p99_extra = [], [], []
     for results in rounds:
         for seating, result in results.items():
@@ -149,7 +181,8 @@ def hop_table(config: Config, label: str, rounds: list[dict[str, RoundResult]]) 
                 f"{result.server_cpu_s / result.window_s:.0%} | "
                 f"{number(result.cpu_per_ack_us)} | "
                 f"{result.generator_cpu_s / result.window_s:.0%} | "
-                f"{result.other_cpu_s / result.window_s:.0%} | {result.errors} |")
+                f"{result.other_cpu_s / result.window_s:.0%} | {result.errors} |"
+            )
         local, mixed = results["local"], results["mixed"]
         hops, others = _split(mixed)
         share = len(hops) / mixed.acks if mixed.acks else 0
@@ -157,11 +190,16 @@ def hop_table(config: Config, label: str, rounds: list[dict[str, RoundResult]]) 
             extra_us.append((mixed.cpu_per_ack_us - local.cpu_per_ack_us) / share)
             p50_extra.append(percentile(hops, 0.5) - percentile(others, 0.5))
             p99_extra.append(percentile(hops, 0.99) - percentile(others, 0.99))
-    lines += ["", "Per round, medians over the rounds:", "",
-              f"- server CPU a hopping move costs more than one that does not: "
-              f"{number(median_of(extra_us))} us (rounds: "
-              f"{', '.join(number(value) for value in extra_us)})",
-              "- p50 latency, hopping minus not (mixed seating): "
-              f"{number(median_of(p50_extra), 2)} ms; p99: "
-              f"{number(median_of(p99_extra), 2)} ms", ""]
+    lines += [
+        "",
+        "Per round, medians over the rounds:",
+        "",
+        f"- server CPU a hopping move costs more than one that does not: "
+        f"{number(median_of(extra_us))} us (rounds: "
+        f"{', '.join(number(value) for value in extra_us)})",
+        "- p50 latency, hopping minus not (mixed seating): "
+        f"{number(median_of(p50_extra), 2)} ms; p99: "
+        f"{number(median_of(p99_extra), 2)} ms",
+        "",
+    ]
     return lines

@@ -106,16 +106,20 @@ ECHOES = tuple(baseline.label for baseline in BASELINES)
 
 def describe(mode: str, result: RoundResult) -> str:
     if mode == "idle":
-        return (f"{result.connections} connections, {result.kib_per_connection:.1f} KiB each, "
-                f"set up in {result.setup_s:.1f} s, bot errors {result.errors}, server warnings "
-                f"{result.server_warnings}, errors {result.server_errors}")
-    return (f"{result.acks_per_s:,.0f} acks/s, p50 {result.latency(0.5):.2f} ms, "
-            f"p99 {result.latency(0.99):.2f} ms, server CPU "
-            f"{result.server_cpu_s / result.window_s:.0%}, {result.cpu_per_ack_us:.0f} us/ack, "
-            f"generator CPU {result.generator_cpu_s / result.window_s:.0%}, other processes' "
-            f"CPU {result.other_cpu_s / result.window_s:.0%}, "
-            f"bot errors {result.errors}, server warnings {result.server_warnings}, errors "
-            f"{result.server_errors}")
+        return (
+            f"{result.connections} connections, {result.kib_per_connection:.1f} KiB each, "
+            f"set up in {result.setup_s:.1f} s, bot errors {result.errors}, server warnings "
+            f"{result.server_warnings}, errors {result.server_errors}"
+        )
+    return (
+        f"{result.acks_per_s:,.0f} acks/s, p50 {result.latency(0.5):.2f} ms, "
+        f"p99 {result.latency(0.99):.2f} ms, server CPU "
+        f"{result.server_cpu_s / result.window_s:.0%}, {result.cpu_per_ack_us:.0f} us/ack, "
+        f"generator CPU {result.generator_cpu_s / result.window_s:.0%}, other processes' "
+        f"CPU {result.other_cpu_s / result.window_s:.0%}, "
+        f"bot errors {result.errors}, server warnings {result.server_warnings}, errors "
+        f"{result.server_errors}"
+    )
 
 
 def number(value: float, digits: int = 0) -> str:
@@ -147,22 +151,31 @@ def ratio(ours: float, echo: float) -> float:
 
 def load_table(mode: str, rounds: list[Round], config: Config) -> list[str]:
     if mode == "closed":
-        title = (f"## Closed loop: {config.rooms} rooms of {SEATS} "
-                 f"({config.racers(mode)} bots), each move sent as soon as the last is acked")
+        title = (
+            f"## Closed loop: {config.rooms} rooms of {SEATS} "
+            f"({config.racers(mode)} bots), each move sent as soon as the last is acked"
+        )
     else:
-        title = (f"## Open loop: {config.open_racers} bots, one move every {config.pace_s:g} s "
-                 f"each (jittered 0.5-1.5x)")
-    lines = [title, "", f"Warm-up {config.warmup_s:g} s, measured window {config.window_s:g} s "
-             "per server per round. CPU (100% = one core): utime+stime of the server process "
-             "(and its workers) over the window, of the generator, and of everything else on "
-             "the machine (other processes: a busy machine shows here). Moves per commit: the "
-             "moves our server stored over the window, over the transactions it took (its "
-             "/healthz counts). Late sends: moves sent more than a pace after their time (the "
-             "previous ack was slow). Games ended and RSS growth: over the window.", "",
-             "| round | server | acks/s | p50 ms | p90 ms | p99 ms | max ms | server CPU | "
-             "CPU us/ack | moves per commit | generator CPU | other CPU | games ended | "
-             "RSS growth MiB | late sends | bot errors | server warnings | server errors |",
-             "| ---: | --- |" + " ---: |" * 16]
+        title = (
+            f"## Open loop: {config.open_racers} bots, one move every {config.pace_s:g} s "
+            f"each (jittered 0.5-1.5x)"
+        )
+    lines = [
+        title,
+        "",
+        f"Warm-up {config.warmup_s:g} s, measured window {config.window_s:g} s "
+        "per server per round. CPU (100% = one core): utime+stime of the server process "
+        "(and its workers) over the window, of the generator, and of everything else on "
+        "the machine (other processes: a busy machine shows here). Moves per commit: the "
+        "moves our server stored over the window, over the transactions it took (its "
+        "/healthz counts). Late sends: moves sent more than a pace after their time (the "
+        "previous ack was slow). Games ended and RSS growth: over the window.",
+        "",
+        "| round | server | acks/s | p50 ms | p90 ms | p99 ms | max ms | server CPU | "
+        "CPU us/ack | moves per commit | generator CPU | other CPU | games ended | "
+        "RSS growth MiB | late sends | bot errors | server warnings | server errors |",
+        "| ---: | --- |" + " ---: |" * 16,
+    ]
     for results in rounds:
         for result in results.values():
             lines.append(
@@ -174,26 +187,38 @@ def load_table(mode: str, rounds: list[Round], config: Config) -> list[str]:
                 f"{result.generator_cpu_s / result.window_s:.0%} | "
                 f"{result.other_cpu_s / result.window_s:.0%} | {result.games} | "
                 f"{(result.rss_after - result.rss_before) / 2**20:.1f} | {result.late} | "
-                f"{result.errors} | {result.server_warnings} | {result.server_errors} |")
+                f"{result.errors} | {result.server_warnings} | {result.server_errors} |"
+            )
     lines += [*error_notes(rounds), ""]
     for label in ours_labels(rounds):
         lines += ratio_header(len(rounds), f"{label} / each echo")
         for echo_label in ECHOES:
             pairs = [(results[label], results[echo_label]) for results in rounds]
             lines += [
-                ratio_row(f"acks/s / {echo_label}",
-                          [ratio(ours.acks_per_s, echo.acks_per_s) for ours, echo in pairs]),
-                ratio_row(f"server CPU per ack / {echo_label}",
-                          [ratio(ours.cpu_per_ack_us, echo.cpu_per_ack_us)
-                           for ours, echo in pairs]),
-                ratio_row(f"p50 latency / {echo_label}",
-                          [ratio(ours.latency(0.5), echo.latency(0.5)) for ours, echo in pairs]),
-                ratio_row(f"p99 latency / {echo_label}",
-                          [ratio(ours.latency(0.99), echo.latency(0.99))
-                           for ours, echo in pairs]),
-                ratio_row(f"generator CPU per ack / {echo_label}", [
-                    ratio(generator_cpu_per_ack(ours), generator_cpu_per_ack(echo))
-                    for ours, echo in pairs])]
+                ratio_row(
+                    f"acks/s / {echo_label}",
+                    [ratio(ours.acks_per_s, echo.acks_per_s) for ours, echo in pairs],
+                ),
+                ratio_row(
+                    f"server CPU per ack / {echo_label}",
+                    [ratio(ours.cpu_per_ack_us, echo.cpu_per_ack_us) for ours, echo in pairs],
+                ),
+                ratio_row(
+                    f"p50 latency / {echo_label}",
+                    [ratio(ours.latency(0.5), echo.latency(0.5)) for ours, echo in pairs],
+                ),
+                ratio_row(
+                    f"p99 latency / {echo_label}",
+                    [ratio(ours.latency(0.99), echo.latency(0.99)) for ours, echo in pairs],
+                ),
+                ratio_row(
+                    f"generator CPU per ack / {echo_label}",
+                    [
+                        ratio(generator_cpu_per_ack(ours), generator_cpu_per_ack(echo))
+                        for ours, echo in pairs
+                    ],
+                ),
+            ]
         lines.append("")
     return lines
 
@@ -204,42 +229,64 @@ def generator_cpu_per_ack(result: RoundResult) -> float:
 
 def error_notes(rounds: list[Round]) -> list[str]:
     """What the bots' errors were, round by round (none, usually)."""
-    notes = [f"- round {result.round}, {result.server}: " + "; ".join(
-                 f"{count} x {what or 'no message'}" for what, count in
-                 result.error_kinds.most_common(4))
-             for results in rounds for result in results.values() if result.error_kinds]
+    notes = [
+        f"- round {result.round}, {result.server}: "
+        + "; ".join(
+            f"{count} x {what or 'no message'}" for what, count in result.error_kinds.most_common(4)
+        )
+        for results in rounds
+        for result in results.values()
+        if result.error_kinds
+    ]
     return ["", "Bot errors:", *notes] if notes else []
 
 
 def memory_table(rounds: list[Round], config: Config) -> list[str]:
-    lines = [f"## Idle: {config.idle_connections} connections, memory per connection", "",
-             f"Ours: each bot said hello, sat in a room of {SEATS} and got ready; the race "
-             "started (each racer has its game) and then nobody moved. Echo servers: each bot "
-             "sent one frame (on the room echo, seated by arrival in rooms of "
-             f"{SEATS}). RSS read after warm-up connections and again a moment after the last "
-             "connection was set up.", "",
-             "| round | server | connections | RSS before MiB | RSS after MiB | KiB/connection | "
-             "setup s | setup CPU ms/connection | bot errors | server warnings | "
-             "server errors |",
-             "| ---: | --- |" + " ---: |" * 9]
+    lines = [
+        f"## Idle: {config.idle_connections} connections, memory per connection",
+        "",
+        f"Ours: each bot said hello, sat in a room of {SEATS} and got ready; the race "
+        "started (each racer has its game) and then nobody moved. Echo servers: each bot "
+        "sent one frame (on the room echo, seated by arrival in rooms of "
+        f"{SEATS}). RSS read after warm-up connections and again a moment after the last "
+        "connection was set up.",
+        "",
+        "| round | server | connections | RSS before MiB | RSS after MiB | KiB/connection | "
+        "setup s | setup CPU ms/connection | bot errors | server warnings | "
+        "server errors |",
+        "| ---: | --- |" + " ---: |" * 9,
+    ]
     for results in rounds:
         for result in results.values():
-            per_connection_ms = (result.setup_cpu_s / result.connections * 1000
-                                 if result.connections else math.nan)
+            per_connection_ms = (
+                result.setup_cpu_s / result.connections * 1000 if result.connections else math.nan
+            )
             lines.append(
                 f"| {result.round} | {result.server} | {result.connections} | "
                 f"{result.rss_before / 2**20:.1f} | {result.rss_after / 2**20:.1f} | "
                 f"{number(result.kib_per_connection, 1)} | {result.setup_s:.1f} | "
                 f"{number(per_connection_ms, 2)} | {result.errors} | "
-                f"{result.server_warnings} | {result.server_errors} |")
+                f"{result.server_warnings} | {result.server_errors} |"
+            )
     lines += [*error_notes(rounds), ""]
     for label in ours_labels(rounds):
-        lines += [*ratio_header(len(rounds), f"{label} / each echo"),
-                  *(ratio_row(f"memory per connection / {echo_label}",
-                              [ratio(results[label].kib_per_connection,
-                                     results[echo_label].kib_per_connection)
-                               for results in rounds]) for echo_label in ECHOES),
-                  ""]
+        lines += [
+            *ratio_header(len(rounds), f"{label} / each echo"),
+            *(
+                ratio_row(
+                    f"memory per connection / {echo_label}",
+                    [
+                        ratio(
+                            results[label].kib_per_connection,
+                            results[echo_label].kib_per_connection,
+                        )
+                        for results in rounds
+                    ],
+                )
+                for echo_label in ECHOES
+            ),
+            "",
+        ]
     return lines
 
 
@@ -251,48 +298,69 @@ def targets(results: dict[str, list[Round]]) -> list[str]:
     """The issue's targets, set against the plain echo; each ratio is also given against the
     room echo."""
     plain, room = ECHOES
-    lines = ["## Targets (medians of the per-round figures; the targets are set against the "
-             f"{plain}, the ratio to the {room} follows in brackets)", ""]
+    lines = [
+        "## Targets (medians of the per-round figures; the targets are set against the "
+        f"{plain}, the ratio to the {room} follows in brackets)",
+        "",
+    ]
     for label in ours_labels(next(iter(results.values()), [])):
+
         def ratios(mode: str, of: str, echo_label: str, label: str = label) -> float:
-            return median_of([ratio(getattr(rounds[label], of), getattr(rounds[echo_label], of))
-                              for rounds in results[mode]])
+            return median_of(
+                [
+                    ratio(getattr(rounds[label], of), getattr(rounds[echo_label], of))
+                    for rounds in results[mode]
+                ]
+            )
 
         def both(mode: str, of: str, digits: int = 2) -> tuple[float, str]:
             against_plain = ratios(mode, of, plain)
-            return against_plain, (f"{against_plain:.{digits}f} x ({room}: "
-                                   f"{ratios(mode, of, room):.{digits}f} x)")
+            return against_plain, (
+                f"{against_plain:.{digits}f} x ({room}: {ratios(mode, of, room):.{digits}f} x)"
+            )
 
         if "closed" in results:
             moves, moves_text = both("closed", "acks_per_s")
             cpu, cpu_text = both("closed", "cpu_per_ack_us")
-            lines.append(f"- {label}, closed loop, moves/s >= 0.5 x echo messages/s: "
-                         f"{moves_text}: {verdict(moves >= 0.5)}")
-            lines.append(f"- {label}, closed loop, server CPU per move <= 3 x echo's per "
-                         f"message: {cpu_text}: {verdict(cpu <= 3)}")
+            lines.append(
+                f"- {label}, closed loop, moves/s >= 0.5 x echo messages/s: "
+                f"{moves_text}: {verdict(moves >= 0.5)}"
+            )
+            lines.append(
+                f"- {label}, closed loop, server CPU per move <= 3 x echo's per "
+                f"message: {cpu_text}: {verdict(cpu <= 3)}"
+            )
         if "open" in results:
             p99s = [rounds[label].latency(0.99) for rounds in results["open"]]
             p99 = median_of(p99s)
             cpu, cpu_text = both("open", "cpu_per_ack_us")
             _, p99_text = both("open", "latency_p99")
-            lines.append(f"- {label}, open loop, p99 ack < 25 ms: median p99 {p99:.1f} ms "
-                         f"(worst round {max(p99s):.1f} ms; against the {plain}'s p99: "
-                         f"{p99_text}): "
-                         f"{verdict(p99 < 25)}")
-            lines.append(f"- {label}, open loop, server CPU per move <= 3 x echo's per message: "
-                         f"{cpu_text}: {verdict(cpu <= 3)}")
+            lines.append(
+                f"- {label}, open loop, p99 ack < 25 ms: median p99 {p99:.1f} ms "
+                f"(worst round {max(p99s):.1f} ms; against the {plain}'s p99: "
+                f"{p99_text}): "
+                f"{verdict(p99 < 25)}"
+            )
+            lines.append(
+                f"- {label}, open loop, server CPU per move <= 3 x echo's per message: "
+                f"{cpu_text}: {verdict(cpu <= 3)}"
+            )
         if "idle" in results:
             memory, memory_text = both("idle", "kib_per_connection", digits=1)
-            lines.append(f"- {label}, idle, memory per racer <= 1.5 x echo's per connection: "
-                         f"{memory_text}: {verdict(memory <= 1.5)}")
+            lines.append(
+                f"- {label}, idle, memory per racer <= 1.5 x echo's per connection: "
+                f"{memory_text}: {verdict(memory <= 1.5)}"
+            )
     return [*lines, ""]
 
 
 def code_version() -> str:
     """The commit, and a digest of any uncommitted change to the code the server runs."""
+
     def git(*args: str) -> str:
-        done = subprocess.run(["git", "-C", str(BENCH.parent), *args], capture_output=True,
-                              text=True, check=False)
+        done = subprocess.run(
+            ["git", "-C", str(BENCH.parent), *args], capture_output=True, text=True, check=False
+        )
         return done.stdout.strip() if done.returncode == 0 else ""
 
     commit = git("rev-parse", "--short", "HEAD") or "unknown"
@@ -305,30 +373,40 @@ def code_version() -> str:
 
 def header(config: Config, load_before: str, version_at_start: str) -> list[str]:
     memory_gib = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    versions = ", ".join(f"{name} {version(name)}" for name in
-                         ("websockets", "pydantic", "sqlalchemy", "aiosqlite"))
+    versions = ", ".join(
+        f"{name} {version(name)}" for name in ("websockets", "pydantic", "sqlalchemy", "aiosqlite")
+    )
     database = config.database_url or "SQLite, a fresh file per round (WAL journal)"
     installed = [name for name in ("uvloop", "orjson") if find_spec(name)]
     return [
-        "# Capacity: patience-race server against bare websockets echo servers", "",
+        "# Capacity: patience-race server against bare websockets echo servers",
+        "",
         f"- Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; machine: {os.cpu_count()} CPUs "
         f"(nproc), {memory_gib:.1f} GiB, {platform.system()} {platform.release()}; "
         f"load average before the run: {load_before}",
-        f"- Python {platform.python_version()}; {versions}; code: {version_at_start}" + (
-            "" if version_at_start == code_version() else
-            f" at the start, {code_version()} at the end (the code changed during the run)")
+        f"- Python {platform.python_version()}; {versions}; code: {version_at_start}"
+        + (
+            ""
+            if version_at_start == code_version()
+            else f" at the start, {code_version()} at the end (the code changed during the run)"
+        )
         + f"; installed speed-ups: {', '.join(installed) or 'none'}",
         f"- Echo servers: one process each on 127.0.0.1, asyncio's default loop, "
         f"compression=None, max_size {MAX_SIZE} bytes, default keepalive pings, INFO logging; "
         f"the echo sends each frame back, the room echo also relays it to the other members "
         f"of the sender's room of {SEATS} (seated by arrival) with websockets.broadcast.",
-        "- Ours (`patience-race serve`, same transport settings): " + "; ".join(
-            spec.describe() for spec in config.servers) + f"; database {database}; rate "
+        "- Ours (`patience-race serve`, same transport settings): "
+        + "; ".join(spec.describe() for spec in config.servers)
+        + f"; database {database}; rate "
         f"limit raised to {config.rate_per_s:g}/s, burst {config.rate_burst:g} "
         f"(PATIENCE_RACE_RATE_PER_S, PATIENCE_RACE_RATE_BURST); countdown "
         f"{config.countdown_s:g} s (PATIENCE_RACE_COUNTDOWN_S)"
-        + ("" if config.commit_window_ms is None
-           else f"; commit window {config.commit_window_ms:g} ms") + ".",
+        + (
+            ""
+            if config.commit_window_ms is None
+            else f"; commit window {config.commit_window_ms:g} ms"
+        )
+        + ".",
         f"- Generator: one process, raw websockets clients (compression=None, no client "
         f"pings; {config.connect_concurrency} connections set up at a time); rooms of {SEATS} "
         f"over {', '.join(config.rule_sets)} in turn; moves chosen by "
@@ -337,4 +415,6 @@ def header(config: Config, load_before: str, version_at_start: str) -> list[str]
         f"whose id names the bot (`{echo_frame(config.echo_move, 1, 1)}`).",
         f"- {config.rounds} rounds of each load mode and {config.idle_rounds} of idle; in each, "
         "every server is started fresh (ours on a new database), the order rotating from round "
-        "to round. Ratios of ours to each echo server are per round.", ""]
+        "to round. Ratios of ours to each echo server are per round.",
+        "",
+    ]

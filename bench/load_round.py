@@ -29,21 +29,37 @@ WARM_UP_CONNECTIONS = 8
 """Idle mode: connections set up (and kept) before the baseline memory reading."""
 
 
-async def run_round(mode: str, spec: ServerSpec | EchoSpec, number: int, config: Config,
-                    workdir: Path, racers: int, hop: str | None = None,
-                    profile: Path | None = None) -> RoundResult:
+async def run_round(
+    mode: str,
+    spec: ServerSpec | EchoSpec,
+    number: int,
+    config: Config,
+    workdir: Path,
+    racers: int,
+    hop: str | None = None,
+    profile: Path | None = None,
+) -> RoundResult:
     """``racers`` bots of ``mode`` (closed, open, idle) against ours or an echo server
     (``spec``); ``hop``: how the bots pick workers (bench/load_bots.py)."""
     label = spec.label
     database_file = workdir / f"{mode}-{number}.sqlite3"
     server = await start_server(
-        spec, config.server_env(), config.database_url or f"sqlite:///{database_file}",
+        spec,
+        config.server_env(),
+        config.database_url or f"sqlite:///{database_file}",
         config.redis_url,
         config.server_logs / f"{mode}-{number}-{label.replace(' ', '-')}.log"
-        if config.server_logs else None)
-    plan = FleetPlan("open" if mode in ("capacity", "hop") else mode, config.rule_sets,
-                     config.pace_s, config.connect_concurrency, config.echo_move,
-                     hop or (spec.seating if isinstance(spec, ServerSpec) else None))
+        if config.server_logs
+        else None,
+    )
+    plan = FleetPlan(
+        "open" if mode in ("capacity", "hop") else mode,
+        config.rule_sets,
+        config.pace_s,
+        config.connect_concurrency,
+        config.echo_move,
+        hop or (spec.seating if isinstance(spec, ServerSpec) else None),
+    )
     fleet = Fleet(server, plan)
     try:
         if mode == "idle":
@@ -53,12 +69,18 @@ async def run_round(mode: str, spec: ServerSpec | EchoSpec, number: int, config:
         result.error_kinds = fleet.stats.errors.copy()
         result.server_errors, result.server_warnings = server.log.errors, server.log.warnings
         if server.log.warnings:
-            print(f"    the {label} server logged {server.log.warnings} warnings; the first:\n"
-                  f"    | {server.log.first_warning}", file=sys.stderr)
+            print(
+                f"    the {label} server logged {server.log.warnings} warnings; the first:\n"
+                f"    | {server.log.first_warning}",
+                file=sys.stderr,
+            )
         if server.log.errors:
-            print(f"    the {label} server logged {server.log.errors} errors; the first:",
-                  *(f"    | {line}" for line in server.log.first_error_in_short()), sep="\n",
-                  file=sys.stderr)
+            print(
+                f"    the {label} server logged {server.log.errors} errors; the first:",
+                *(f"    | {line}" for line in server.log.first_error_in_short()),
+                sep="\n",
+                file=sys.stderr,
+            )
         return result
     finally:
         await fleet.cancel()
@@ -68,8 +90,9 @@ async def run_round(mode: str, spec: ServerSpec | EchoSpec, number: int, config:
             path.unlink()
 
 
-async def measure_load(fleet: Fleet, number: int, config: Config, count: int,
-                       profile: Path | None) -> RoundResult:
+async def measure_load(
+    fleet: Fleet, number: int, config: Config, count: int, profile: Path | None
+) -> RoundResult:
     server, stats = fleet.server, fleet.stats
     fleet.launch(count)
     await fleet.all_set_up(count, server.label)
@@ -83,24 +106,40 @@ async def measure_load(fleet: Fleet, number: int, config: Config, count: int,
     await asyncio.sleep(config.window_s)
     stats.recording = False
     result = RoundResult(
-        number, server.label, window_s=time.perf_counter() - started, acks=stats.acks,
+        number,
+        server.label,
+        window_s=time.perf_counter() - started,
+        acks=stats.acks,
         latencies_ms=[latency * 1000 for latency in stats.latencies],
         hop_latencies_ms=[latency * 1000 for latency in stats.hop_latencies],
         server_cpu_s=server.cpu_seconds() - cpu,
         generator_cpu_s=time.process_time() - generator_cpu,
-        errors=sum(stats.errors.values()), late=stats.late, games=stats.games,
-        rss_before=rss, rss_after=server.rss_bytes(), failed=stats.failed)
+        errors=sum(stats.errors.values()),
+        late=stats.late,
+        games=stats.games,
+        rss_before=rss,
+        rss_after=server.rss_bytes(),
+        failed=stats.failed,
+    )
     stored_after, commits_after = await server.moves_and_commits()
     result.moves_stored, result.commits = stored_after - stored, commits_after - commits
-    result.other_cpu_s = max(0.0, machine_busy_seconds() - machine - result.server_cpu_s
-                             - result.generator_cpu_s)
+    result.other_cpu_s = max(
+        0.0, machine_busy_seconds() - machine - result.server_cpu_s - result.generator_cpu_s
+    )
     if profiler is not None:
-        busy = {tid: seconds - threads.get(tid, 0.0)
-                for tid, seconds in server.thread_cpu_seconds().items()}
-        print("    CPU of the server's threads over the window: " + ", ".join(
-            f"{'main' if tid == server.pid else f'thread {tid}'} "
-            f"{seconds / result.window_s:.0%}" for tid, seconds in busy.items()),
-            file=sys.stderr)
+        busy = {
+            tid: seconds - threads.get(tid, 0.0)
+            for tid, seconds in server.thread_cpu_seconds().items()
+        }
+        print(
+            "    CPU of the server's threads over the window: "
+            + ", ".join(
+                f"{'main' if tid == server.pid else f'thread {tid}'} "
+                f"{seconds / result.window_s:.0%}"
+                for tid, seconds in busy.items()
+            ),
+            file=sys.stderr,
+        )
         await profiler
     return result
 
@@ -115,21 +154,40 @@ async def measure_memory(fleet: Fleet, number: int, config: Config, count: int) 
     setup_s = await fleet.all_set_up(WARM_UP_CONNECTIONS + count, server.label)
     setup_cpu = server.cpu_seconds() - cpu
     await asyncio.sleep(SETTLE_S)
-    return RoundResult(number, server.label, connections=stats.set_up - WARM_UP_CONNECTIONS,
-                       rss_before=rss_before, rss_after=server.rss_bytes(), setup_s=setup_s,
-                       setup_cpu_s=setup_cpu, errors=sum(stats.errors.values()))
+    return RoundResult(
+        number,
+        server.label,
+        connections=stats.set_up - WARM_UP_CONNECTIONS,
+        rss_before=rss_before,
+        rss_after=server.rss_bytes(),
+        setup_s=setup_s,
+        setup_cpu_s=setup_cpu,
+        errors=sum(stats.errors.values()),
+    )
 
 
-def start_profiler(config: Config, server: ServerProcess,
-                   profile: Path | None) -> Awaitable[object] | None:
+def start_profiler(
+    config: Config, server: ServerProcess, profile: Path | None
+) -> Awaitable[object] | None:
     """py-spy on our server (and its workers: ``--subprocesses``) through the window."""
     if profile is None or server.kind != "ours":
         return None
     spy = Path(sys.executable).with_name("py-spy")
     output_format = {".svg": "flamegraph", ".json": "speedscope"}.get(profile.suffix, "raw")
-    command = [str(spy), "record", "--pid", str(server.pid), "--rate", "100",
-               "--duration", str(math.ceil(config.window_s)), "--format", output_format,
-               "--output", str(profile)]
+    command = [
+        str(spy),
+        "record",
+        "--pid",
+        str(server.pid),
+        "--rate",
+        "100",
+        "--duration",
+        str(math.ceil(config.window_s)),
+        "--format",
+        output_format,
+        "--output",
+        str(profile),
+    ]
     if len(server.pids) > 1:
         command.append("--subprocesses")
     print(f"    profiling {server.label} with py-spy into {profile}", file=sys.stderr)
@@ -138,5 +196,6 @@ def start_profiler(config: Config, server: ServerProcess,
 
 async def _run_quietly(command: list[str]) -> int:
     process = await asyncio.create_subprocess_exec(
-        *command, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+        *command, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL
+    )
     return await process.wait()

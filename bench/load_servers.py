@@ -85,8 +85,10 @@ class ServerSpec:
         return cls(label, checkout, workers, tuple(settings), seating)
 
     def describe(self) -> str:
-        parts = [f"checkout {self.checkout}" if self.checkout else "this tree",
-                 f"{self.workers} workers and Redis" if self.workers > 1 else "one process"]
+        parts = [
+            f"checkout {self.checkout}" if self.checkout else "this tree",
+            f"{self.workers} workers and Redis" if self.workers > 1 else "one process",
+        ]
         if self.seating:
             parts.append(f"bots on the workers' own addresses, seated {self.seating}")
         parts += [f"PATIENCE_RACE_{name}={value}" for name, value in self.settings]
@@ -126,9 +128,13 @@ class ServerLog:
     def first_error_in_short(self) -> list[str]:
         """The first error's message, the project's own frames and the exceptions raised."""
         project = str(BENCH.parent)
-        return [line for index, line in enumerate(self.first_error)
-                if index == 0 or (line and not line[0].isspace() and not line.startswith("20"))
-                or (project in line and ".venv" not in line)]
+        return [
+            line
+            for index, line in enumerate(self.first_error)
+            if index == 0
+            or (line and not line[0].isspace() and not line.startswith("20"))
+            or (project in line and ".venv" not in line)
+        ]
 
 
 def _stat_fields(pid: int | str, task: str = "") -> list[str]:
@@ -193,8 +199,9 @@ class ServerProcess:
         if self.kind != "ours":
             return 0, 0
         urls = self.worker_urls or [self.url]
-        healths = [url.replace("ws://", "http://", 1).rsplit("/", 1)[0] + "/healthz"
-                   for url in urls]
+        healths = [
+            url.replace("ws://", "http://", 1).rsplit("/", 1)[0] + "/healthz" for url in urls
+        ]
 
         def read() -> tuple[int, int]:
             moves = commits = 0
@@ -232,15 +239,30 @@ def machine_busy_seconds() -> float:
     return (user + nice + system + irq + softirq + steal) / CLOCK_TICKS
 
 
-async def start_server(spec: ServerSpec | EchoSpec, env: dict[str, str], database_url: str,
-                       redis_url: str | None, log_file: Path | None) -> ServerProcess:
+async def start_server(
+    spec: ServerSpec | EchoSpec,
+    env: dict[str, str],
+    database_url: str,
+    redis_url: str | None,
+    log_file: Path | None,
+) -> ServerProcess:
     """Start ours or an echo server on a free port of 127.0.0.1; wait until it listens (all its
     workers ready)."""
     cwd = BENCH.parent
     if isinstance(spec, ServerSpec):
         env = {**env, **{f"PATIENCE_RACE_{name}": value for name, value in spec.settings}}
-        command = [sys.executable, "-m", "server.commands", "serve", "--host", HOST, "--port", "0",
-                   "--database-url", database_url]
+        command = [
+            sys.executable,
+            "-m",
+            "server.commands",
+            "serve",
+            "--host",
+            HOST,
+            "--port",
+            "0",
+            "--database-url",
+            database_url,
+        ]
         if spec.workers > 1:
             if redis_url is None:
                 raise SystemExit(f"{spec.label}: {spec.workers} workers need --redis-url")
@@ -254,26 +276,33 @@ async def start_server(spec: ServerSpec | EchoSpec, env: dict[str, str], databas
         if spec.room is not None:
             command += ["--room", str(spec.room)]
     process = await asyncio.create_subprocess_exec(
-        *command, env=env, cwd=cwd, stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        *command,
+        env=env,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     assert process.stdout is not None and process.stderr is not None
     log = ServerLog(copy=None if log_file is None else log_file.open("w"))
     found: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-    drains = [asyncio.create_task(_drain(stream, log, found))
-              for stream in (process.stdout, process.stderr)]
+    drains = [
+        asyncio.create_task(_drain(stream, log, found))
+        for stream in (process.stdout, process.stderr)
+    ]
     kind = "ours" if isinstance(spec, ServerSpec) else "echo"
     server = ServerProcess(kind, spec.label, process, "", log, drains)
     try:
         server.url = await asyncio.wait_for(asyncio.shield(found), SERVER_START_TIMEOUT_S)
     except (TimeoutError, RuntimeError):
         await server.stop()
-        raise RuntimeError(f"the {spec.label} server did not start: "
-                           + " | ".join(log.tail)) from None
+        raise RuntimeError(
+            f"the {spec.label} server did not start: " + " | ".join(log.tail)
+        ) from None
     return server
 
 
-async def _drain(stream: asyncio.StreamReader, log: ServerLog,
-                 found: asyncio.Future[str]) -> None:
+async def _drain(stream: asyncio.StreamReader, log: ServerLog, found: asyncio.Future[str]) -> None:
     """Read a server's output as it comes (so it never blocks), watching for its address."""
     while line := (await stream.readline()).decode(errors="replace"):
         log.add(line.rstrip())

@@ -43,15 +43,23 @@ from engine.registry import RULE_SET_NAMES, find_rule_set  # noqa: E402
 from server.core.race import Race  # noqa: E402
 from server.core.views import pile_model
 
-STEPS = ("play", "changed piles", "pile_model", "progress, outcome", "legal moves + text",
-         "notes, events text")
+STEPS = (
+    "play",
+    "changed piles",
+    "pile_model",
+    "progress, outcome",
+    "legal moves + text",
+    "notes, events text",
+)
 """The steps of ``Race.move`` that touch the engine, in the order it takes them."""
 AREAS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("engine: Game (play, legal moves, outcome, changed piles)", ("engine/game.py",)),
     ("engine: rule sets (move lists, apply, forced steps)", ("engine/rulesets/",)),
     ("engine: views and pile states", ("engine/view.py",)),
-    ("engine: moves, cards, pile ids (eq, hash, text)",
-     ("engine/moves.py", "engine/cards.py", "engine/piles.py")),
+    (
+        "engine: moves, cards, pile ids (eq, hash, text)",
+        ("engine/moves.py", "engine/cards.py", "engine/piles.py"),
+    ),
     ("race state machine (server/core/race.py)", ("server/core/race.py",)),
     ("pydantic: models and JSON", ("pydantic", "wire/protocol.py")),
     ("dataclass-generated eq/hash/init", ("<string>",)),
@@ -79,9 +87,12 @@ class Timings:
 
     def least(self, other: Timings) -> Timings:
         """Step by step, the lesser of two passes over the same moves."""
-        return Timings(self.moves, {step: min(self.steps[step], other.steps[step])
-                                    for step in STEPS},
-                       min(self.race, other.race), min(self.reply_json, other.reply_json))
+        return Timings(
+            self.moves,
+            {step: min(self.steps[step], other.steps[step]) for step in STEPS},
+            min(self.race, other.race),
+            min(self.reply_json, other.reply_json),
+        )
 
     def add(self, other: Timings) -> None:
         self.moves += other.moves
@@ -95,8 +106,10 @@ def greedy_deals(name: str, deals: int, rng: random.Random) -> list[Deal]:
     game_type = find_rule_set(name)
     played = []
     for _ in range(deals):
-        game = play_out(game_type(rng.getrandbits(64)), GreedyPlayer(random.Random(
-            rng.getrandbits(32)), patience=200))
+        game = play_out(
+            game_type(rng.getrandbits(64)),
+            GreedyPlayer(random.Random(rng.getrandbits(32)), patience=200),
+        )
         played.append(Deal(game.seed, list(game.history)))
     return played
 
@@ -120,17 +133,30 @@ def step_by_step(name: str, deals: list[Deal], timings: Timings) -> None:
             listed = clock()
             game.notes(), [str(event) for event in events]
             noted = clock()
-            for step, begin, end in zip(STEPS, (start, played, found, modelled, judged, listed),
-                                        (played, found, modelled, judged, listed, noted),
-                                        strict=True):
+            for step, begin, end in zip(
+                STEPS,
+                (start, played, found, modelled, judged, listed),
+                (played, found, modelled, judged, listed, noted),
+                strict=True,
+            ):
                 spent[step] += end - begin
         timings.moves += len(deal.moves)
 
 
 def one_seat_race(name: str, seed: int) -> Race:
-    race = Race(race_id="bench", code="BENCH", rule_set=name, seed=seed, algorithm=1,
-                deal_kind="number", host_id="p1", host_name="bench", seats_max=1,
-                time_limit_s=None, countdown_s=0)
+    race = Race(
+        race_id="bench",
+        code="BENCH",
+        rule_set=name,
+        seed=seed,
+        algorithm=1,
+        deal_kind="number",
+        host_id="p1",
+        host_name="bench",
+        seats_max=1,
+        time_limit_s=None,
+        countdown_s=0,
+    )
     race.start("p1", 0.0)
     return race
 
@@ -174,13 +200,16 @@ def profile(all_deals: dict[str, list[Deal]], top: int) -> None:
     profiler.disable()
     stats = pstats.Stats(profiler)
     entries: dict[tuple[str, int, str], tuple[float, float]] = {
-        key: (value[2], value[3]) for key, value in stats.stats.items()}  # type: ignore[attr-defined]
+        key: (value[2], value[3]) for key, value in stats.stats.items()
+    }  # type: ignore[attr-defined]
     total = sum(own for own, _ in entries.values())
     by_area: dict[str, float] = {}
     for (filename, _, function), (own, _) in entries.items():
         where = function if filename == "~" else filename
-        area = next((label for label, markers in AREAS if any(marker in where
-                                                               for marker in markers)), "other")
+        area = next(
+            (label for label, markers in AREAS if any(marker in where for marker in markers)),
+            "other",
+        )
         by_area[area] = by_area.get(area, 0.0) + own
     print("\n| area (cProfile, own time) | share |\n| --- | ---: |")
     for area, own in sorted(by_area.items(), key=lambda item: -item[1]):
@@ -189,13 +218,20 @@ def profile(all_deals: dict[str, list[Deal]], top: int) -> None:
     ranked = sorted(entries.items(), key=lambda item: -item[1][0])[:top]
     for (filename, line, function), (own, inclusive) in ranked:
         where = Path(filename).name if filename != "~" else "builtin"
-        print(f"| `{function}` ({where}:{line}) | {100 * own / total:.1f} "
-              f"| {100 * inclusive / total:.1f} |")
+        print(
+            f"| `{function}` ({where}:{line}) | {100 * own / total:.1f} "
+            f"| {100 * inclusive / total:.1f} |"
+        )
 
 
 def commit() -> str:
-    done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-               cwd=Path(__file__).resolve().parents[1], check=False)
+    done = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+        check=False,
+    )
     return done.stdout.strip() or "unknown"
 
 
@@ -204,8 +240,12 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=200)
     parser.add_argument("--rule-set", action="append", choices=RULE_SET_NAMES)
     parser.add_argument("--seed", type=int, default=1, help="seed of the bench's own choices")
-    parser.add_argument("--repeat", type=int, default=3,
-                        help="passes over each deal; each step counts the least it took")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="passes over each deal; each step counts the least it took",
+    )
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--top", type=int, default=25)
     args = parser.parse_args()
@@ -215,20 +255,24 @@ def main() -> None:
     for name in names:
         print(f"{name}: playing {args.deals} deals ...", file=sys.stderr, flush=True)
         all_deals[name] = greedy_deals(name, args.deals, rng)
-    print(f"Per-move cost, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, commit {commit()}, "
-          f"{args.deals} greedy deals per rule set, least of {args.repeat} passes a deal, Python "
-          f"{platform.python_version()} on {platform.machine()}; µs per move\n")
-    print(f"| rule set | moves | {' | '.join(STEPS)} | engine steps | Race.move "
-          f"| reply JSON |")
+    print(
+        f"Per-move cost, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, commit {commit()}, "
+        f"{args.deals} greedy deals per rule set, least of {args.repeat} passes a deal, Python "
+        f"{platform.python_version()} on {platform.machine()}; µs per move\n"
+    )
+    print(f"| rule set | moves | {' | '.join(STEPS)} | engine steps | Race.move | reply JSON |")
     print("| --- " + "| ---: " * (len(STEPS) + 4) + "|")
     for name, deals in all_deals.items():
         print(f"{name}: timing ...", file=sys.stderr, flush=True)
         timings = measure(name, deals, args.repeat)
         steps = [timings.per_move(timings.steps[step]) for step in STEPS]
-        print(f"| {name} | {timings.moves:,} | "
-              + " | ".join(f"{value:.1f}" for value in steps)
-              + f" | {sum(steps):.1f} | {timings.per_move(timings.race):.1f} "
-              f"| {timings.per_move(timings.reply_json):.1f} |", flush=True)
+        print(
+            f"| {name} | {timings.moves:,} | "
+            + " | ".join(f"{value:.1f}" for value in steps)
+            + f" | {sum(steps):.1f} | {timings.per_move(timings.race):.1f} "
+            f"| {timings.per_move(timings.reply_json):.1f} |",
+            flush=True,
+        )
     if args.profile:
         profile(all_deals, args.top)
 

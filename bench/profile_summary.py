@@ -28,9 +28,16 @@ AREAS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("pydantic validation and models", ("pydantic/", "validate_python", "model_copy")),
     ("json in (json.loads)", ("json/decoder.py", "json/__init__.py")),
     ("json in (orjson)", ("orjson",)),
-    ("redis bus (server/cluster/redis_bus.py and its parts, redis-py)", (
-        "server/cluster/redis_bus.py", "server/cluster/bus_outbox.py", "server/cluster/hops.py",
-        "server/cluster/directory.py", "redis/")),
+    (
+        "redis bus (server/cluster/redis_bus.py and its parts, redis-py)",
+        (
+            "server/cluster/redis_bus.py",
+            "server/cluster/bus_outbox.py",
+            "server/cluster/hops.py",
+            "server/cluster/directory.py",
+            "redis/",
+        ),
+    ),
     ("logging", ("logging/",)),
     ("database: sqlalchemy", ("sqlalchemy/",)),
     ("database: aiosqlite thread and sqlite3", ("aiosqlite/", "sqlite3")),
@@ -78,20 +85,27 @@ def summary(path: Path, top: int) -> str:
             inclusive[frame] += count
     if not total:
         return f"{path}: no samples"
-    lines = [f"# {path.name}: {total} samples of the event loop's thread (and {workers} of "
-             "worker threads, not counted below)", "", "| area (innermost known frame) | samples "
-             "| share |", "| --- | ---: | ---: |"]
+    lines = [
+        f"# {path.name}: {total} samples of the event loop's thread (and {workers} of "
+        "worker threads, not counted below)",
+        "",
+        "| area (innermost known frame) | samples | share |",
+        "| --- | ---: | ---: |",
+    ]
     lines += [f"| {name} | {count} | {count / total:.1%} |" for name, count in areas.most_common()]
     for title, counter in (("Self", own), ("Inclusive", inclusive)):
         lines += ["", f"| {title}: function | samples | share |", "| --- | ---: | ---: |"]
-        lines += [f"| `{name}` | {count} | {count / total:.1%} |"
-                  for name, count in counter.most_common(top)]
+        lines += [
+            f"| `{name}` | {count} | {count / total:.1%} |"
+            for name, count in counter.most_common(top)
+        ]
     return "\n".join(lines)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("profile", type=Path, help="py-spy raw output")
     parser.add_argument("--top", type=int, default=25, help="functions listed (default 25)")
     args = parser.parse_args()

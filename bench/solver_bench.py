@@ -80,10 +80,21 @@ def search(task: Task) -> Record:
     verdict = (python_solve if core == "python" else solve)(rule_set(seed), budget)
     won: list[bool | None] = [None, None]
     if players:
-        won = [play_out(rule_set(seed), STRATEGIES[kind](random.Random(seed))).outcome().status
-               is Status.WON for kind in ("random", "greedy")]
-    return (name, seed, str(verdict.result), verdict.effort.seconds, verdict.effort.nodes,
-            len(verdict.line), won[0], won[1])
+        won = [
+            play_out(rule_set(seed), STRATEGIES[kind](random.Random(seed))).outcome().status
+            is Status.WON
+            for kind in ("random", "greedy")
+        ]
+    return (
+        name,
+        seed,
+        str(verdict.result),
+        verdict.effort.seconds,
+        verdict.effort.nodes,
+        len(verdict.line),
+        won[0],
+        won[1],
+    )
 
 
 def core_of(name: str, core: str) -> str:
@@ -113,8 +124,13 @@ def load(path: Path, budget: Budget, core: str) -> list[Record]:
 
 def save(path: Path, record: Record, budget: Budget, code: str, core: str) -> None:
     data = dict(zip(FIELDS, record, strict=True))
-    data.update(budget=budget.seconds, node_budget=budget.nodes, commit=code,
-                core=core_of(record[0], core), at=f"{datetime.now(UTC):%Y-%m-%dT%H:%M:%SZ}")
+    data.update(
+        budget=budget.seconds,
+        node_budget=budget.nodes,
+        commit=code,
+        core=core_of(record[0], core),
+        at=f"{datetime.now(UTC):%Y-%m-%dT%H:%M:%SZ}",
+    )
     with path.open("a") as file:
         file.write(json.dumps(data) + "\n")
 
@@ -124,9 +140,9 @@ def wilson(hits: int, total: int) -> tuple[float, float]:
     if total == 0:
         return 0.0, 1.0
     share = hits / total
-    middle = share + Z95 ** 2 / (2 * total)
-    spread = Z95 * math.sqrt(share * (1 - share) / total + Z95 ** 2 / (4 * total ** 2))
-    scale = 1 + Z95 ** 2 / total
+    middle = share + Z95**2 / (2 * total)
+    spread = Z95 * math.sqrt(share * (1 - share) / total + Z95**2 / (4 * total**2))
+    scale = 1 + Z95**2 / total
     return (middle - spread) / scale, (middle + spread) / scale
 
 
@@ -155,19 +171,23 @@ def row(name: str, results: list[Record]) -> str:
     played = [r for r in results if r[6] is not None]
     randoms = share_text(sum(1 for r in played if r[6]), len(played)) if played else "-"
     greedies = share_text(sum(1 for r in played if r[7]), len(played)) if played else "-"
-    return (f"| {name} | {total} | {share_text(counts[Result.WON], total)} | "
-            f"{share_text(counts[Result.LOST], total)} | "
-            f"{share_text(counts[Result.UNKNOWN], total)} | {median} | {p99} | {rate:,.0f} | "
-            f"{quick / total:.0%} | {line} | {randoms} | {greedies} |")
+    return (
+        f"| {name} | {total} | {share_text(counts[Result.WON], total)} | "
+        f"{share_text(counts[Result.LOST], total)} | "
+        f"{share_text(counts[Result.UNKNOWN], total)} | {median} | {p99} | {rate:,.0f} | "
+        f"{quick / total:.0%} | {line} | {randoms} | {greedies} |"
+    )
 
 
 def speed(names: list[str], deals: int, first: int, nodes: int) -> None:
     """The ``--speed`` table: positions a second, compiled core against Python search."""
     budget = Budget(nodes=nodes)
     print("## Positions searched a second: compiled core against the Python search\n")
-    print(f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; commit {commit()}; deals {first}.."
-          f"{first + deals - 1}; {nodes:,} positions a deal (or fewer, where a deal is decided "
-          f"sooner); Python {platform.python_version()} on {platform.machine()}.\n")
+    print(
+        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; commit {commit()}; deals {first}.."
+        f"{first + deals - 1}; {nodes:,} positions a deal (or fewer, where a deal is decided "
+        f"sooner); Python {platform.python_version()} on {platform.machine()}.\n"
+    )
     print("| rule set | compiled positions/s | Python positions/s | ratio |")
     print("|---|---:|---:|---:|")
     for name in names:
@@ -198,10 +218,20 @@ def commit() -> str:
     since the code searched is the code imported then."""
     root = Path(__file__).resolve().parents[1]
     try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, check=True, cwd=root).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, check=True, cwd=root).stdout
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=root,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=root,
+        ).stdout
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return head + (" +changes" if dirty.strip() else "")
@@ -218,8 +248,9 @@ def deal_counts(args: argparse.Namespace, names: list[str]) -> dict[str, int]:
 
 
 def main(argv: Iterable[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--deals", type=int, help="default: 50 (10 with --speed)")
     limit = parser.add_mutually_exclusive_group()
     limit.add_argument("--budget", type=float, metavar="SECONDS", help="default: 2")
@@ -227,18 +258,34 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser.add_argument("--first", type=int, default=0, help="the first deal number")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--rule-set", action="append", choices=RULE_SET_NAMES, dest="rule_sets")
-    parser.add_argument("--deals-for", action="append", metavar="NAME=N",
-                        help="this many deals of one rule set instead of --deals")
-    parser.add_argument("--out", type=Path, help="append each deal's result to this JSON-lines "
-                        "file and skip the deals already in it")
-    parser.add_argument("--report", action="store_true",
-                        help="search nothing: print the table from --out")
-    parser.add_argument("--core", choices=("best", "python"), default="best",
-                        help="best: the compiled core where it knows the rule set (default)")
-    parser.add_argument("--no-players", action="store_true",
-                        help="leave the random and greedy players out")
-    parser.add_argument("--speed", action="store_true",
-                        help="positions a second, compiled core against Python search")
+    parser.add_argument(
+        "--deals-for",
+        action="append",
+        metavar="NAME=N",
+        help="this many deals of one rule set instead of --deals",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="append each deal's result to this JSON-lines file and skip the deals already in it",
+    )
+    parser.add_argument(
+        "--report", action="store_true", help="search nothing: print the table from --out"
+    )
+    parser.add_argument(
+        "--core",
+        choices=("best", "python"),
+        default="best",
+        help="best: the compiled core where it knows the rule set (default)",
+    )
+    parser.add_argument(
+        "--no-players", action="store_true", help="leave the random and greedy players out"
+    )
+    parser.add_argument(
+        "--speed",
+        action="store_true",
+        help="positions a second, compiled core against Python search",
+    )
     args = parser.parse_args(None if argv is None else list(argv))
     names = args.rule_sets or list(RULE_SET_NAMES)
     if args.speed:
@@ -247,14 +294,23 @@ def main(argv: Iterable[str] | None = None) -> int:
         speed(names, args.deals or 10, args.first, args.nodes or 20_000)
         return 0
     counts = deal_counts(args, names)
-    budget = (Budget(nodes=args.nodes) if args.nodes is not None
-              else Budget(seconds=2.0 if args.budget is None else args.budget))
+    budget = (
+        Budget(nodes=args.nodes)
+        if args.nodes is not None
+        else Budget(seconds=2.0 if args.budget is None else args.budget)
+    )
     done_before = load(args.out, budget, args.core) if args.out else []
     have = {(r[0], r[1]) for r in done_before}
-    tasks = [] if args.report else [
-        (name, seed, budget, args.core, not args.no_players)
-        for seed in range(args.first, args.first + max(counts.values()))
-        for name in names if seed < args.first + counts[name] and (name, seed) not in have]
+    tasks = (
+        []
+        if args.report
+        else [
+            (name, seed, budget, args.core, not args.no_players)
+            for seed in range(args.first, args.first + max(counts.values()))
+            for name in names
+            if seed < args.first + counts[name] and (name, seed) not in have
+        ]
+    )
     by_name: dict[str, list[Record]] = {name: [] for name in names}
     for record in done_before:
         if record[0] in by_name:
@@ -265,26 +321,43 @@ def main(argv: Iterable[str] | None = None) -> int:
         by_name[result[0]].append(result)
         if args.out:
             save(args.out, result, budget, code, args.core)
-        players = "" if result[6] is None else (
-            f"; random {'won' if result[6] else 'lost'}, greedy "
-            f"{'won' if result[7] else 'lost'}")
-        print(f"[{done}/{len(tasks)}] {result[0]} deal {result[1]}: {result[2]} in "
-              f"{result[3]:.2f} s, {result[4]:,} positions{players}", file=sys.stderr,
-              flush=True)
+        players = (
+            ""
+            if result[6] is None
+            else (
+                f"; random {'won' if result[6] else 'lost'}, greedy "
+                f"{'won' if result[7] else 'lost'}"
+            )
+        )
+        print(
+            f"[{done}/{len(tasks)}] {result[0]} deal {result[1]}: {result[2]} in "
+            f"{result[3]:.2f} s, {result[4]:,} positions{players}",
+            file=sys.stderr,
+            flush=True,
+        )
     elapsed = time.perf_counter() - started
     print(f"## Solver verdicts at {budget} a deal\n")
-    ranges = "; ".join(f"{name} {min(r[1] for r in rows)}..{max(r[1] for r in rows)}"
-                       f" ({len(rows)})" for name, rows in by_name.items() if rows)
-    print(f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; commit {code}; deals {ranges}; "
-          f"{args.workers} worker(s); core: " + ", ".join(
-              f"{name} {core_of(name, args.core)}" for name in names if by_name[name])
-          + f"; Python {platform.python_version()} on "
-          f"{platform.machine()}, {platform.system()}; {elapsed:.0f} s this run.\n")
-    print("Full knowledge of face-down and undealt cards: won is an upper bound for a player who "
-          "cannot see them. Shares with 95% Wilson intervals; times to a verdict over decided "
-          "deals only; random and greedy: the engine's players' win rates on the same deals.\n")
-    print("| rule set | deals | won | lost | unknown | median s | p99 s | positions/s | "
-          "decided in 1 s | median line | random won | greedy won |")
+    ranges = "; ".join(
+        f"{name} {min(r[1] for r in rows)}..{max(r[1] for r in rows)} ({len(rows)})"
+        for name, rows in by_name.items()
+        if rows
+    )
+    print(
+        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; commit {code}; deals {ranges}; "
+        f"{args.workers} worker(s); core: "
+        + ", ".join(f"{name} {core_of(name, args.core)}" for name in names if by_name[name])
+        + f"; Python {platform.python_version()} on "
+        f"{platform.machine()}, {platform.system()}; {elapsed:.0f} s this run.\n"
+    )
+    print(
+        "Full knowledge of face-down and undealt cards: won is an upper bound for a player who "
+        "cannot see them. Shares with 95% Wilson intervals; times to a verdict over decided "
+        "deals only; random and greedy: the engine's players' win rates on the same deals.\n"
+    )
+    print(
+        "| rule set | deals | won | lost | unknown | median s | p99 s | positions/s | "
+        "decided in 1 s | median line | random won | greedy won |"
+    )
     print("|---|---:|---|---|---|---:|---:|---:|---:|---:|---|---|")
     for name in names:
         if by_name[name]:

@@ -108,8 +108,9 @@ def measure(name: str, games: list[tuple[int, list[Move]]], repeat: int) -> dict
         "push + pop": least(repeat, lambda: each_position(push_pop)),
         "copy": least(repeat, lambda: each_position(lambda game, _: game.copy())),
         "position": least(repeat, lambda: each_position(lambda game, _: game.position())),
-        "read back": least(repeat, lambda: each_position(
-            lambda game, _: Game.from_position(game.position()))),
+        "read back": least(
+            repeat, lambda: each_position(lambda game, _: Game.from_position(game.position()))
+        ),
     }
 
 
@@ -118,17 +119,23 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=50)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    print(f"{args.deals} greedy deals per rule set, each move the least of {args.repeat} runs; "
-          f"Python "
-          f"{platform.python_version()}, {platform.machine()}. µs per move.\n")
+    print(
+        f"{args.deals} greedy deals per rule set, each move the least of {args.repeat} runs; "
+        f"Python "
+        f"{platform.python_version()}, {platform.machine()}. µs per move.\n"
+    )
     print("| rule set | moves | " + " | ".join(COLUMNS) + " |")
     print("|---" * (len(COLUMNS) + 2) + "|")
     for name in RULE_SET_NAMES:
         games = played(name, args.deals)
         costs = measure(name, games, args.repeat)
         moves = sum(len(moves) for _, moves in games)
-        print(f"| {name} | {moves} | "
-              + " | ".join(f"{costs[column]:.1f}" for column in COLUMNS) + " |", flush=True)
+        print(
+            f"| {name} | {moves} | "
+            + " | ".join(f"{costs[column]:.1f}" for column in COLUMNS)
+            + " |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

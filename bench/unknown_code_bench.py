@@ -97,8 +97,12 @@ def redis_calls(port: int | None) -> int:
     """Commands the private Redis has run so far (0 without one)."""
     if port is None:
         return 0
-    info = subprocess.run(["redis-cli", "-p", str(port), "INFO", "commandstats"],
-                          capture_output=True, text=True, check=True).stdout
+    info = subprocess.run(
+        ["redis-cli", "-p", str(port), "INFO", "commandstats"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return sum(int(match) for match in re.findall(r"calls=(\d+)", info))
 
 
@@ -110,9 +114,14 @@ async def transactions(url: str | None) -> int:
     engine = create_async_engine(url, poolclass=NullPool)
     try:
         async with engine.connect() as connection:
-            row = (await connection.execute(text(
-                "SELECT xact_commit + xact_rollback FROM pg_stat_database "
-                "WHERE datname = current_database()"))).one()
+            row = (
+                await connection.execute(
+                    text(
+                        "SELECT xact_commit + xact_rollback FROM pg_stat_database "
+                        "WHERE datname = current_database()"
+                    )
+                )
+            ).one()
             return int(row[0])
     finally:
         await engine.dispose()
@@ -129,12 +138,18 @@ def free_port() -> int:
 def private_redis() -> Iterator[int]:
     """A ``redis-server`` of the bench's own, nothing kept on disk."""
     port = free_port()
-    process = subprocess.Popen(["redis-server", "--port", str(port), "--save", "",
-                                "--appendonly", "no"], stdout=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )
     try:
         for _ in range(100):
-            if subprocess.run(["redis-cli", "-p", str(port), "PING"], capture_output=True,
-                              text=True).stdout.strip() == "PONG":
+            if (
+                subprocess.run(
+                    ["redis-cli", "-p", str(port), "PING"], capture_output=True, text=True
+                ).stdout.strip()
+                == "PONG"
+            ):
                 break
             time.sleep(0.05)
         yield port
@@ -143,14 +158,25 @@ def private_redis() -> Iterator[int]:
         process.wait()
 
 
-def start_server(checkout: Path, database_url: str, redis_port: int | None
-                 ) -> tuple[subprocess.Popen[str], str]:
-    workers = [] if redis_port is None else [
-        "--workers", "2", "--redis-url", f"redis://127.0.0.1:{redis_port}/0"]
-    return serve(checkout, ["--database-url", database_url, *workers], {
-        "PATIENCE_RACE_WINNABLE_POOL_TARGET": "0", "PATIENCE_RACE_VERDICT_BUDGET_S": "0",
-        "PATIENCE_RACE_FLOOD_CLOSE_AFTER": "1000000000",
-        "PATIENCE_RACE_RATE_PER_S": "1000000000", "PATIENCE_RACE_RATE_BURST": "1000000000"})
+def start_server(
+    checkout: Path, database_url: str, redis_port: int | None
+) -> tuple[subprocess.Popen[str], str]:
+    workers = (
+        []
+        if redis_port is None
+        else ["--workers", "2", "--redis-url", f"redis://127.0.0.1:{redis_port}/0"]
+    )
+    return serve(
+        checkout,
+        ["--database-url", database_url, *workers],
+        {
+            "PATIENCE_RACE_WINNABLE_POOL_TARGET": "0",
+            "PATIENCE_RACE_VERDICT_BUDGET_S": "0",
+            "PATIENCE_RACE_FLOOD_CLOSE_AFTER": "1000000000",
+            "PATIENCE_RACE_RATE_PER_S": "1000000000",
+            "PATIENCE_RACE_RATE_BURST": "1000000000",
+        },
+    )
 
 
 async def ask_unknown(url: str, requests: int, connections: int) -> dict[str, int]:
@@ -174,14 +200,15 @@ async def ask_unknown(url: str, requests: int, connections: int) -> dict[str, in
 
 async def measure_one(checkout: Path, mode: str, args: argparse.Namespace) -> str:
     database_url, pg_url = "", None
-    with tempfile.TemporaryDirectory() as directory, (
-            private_redis() if mode == "2 workers" else contextlib.nullcontext()) as redis_port:
+    with (
+        tempfile.TemporaryDirectory() as directory,
+        private_redis() if mode == "2 workers" else contextlib.nullcontext() as redis_port,
+    ):
         if args.postgres:
             server = make_url(args.postgres)
             name = f"patience_race_bench_{secrets.token_hex(4)}"
             await postgres_admin(args.postgres, f'CREATE DATABASE "{name}"')
-            database_url = pg_url = server.set(database=name).render_as_string(
-                hide_password=False)
+            database_url = pg_url = server.set(database=name).render_as_string(hide_password=False)
         else:
             database_url = f"sqlite:///{Path(directory) / 'bench.sqlite3'}"
         process, url = start_server(checkout, database_url, redis_port)
@@ -189,12 +216,16 @@ async def measure_one(checkout: Path, mode: str, args: argparse.Namespace) -> st
             await asyncio.sleep(SETTLE_S)
             before = Cost(cpu_seconds(process.pid), redis_calls(redis_port), 0)
             await asyncio.sleep(IDLE_S)
-            idle = Cost(cpu_seconds(process.pid) - before.cpu_s,
-                        redis_calls(redis_port) - before.redis_calls - 1, 0)
+            idle = Cost(
+                cpu_seconds(process.pid) - before.cpu_s,
+                redis_calls(redis_port) - before.redis_calls - 1,
+                0,
+            )
             if pg_url is not None:
                 await asyncio.sleep(PG_FLUSH_S)
-            start = Cost(cpu_seconds(process.pid), redis_calls(redis_port),
-                         await transactions(pg_url))
+            start = Cost(
+                cpu_seconds(process.pid), redis_calls(redis_port), await transactions(pg_url)
+            )
             began = time.monotonic()
             answers = await ask_unknown(url, args.requests, args.connections)
             took = time.monotonic() - began
@@ -206,34 +237,47 @@ async def measure_one(checkout: Path, mode: str, args: argparse.Namespace) -> st
             process.terminate()
             process.wait()
             if pg_url is not None:
-                await postgres_admin(args.postgres, f'DROP DATABASE IF EXISTS "{name}" '
-                                     "WITH (FORCE)")
+                await postgres_admin(
+                    args.postgres, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'
+                )
     scale = took / IDLE_S
     cpu_us = (end.cpu_s - start.cpu_s - idle.cpu_s * scale) / args.requests * 1e6
-    redis_per_request = (end.redis_calls - start.redis_calls - 1
-                         - idle.redis_calls * scale) / args.requests
+    redis_per_request = (
+        end.redis_calls - start.redis_calls - 1 - idle.redis_calls * scale
+    ) / args.requests
     calls = "n/a" if redis_port is None else f"{redis_per_request:.2f}"
-    xacts = ("n/a" if pg_url is None
-             else f"{(end.transactions - start.transactions) / args.requests:.2f}")
-    return (f"| {mode} | {args.requests} | {args.requests / took:.0f} | {cpu_us:.0f} | "
-            f"{calls} | {xacts} | {', '.join(f'{n} {c}' for c, n in answers.items())} |")
+    xacts = (
+        "n/a"
+        if pg_url is None
+        else f"{(end.transactions - start.transactions) / args.requests:.2f}"
+    )
+    return (
+        f"| {mode} | {args.requests} | {args.requests / took:.0f} | {cpu_us:.0f} | "
+        f"{calls} | {xacts} | {', '.join(f'{n} {c}' for c, n in answers.items())} |"
+    )
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--checkout", action="append", default=[],
-                        help="LABEL=PATH of a source tree to serve from")
+    parser.add_argument(
+        "--checkout", action="append", default=[], help="LABEL=PATH of a source tree to serve from"
+    )
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--connections", type=int, default=4)
-    parser.add_argument("--postgres", metavar="URL",
-                        help="a PostgreSQL server (postgresql+asyncpg://...) to make each "
-                        "run's database on, and count its transactions")
+    parser.add_argument(
+        "--postgres",
+        metavar="URL",
+        help="a PostgreSQL server (postgresql+asyncpg://...) to make each "
+        "run's database on, and count its transactions",
+    )
     args = parser.parse_args()
     targets = [tuple(item.split("=", 1)) for item in args.checkout] or [("after", str(HERE))]
     for label, path in targets:
         print(f"## {label}: a spectate of a code no room has\n")
-        print("| server | requests | per second | CPU µs per request | Redis commands per "
-              "request | database transactions per request | answers |")
+        print(
+            "| server | requests | per second | CPU µs per request | Redis commands per "
+            "request | database transactions per request | answers |"
+        )
         print("| --- | --- | --- | --- | --- | --- | --- |")
         for mode in ("1 process", "2 workers"):
             print(f"{label}: {mode}", file=sys.stderr)

@@ -55,8 +55,7 @@ def bands(widths: Mapping[int, int], width: int) -> list[list[int]]:
     return result
 
 
-def draw(view: View, layout: Sequence[Slot], colour: bool = False,
-         width: int | None = None) -> str:
+def draw(view: View, layout: Sequence[Slot], colour: bool = False, width: int | None = None) -> str:
     """The board as lines of text, one grid row per line (folded to ``width``, if given), then
     the notes and progress."""
     piles = {pile.pile: pile for pile in view.piles}
@@ -72,8 +71,10 @@ def draw(view: View, layout: Sequence[Slot], colour: bool = False,
     for row in sorted({row for row, _ in cells}):
         for columns in folds:
             if any((row, col) in cells for col in columns):
-                parts = [(text := cells.get((row, col), ""))
-                         + " " * (widths[col] - _visible_width(text)) for col in columns]
+                parts = [
+                    (text := cells.get((row, col), "")) + " " * (widths[col] - _visible_width(text))
+                    for col in columns
+                ]
                 lines.append((" " * CELL_GAP).join(parts).rstrip())
     lines += list(view.notes)
     lines.append(f"{view.progress}  [{view.outcome}]")
@@ -82,5 +83,7 @@ def draw(view: View, layout: Sequence[Slot], colour: bool = False,
 
 def draw_piles_whole(view: View, colour: bool = False) -> str:
     """Every pile in full, bottom card first: what a player who followed the play knows."""
-    return "\n".join(f"{pile.pile}: " + (" ".join(card_text(card, colour) for card in pile.cards)
-                                          or "--") for pile in view.piles)
+    return "\n".join(
+        f"{pile.pile}: " + (" ".join(card_text(card, colour) for card in pile.cards) or "--")
+        for pile in view.piles
+    )

@@ -51,10 +51,15 @@ class BotResult:
     ranking: list[RankEntry]
 
 
-async def play_race(client: RaceClient, strategy: str = "greedy", pace: float = 0.0,
-                    seed: int | None = None, say: Callable[[str], None] = silent,
-                    notice: Callable[[str], None] = silent,
-                    reconnect_for: float = RECONNECT_FOR_S) -> BotResult:
+async def play_race(
+    client: RaceClient,
+    strategy: str = "greedy",
+    pace: float = 0.0,
+    seed: int | None = None,
+    say: Callable[[str], None] = silent,
+    notice: Callable[[str], None] = silent,
+    reconnect_for: float = RECONNECT_FOR_S,
+) -> BotResult:
     """Get ready, wait for the start, play to the end of the bot's own game (saying each move),
     then wait for the end of the race; ``notice`` hears of a lost connection and its return.
 
@@ -96,8 +101,9 @@ async def play_race(client: RaceClient, strategy: str = "greedy", pace: float = 
     return BotResult(moves, status, home, view.total, ranking)
 
 
-async def riding(client: RaceClient, kind: type[M], timeout: float,
-                 come_back: Callable[[], Awaitable[None]]) -> M:
+async def riding(
+    client: RaceClient, kind: type[M], timeout: float, come_back: Callable[[], Awaitable[None]]
+) -> M:
     """The next event of that kind, coming back as often as the connection drops."""
     while True:
         try:
@@ -106,8 +112,9 @@ async def riding(client: RaceClient, kind: type[M], timeout: float,
             await come_back()
 
 
-async def come_back(client: RaceClient, say: Callable[[str], None] = silent,
-                    reconnect_for: float = RECONNECT_FOR_S) -> None:
+async def come_back(
+    client: RaceClient, say: Callable[[str], None] = silent, reconnect_for: float = RECONNECT_FOR_S
+) -> None:
     """Reconnect to the server's address (never to a worker that may be gone) and resume: what
     was missed, then the bot's view, go to the event stream."""
     say("  connection lost: reconnecting…")
@@ -130,15 +137,26 @@ def pace_text(pace: float) -> str:
     return f"a move every {pace:g} s" if pace else "as fast as the server answers"
 
 
-async def run_bot(url: str, code: str, name: str, strategy: str, pace: float,
-                  seed: int | None = None, say: Callable[[str], None] = silent,
-                  verbose: bool = False, reconnect_for: float = RECONNECT_FOR_S) -> BotResult:
+async def run_bot(
+    url: str,
+    code: str,
+    name: str,
+    strategy: str,
+    pace: float,
+    seed: int | None = None,
+    say: Callable[[str], None] = silent,
+    verbose: bool = False,
+    reconnect_for: float = RECONNECT_FOR_S,
+) -> BotResult:
     """Join the room, say so, and race (saying when the connection is lost and back);
     ``verbose``: say every move too."""
     async with await RaceClient.connect(url) as client:
         await client.hello(name=name)
         room = await client.join(code)
-        say(f"{name} is in room {room.code} ({find_rule_set(room.rule_set).title}): "
-            f"{strategy}, {pace_text(pace)} once the race starts")
-        return await play_race(client, strategy, pace, seed, say if verbose else silent,
-                               say, reconnect_for)
+        say(
+            f"{name} is in room {room.code} ({find_rule_set(room.rule_set).title}): "
+            f"{strategy}, {pace_text(pace)} once the race starts"
+        )
+        return await play_race(
+            client, strategy, pace, seed, say if verbose else silent, say, reconnect_for
+        )

@@ -36,8 +36,7 @@ from engine.solver import FULL_KNOWLEDGE, Budget, Effort, Result, solve
 from engine.solver.compiled import uses_core
 from wire.commitment import commitment
 
-INTRODUCTION = ("Race friends at classic patience (solitaire) games on the same deal, or play "
-                "alone.")
+INTRODUCTION = "Race friends at classic patience (solitaire) games on the same deal, or play alone."
 COMMANDS = """\
     patience-race games                          the rule sets, with titles and sources
     patience-race deal RULESET --seed N [--json] the opening as a player sees it (or everything)
@@ -101,8 +100,14 @@ def cmd_deal(args: argparse.Namespace) -> int:
 def cmd_play(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else secrets.randbits(64)
     game = find_rule_set(args.rule_set)(seed)
-    session = Session(game, input, print, use_colour(sys.stdout), live_verdict=args.verdict,
-                      redraw=sys.stdin.isatty() and sys.stdout.isatty())
+    session = Session(
+        game,
+        input,
+        print,
+        use_colour(sys.stdout),
+        live_verdict=args.verdict,
+        redraw=sys.stdin.isatty() and sys.stdout.isatty(),
+    )
     finished = session.run()
     path = args.log
     if path is None and finished and sys.stdin.isatty():
@@ -132,8 +137,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(f"{args.log}: {error}", file=sys.stderr)
         return 1
     outcome = game.outcome()
-    print(f"{args.log}: {game.name}, deal {game.seed} (algorithm {game.algorithm}, rules "
-          f"{game.rules}), {len(log.moves)} moves replayed")
+    print(
+        f"{args.log}: {game.name}, deal {game.seed} (algorithm {game.algorithm}, rules "
+        f"{game.rules}), {len(log.moves)} moves replayed"
+    )
     print(f"outcome: {outcome}; {game.progress()}")
     mismatch = check_claim(log, outcome)
     if mismatch:
@@ -173,9 +180,19 @@ def cmd_solve(args: argparse.Namespace) -> int:
     verdict = solve(game, budget, progress=None if args.json else report)
     core = core_of(game)
     if args.json:
-        print(json.dumps({"rule_set": game.name, "seed": str(game.seed),
-                          "algorithm": game.algorithm, "rules": game.rules, "core": core,
-                          **verdict.to_json()}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "rule_set": game.name,
+                    "seed": str(game.seed),
+                    "algorithm": game.algorithm,
+                    "rules": game.rules,
+                    "core": core,
+                    **verdict.to_json(),
+                },
+                indent=2,
+            )
+        )
         return 0
     print(f"{game.title}, deal {game.seed}: {verdict.result}")
     print(f"  {FULL_KNOWLEDGE}")
@@ -196,22 +213,31 @@ def printable(text: object) -> str:
     """Text from others as a terminal may show it: control and format characters (an escape
     sequence, a line break, a bidirectional override) written as Python escapes (``\\x1b``),
     not obeyed. The joiners of emoji sequences and Persian names stay."""
-    return "".join(char if char in "\u200c\u200d" or unicodedata.category(char) not in (
-        "Cc", "Cf", "Cs", "Zl", "Zp") else ascii(char)[1:-1] for char in str(text))
+    return "".join(
+        char
+        if char in "\u200c\u200d"
+        or unicodedata.category(char) not in ("Cc", "Cf", "Cs", "Zl", "Zp")
+        else ascii(char)[1:-1]
+        for char in str(text)
+    )
 
 
 def verify_race(name: str, record: dict[str, Any]) -> int:
     """Check a race record: the revealed seed matches the commitment published at the start,
     and every racer's log replays legally to the result the server announced."""
     if record.get("seed") is None or record.get("logs") is None:
-        print(f"{name}: the seed is not revealed yet (a race in progress, or today's daily)",
-              file=sys.stderr)
+        print(
+            f"{name}: the seed is not revealed yet (a race in progress, or today's daily)",
+            file=sys.stderr,
+        )
         return 1
     if commitment(deal_number(str(record["seed"]))) != record["commitment"]:
         print(f"{name}: the seed does not match the commitment", file=sys.stderr)
         return 1
-    print(f"{name}: race {printable(record['race_id'])}, {printable(record['rule_set'])}, deal "
-          f"{record['seed']}: the seed matches the commitment")
+    print(
+        f"{name}: race {printable(record['race_id'])}, {printable(record['rule_set'])}, deal "
+        f"{record['seed']}: the seed matches the commitment"
+    )
     failures = 0
     names = {player["player_id"]: player["name"] for player in record["players"]}
     for result in record["results"]:
@@ -228,9 +254,11 @@ def verify_race(name: str, record: dict[str, Any]) -> int:
         status = game.outcome().status.value
         allowed = RESULTS_WITHOUT_ENGINE_END.get(result["status"], {result["status"]})
         agrees = status in allowed and game.foundation_count() == result["on_foundations"]
-        print(f"  {result['rank']}. {who}: {len(log.moves)} moves replayed, {status}, "
-              f"{game.foundation_count()} home; announced {result['status']}, "
-              f"{result['on_foundations']} home: {'agrees' if agrees else 'DIFFERS'}")
+        print(
+            f"  {result['rank']}. {who}: {len(log.moves)} moves replayed, {status}, "
+            f"{game.foundation_count()} home; announced {result['status']}, "
+            f"{result['on_foundations']} home: {'agrees' if agrees else 'DIFFERS'}"
+        )
         failures += not agrees
     return 1 if failures else 0
 
@@ -242,26 +270,41 @@ def cmd_bot(args: argparse.Namespace) -> int:
     from clients.sdk import RequestRefused
 
     try:
-        result = asyncio.run(run_bot(args.server, args.code, args.name, args.strategy,
-                                     args.pace, args.seed, say=partial(print, flush=True),
-                                     verbose=args.verbose, reconnect_for=args.reconnect_for))
+        result = asyncio.run(
+            run_bot(
+                args.server,
+                args.code,
+                args.name,
+                args.strategy,
+                args.pace,
+                args.seed,
+                say=partial(print, flush=True),
+                verbose=args.verbose,
+                reconnect_for=args.reconnect_for,
+            )
+        )
     except RequestRefused as refused:  # no such room, a full one, one already racing
         print(f"patience-race bot: {printable(refused.message)}", file=sys.stderr)
         return 1
     except ValidationError as invalid:  # the name, checked as the server would
-        print(f"patience-race bot: choose another name: {invalid.errors()[0]['msg']}",
-              file=sys.stderr)
+        print(
+            f"patience-race bot: choose another name: {invalid.errors()[0]['msg']}", file=sys.stderr
+        )
         return 1
     except BrokenPipeError:
         raise  # whoever read the output has gone: main ends quietly
     except (OSError, WebSocketException) as error:  # refused, unknown host, closed, no answer
         print(f"patience-race bot: no connection to {args.server}: {error}", file=sys.stderr)
         return 1
-    print(f"{args.name}: {words(result.status)} after {result.moves} moves, "
-          f"{result.on_foundations}/{result.total} home")
+    print(
+        f"{args.name}: {words(result.status)} after {result.moves} moves, "
+        f"{result.on_foundations}/{result.total} home"
+    )
     for entry in result.ranking:
-        print(f"  {entry.rank}. {printable(entry.name)}: {words(entry.status)}, "
-              f"{entry.on_foundations} home")
+        print(
+            f"  {entry.rank}. {printable(entry.name)}: {words(entry.status)}, "
+            f"{entry.on_foundations} home"
+        )
     return 0
 
 
@@ -277,13 +320,17 @@ def cmd_race(args: argparse.Namespace) -> int:
     return run_racer(args.server, args.code, args.name, args.token_file or default_token_path())
 
 
-def command_parser(description: str) -> tuple[
-        argparse.ArgumentParser, argparse._SubParsersAction[argparse.ArgumentParser]]:
+def command_parser(
+    description: str,
+) -> tuple[argparse.ArgumentParser, argparse._SubParsersAction[argparse.ArgumentParser]]:
     """The ``patience-race`` parser saying ``description`` first, and the action its commands
     are added to."""
-    parser = argparse.ArgumentParser(prog="patience-race", description=description,
-                                     epilog=EPILOG,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="patience-race",
+        description=description,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     return parser, parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
 
@@ -294,10 +341,15 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
     deal = commands.add_parser("deal", help="show a deal's opening")
     deal.add_argument("rule_set", choices=RULE_SET_NAMES, metavar="RULESET")
-    deal.add_argument("--seed", type=seed_argument, required=True,
-                      help="deal number 0..2^64-1, or any text (hashed)")
-    deal.add_argument("--json", action="store_true",
-                      help="print the full state, hidden cards included")
+    deal.add_argument(
+        "--seed",
+        type=seed_argument,
+        required=True,
+        help="deal number 0..2^64-1, or any text (hashed)",
+    )
+    deal.add_argument(
+        "--json", action="store_true", help="print the full state, hidden cards included"
+    )
     deal.add_argument("--verbose", "-v", action="store_true", help="list the opening events")
     deal.set_defaults(run=cmd_deal)
 
@@ -305,26 +357,44 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     play.add_argument("rule_set", choices=RULE_SET_NAMES, metavar="RULESET")
     play.add_argument("--seed", type=seed_argument, help="deal number or text; random if absent")
     play.add_argument("--log", help="save the move log to this file at the end")
-    play.add_argument("--no-verdict", dest="verdict", action="store_false",
-                      help="do not say after each move whether a win is still possible (the "
-                      "solver, seeing the hidden cards, searches it meanwhile)")
+    play.add_argument(
+        "--no-verdict",
+        dest="verdict",
+        action="store_false",
+        help="do not say after each move whether a win is still possible (the "
+        "solver, seeing the hidden cards, searches it meanwhile)",
+    )
     play.set_defaults(run=cmd_play)
 
     verify = commands.add_parser("verify", help="re-deal and replay a move log")
     verify.add_argument("log", metavar="LOG.json")
     verify.set_defaults(run=cmd_verify)
 
-    solver = commands.add_parser("solve", help="is a deal winnable? search it, seeing its hidden "
-                                 "cards")
+    solver = commands.add_parser(
+        "solve", help="is a deal winnable? search it, seeing its hidden cards"
+    )
     solver.add_argument("rule_set", choices=RULE_SET_NAMES, metavar="RULESET")
-    solver.add_argument("--seed", type=seed_argument, required=True,
-                        help="deal number 0..2^64-1, or any text (hashed)")
-    solver.add_argument("--budget", type=float, default=SOLVE_BUDGET_S, metavar="SECONDS",
-                        help=f"give up (unknown) after this long (default {SOLVE_BUDGET_S:g})")
-    solver.add_argument("--nodes", type=int, metavar="N",
-                        help="give up (unknown) after searching N positions")
-    solver.add_argument("--json", action="store_true",
-                        help="print the verdict, effort and line as JSON (no progress)")
+    solver.add_argument(
+        "--seed",
+        type=seed_argument,
+        required=True,
+        help="deal number 0..2^64-1, or any text (hashed)",
+    )
+    solver.add_argument(
+        "--budget",
+        type=float,
+        default=SOLVE_BUDGET_S,
+        metavar="SECONDS",
+        help=f"give up (unknown) after this long (default {SOLVE_BUDGET_S:g})",
+    )
+    solver.add_argument(
+        "--nodes", type=int, metavar="N", help="give up (unknown) after searching N positions"
+    )
+    solver.add_argument(
+        "--json",
+        action="store_true",
+        help="print the verdict, effort and line as JSON (no progress)",
+    )
     solver.set_defaults(run=cmd_solve)
 
     bot = commands.add_parser("bot", help="join a room and play it with a simple strategy")
@@ -335,18 +405,29 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     bot.add_argument("--server", default=DEFAULT_SERVER, help="the server's URL")
     bot.add_argument("--seed", type=int, help="seed of the bot's own choices (repeatable play)")
     bot.add_argument("--verbose", "-v", action="store_true", help="print every move it makes")
-    bot.add_argument("--reconnect-for", type=float, default=RECONNECT_FOR_S, metavar="SECONDS",
-                     help="how long to keep trying to reconnect when the connection drops "
-                          f"(default {RECONNECT_FOR_S:g})")
+    bot.add_argument(
+        "--reconnect-for",
+        type=float,
+        default=RECONNECT_FOR_S,
+        metavar="SECONDS",
+        help="how long to keep trying to reconnect when the connection drops "
+        f"(default {RECONNECT_FOR_S:g})",
+    )
     bot.set_defaults(run=cmd_bot)
 
     race = commands.add_parser("race", help="race in the terminal: create or join a room")
     race.add_argument("code", nargs="?", metavar="CODE", help="join this room at once")
     race.add_argument("--server", default=DEFAULT_SERVER, help="the server's URL")
-    race.add_argument("--name", help="your name: a new player the first time, then that player "
-                      "again (the token is kept)")
-    race.add_argument("--token-file", type=Path, help="where your token is kept (default: "
-                      "$XDG_CONFIG_HOME/patience-race/token.json or ~/.config/...)")
+    race.add_argument(
+        "--name",
+        help="your name: a new player the first time, then that player again (the token is kept)",
+    )
+    race.add_argument(
+        "--token-file",
+        type=Path,
+        help="where your token is kept (default: "
+        "$XDG_CONFIG_HOME/patience-race/token.json or ~/.config/...)",
+    )
     race.set_defaults(run=cmd_race)
 
 
@@ -369,8 +450,7 @@ def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> i
     Ctrl-C that no command handles itself ends it quietly too, with the shell's status for it
     (128 + SIGINT)."""
     try:
-        args = parser.parse_args(seed_values_attached(
-            sys.argv[1:] if argv is None else argv))
+        args = parser.parse_args(seed_values_attached(sys.argv[1:] if argv is None else argv))
         result: int = args.run(args)
         sys.stdout.flush()  # output held in the buffer (stdout is a pipe) is written here
     except KeyboardInterrupt:

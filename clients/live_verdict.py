@@ -27,8 +27,9 @@ from engine.solver import Budget, Effort, Result, Verdict, solve
 class Search(Protocol):
     """``engine.solver.solve``, or a stand-in (tests)."""
 
-    def __call__(self, game: Game, budget: Budget, *,
-                 progress: Callable[[Effort], None] | None = None) -> Verdict: ...
+    def __call__(
+        self, game: Game, budget: Budget, *, progress: Callable[[Effort], None] | None = None
+    ) -> Verdict: ...
 
 
 class Superseded(Exception):
@@ -41,8 +42,12 @@ class LiveVerdict:
     the newest asked about only. ``budget``: each search's (default: the rule set's hint
     budget, ``engine.hints.hint_budget``)."""
 
-    def __init__(self, say: Callable[[int, Result], None], budget: Budget | None = None,
-                 search: Search = solve) -> None:
+    def __init__(
+        self,
+        say: Callable[[int, Result], None],
+        budget: Budget | None = None,
+        search: Search = solve,
+    ) -> None:
         self.say, self.budget, self.search = say, budget, search
         self.foresight = Foresight()
         self.latest: tuple[int, Result] | None = None
@@ -76,8 +81,12 @@ class LiveVerdict:
             return self._changed.wait_for(lambda: self._settled() or self._closed, timeout)
 
     def _settled(self) -> bool:
-        return (self._wanted is None and not self._searching and self.latest is not None
-                and self.latest[0] == self._asked)
+        return (
+            self._wanted is None
+            and not self._searching
+            and self.latest is not None
+            and self.latest[0] == self._asked
+        )
 
     def close(self) -> None:
         """Search no more (a search under way ends by its budget, unheard)."""
@@ -94,8 +103,11 @@ class LiveVerdict:
                 (moves, game), self._wanted = self._wanted, None
                 self._searching = True
             try:
-                verdict = self.search(game, hint_budget(game.name) if self.budget is None
-                                      else self.budget, progress=self._superseded(len(moves)))
+                verdict = self.search(
+                    game,
+                    hint_budget(game.name) if self.budget is None else self.budget,
+                    progress=self._superseded(len(moves)),
+                )
             except Superseded:
                 self._searched(None)
                 continue
@@ -105,6 +117,7 @@ class LiveVerdict:
         def check(_: Effort) -> None:
             if self._asked != made or self._closed:
                 raise Superseded
+
         return check
 
     def _searched(self, found: tuple[list[str], Result, list[str]] | None) -> None:

@@ -46,8 +46,15 @@ class Session:
     (``clients.live_verdict``), while the player goes on; with ``redraw`` (a terminal), a word
     said while the player types is written above the line being typed, which is drawn again."""
 
-    def __init__(self, game: Game, read: Callable[[str], str], write: Callable[[str], None],
-                 colour: bool, live_verdict: bool = False, redraw: bool = False) -> None:
+    def __init__(
+        self,
+        game: Game,
+        read: Callable[[str], str],
+        write: Callable[[str], None],
+        colour: bool,
+        live_verdict: bool = False,
+        redraw: bool = False,
+    ) -> None:
         self.game, self.read, self.write, self.colour = game, read, write, colour
         self.commands: dict[str, Callable[[str], None]] = {
             "help": lambda _: self.write(PLAY_HELP),
@@ -108,8 +115,9 @@ class Session:
             self.live.position(self.game)
 
     def show_board(self) -> None:
-        self.write(draw(self.game.view(), self.game.layout, self.colour,
-                        terminal_width(sys.stdout)))
+        self.write(
+            draw(self.game.view(), self.game.layout, self.colour, terminal_width(sys.stdout))
+        )
 
     def show_moves(self) -> None:
         for number, move in enumerate(self.game.legal_moves(), start=1):

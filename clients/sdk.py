@@ -103,10 +103,13 @@ CONNECTION_ERRORS = (OSError, ConnectionError, TimeoutError, WebSocketException)
 connection closed under a request, 1012 included, a ``ConnectionError``)."""
 
 
-RACE_STARTS = ("the race starts when every racer seated is ready (two at least: ready() on "
-               "each) or when the host calls start()")
+RACE_STARTS = (
+    "the race starts when every racer seated is ready (two at least: ready() on "
+    "each) or when the host calls start()"
+)
 WHAT_BRINGS: dict[type[Message], str] = {
-    Countdown: RACE_STARTS, RaceStarted: RACE_STARTS,
+    Countdown: RACE_STARTS,
+    RaceStarted: RACE_STARTS,
     YourView: "a racer's view comes when the race starts; " + RACE_STARTS,
     RaceFinished: "the result comes when every racer has finished (won, lost or resigned)",
 }
@@ -132,8 +135,9 @@ class RequestRefused(Exception):
 
 
 class RaceClient:
-    def __init__(self, url: str, ws: ClientConnection, record: bool = False,
-                 follow_reconnect_to: bool = True) -> None:
+    def __init__(
+        self, url: str, ws: ClientConnection, record: bool = False, follow_reconnect_to: bool = True
+    ) -> None:
         self.url = url
         """The server's address: where ``reconnect`` goes."""
         self.ws = ws
@@ -154,15 +158,20 @@ class RaceClient:
         self._reader = asyncio.create_task(self._read(ws))
 
     @classmethod
-    async def connect(cls, url: str, record: bool = False, follow_reconnect_to: bool = True,
-                      **options: Any) -> RaceClient:
+    async def connect(
+        cls, url: str, record: bool = False, follow_reconnect_to: bool = True, **options: Any
+    ) -> RaceClient:
         return cls(url, await connect(url, **options), record, follow_reconnect_to)
 
     async def __aenter__(self) -> Self:
         return self
 
-    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                        traceback: TracebackType | None) -> None:
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
         await self.close()
 
     async def close(self) -> None:
@@ -230,14 +239,17 @@ class RaceClient:
             wanted = _type_of(kind)
             where = f" in room {self.room_code}" if self.room_code else ", in no room"
             because = WHAT_BRINGS.get(kind)
-            raise StillWaiting(f"waited {timeout:g} s for a {wanted!r} event{where}, and none "
-                               "came" + (f": {because}" if because else "")) from None
+            raise StillWaiting(
+                f"waited {timeout:g} s for a {wanted!r} event{where}, and none "
+                "came" + (f": {because}" if because else "")
+            ) from None
         raise ConnectionError(f"the connection closed before a {kind.__name__} came")
 
     # -- requests -------------------------------------------------------------------------------
 
-    async def request(self, message: Message, timeout: float = 10.0,
-                      ws: ClientConnection | None = None) -> ServerMessage:
+    async def request(
+        self, message: Message, timeout: float = 10.0, ws: ClientConnection | None = None
+    ) -> ServerMessage:
         """Send a request with a fresh id (on ``ws``, else the current connection) and return
         the reply; raise on an error reply.
         A ``rate_limited`` refusal is retried after a pause that doubles each time."""
@@ -248,8 +260,11 @@ class RaceClient:
             sent_on = ws or self.ws
             self._waiting[request_id] = (sent_on, future)
             try:
-                await sent_on.send(message.model_copy(update={"id": request_id})
-                                   .model_dump_json(by_alias=True, exclude_none=True))
+                await sent_on.send(
+                    message.model_copy(update={"id": request_id}).model_dump_json(
+                        by_alias=True, exclude_none=True
+                    )
+                )
             except BaseException:  # not sent: no reply to wait for, no error to leave unread
                 self._waiting.pop(request_id, None)
                 if future.done():
@@ -260,9 +275,11 @@ class RaceClient:
                     reply = await future
             except TimeoutError:
                 self._waiting.pop(request_id, None)
-                raise StillWaiting(f"waited {timeout:g} s for the reply to "
-                                   f"{_type_of(type(message))!r} "
-                                   f"(id {request_id}), and none came") from None
+                raise StillWaiting(
+                    f"waited {timeout:g} s for the reply to "
+                    f"{_type_of(type(message))!r} "
+                    f"(id {request_id}), and none came"
+                ) from None
             if not isinstance(reply, ErrorMessage):
                 return reply
             if reply.code != "rate_limited" or pause > timeout:
@@ -270,50 +287,69 @@ class RaceClient:
             await asyncio.sleep(pause)
             pause *= 2
 
-    async def _expect(self, message: Message, kind: type[M],
-                      ws: ClientConnection | None = None) -> M:
+    async def _expect(
+        self, message: Message, kind: type[M], ws: ClientConnection | None = None
+    ) -> M:
         reply = await self.request(message, ws=ws)
         if not isinstance(reply, kind):
             raise TypeError(f"expected {kind.__name__}, got {type(reply).__name__}")
         return reply
 
-    async def hello(self, name: str | None = None, token: str | None = None,
-                    own_progress: bool = False) -> Welcome:
+    async def hello(
+        self, name: str | None = None, token: str | None = None, own_progress: bool = False
+    ) -> Welcome:
         """Say who you are; with neither name nor token (and none kept from before), watch
         without a name: ``welcome.anonymous``, and only ``spectate``, boards and race records
         are allowed. The SDK reads your own figures and the room's ``seq`` from each
         ``move_ok``, so unless told otherwise it asks not to get the progress events of your
         own moves (``Hello.own_progress``)."""
         self.own_progress = own_progress
-        welcome = await self._expect(Hello(type="hello", name=name, token=token or self.token,
-                                           own_progress=own_progress), Welcome)
+        welcome = await self._expect(
+            Hello(type="hello", name=name, token=token or self.token, own_progress=own_progress),
+            Welcome,
+        )
         self.player_id = None if welcome.anonymous else welcome.player_id
         self.token = welcome.token or token or self.token
         return welcome
 
-    async def create_room(self, rule_set: str, *, seats: int = 2, deal: str = "secret",
-                          number: int | None = None, time_limit_s: int | None = None,
-                          public: bool = False) -> RoomState:
+    async def create_room(
+        self,
+        rule_set: str,
+        *,
+        seats: int = 2,
+        deal: str = "secret",
+        number: int | None = None,
+        time_limit_s: int | None = None,
+        public: bool = False,
+    ) -> RoomState:
         """Open a room (``public``: listed at ``GET /api/rooms`` while racers may join)."""
-        room = await self._expect(CreateRoom(
-            type="create_room", rule_set=rule_set, seats=seats, time_limit_s=time_limit_s,
-            deal=DealChoice(kind=deal, number=None if number is None else str(number)),
-            public=public), RoomState)
+        room = await self._expect(
+            CreateRoom(
+                type="create_room",
+                rule_set=rule_set,
+                seats=seats,
+                time_limit_s=time_limit_s,
+                deal=DealChoice(kind=deal, number=None if number is None else str(number)),
+                public=public,
+            ),
+            RoomState,
+        )
         return await self._entered(room)
 
     async def join(self, code: str) -> RoomState:
         """Take a seat; with ``follow_reconnect_to``, on the room's worker when this returns."""
-        return await self._entered(await self._expect(JoinRoom(type="join", code=code),
-                                                      RoomState))
+        return await self._entered(await self._expect(JoinRoom(type="join", code=code), RoomState))
 
     async def spectate(self, code: str) -> RoomState:
         """Watch; with ``follow_reconnect_to``, on the room's worker when this returns."""
-        return await self._entered(await self._expect(Spectate(type="spectate", code=code),
-                                                      RoomState), spectating=True)
+        return await self._entered(
+            await self._expect(Spectate(type="spectate", code=code), RoomState), spectating=True
+        )
 
     async def daily(self, rule_set: str) -> RoomState:
-        return await self._entered(await self._expect(
-            PlayDaily(type="daily", rule_set=rule_set), RoomState))
+        return await self._entered(
+            await self._expect(PlayDaily(type="daily", rule_set=rule_set), RoomState)
+        )
 
     async def _entered(self, room: RoomState, spectating: bool = False) -> RoomState:
         self.room_code = room.code
@@ -339,8 +375,11 @@ class RaceClient:
         return await self._expect(Rematch(type="rematch"), Ok)
 
     async def move(self, move: str | dict[str, Any]) -> MoveAccepted:
-        return self._acknowledged(await self._expect(
-            MakeMove.model_validate({"type": "move", "move": move}), MoveAccepted))
+        return self._acknowledged(
+            await self._expect(
+                MakeMove.model_validate({"type": "move", "move": move}), MoveAccepted
+            )
+        )
 
     async def hint(self) -> HintGiven:
         """The next move of a winning line (practice alone only; the solver sees the hidden
@@ -375,8 +414,9 @@ class RaceClient:
         code = code or self.room_code
         if code is None:
             raise ValueError("resume needs a room code")
-        resynced = await self._expect(Resume(type="resume", code=code, last_seq=self.last_seq),
-                                      Resynced)
+        resynced = await self._expect(
+            Resume(type="resume", code=code, last_seq=self.last_seq), Resynced
+        )
         self.room_code = code
         return resynced
 
@@ -400,8 +440,9 @@ class RaceClient:
             return
         reader = asyncio.create_task(self._read(ws))
         try:
-            await self._expect(Hello(type="hello", token=self.token,
-                                     own_progress=self.own_progress), Welcome, ws)
+            await self._expect(
+                Hello(type="hello", token=self.token, own_progress=self.own_progress), Welcome, ws
+            )
         except (*CONNECTION_ERRORS, RequestRefused):
             await ws.close()
             await reader
@@ -411,8 +452,7 @@ class RaceClient:
         try:
             if spectating:
                 assert self.room_code is not None
-                room = await self._expect(Spectate(type="spectate", code=self.room_code),
-                                          RoomState)
+                room = await self._expect(Spectate(type="spectate", code=self.room_code), RoomState)
                 self.last_seq = max(self.last_seq, room.seq)
             else:
                 await self._resume()
@@ -421,8 +461,10 @@ class RaceClient:
             await old_reader
 
     async def leaderboard(self, rule_set: str, **query: Any) -> Leaderboard:
-        return await self._expect(GetLeaderboard.model_validate(
-            {"type": "leaderboard", "rule_set": rule_set, **query}), Leaderboard)
+        return await self._expect(
+            GetLeaderboard.model_validate({"type": "leaderboard", "rule_set": rule_set, **query}),
+            Leaderboard,
+        )
 
     async def race_record(self, race_id: str) -> dict[str, Any]:
         record = await self._expect(GetRace(type="race_record", race_id=race_id), RaceRecord)

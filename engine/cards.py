@@ -84,12 +84,18 @@ class Card:
 
 def ordered_pack(packs: int) -> list[Card]:
     """The ordered pack(s): pack 0 then pack 1, each S, H, D, C, each A..K (docs/deals.md)."""
-    return [CARDS[(rank, suit, pack)] for pack in range(packs) for suit in Suit
-            for rank in range(ACE, KING + 1)]
+    return [
+        CARDS[(rank, suit, pack)]
+        for pack in range(packs)
+        for suit in Suit
+        for rank in range(ACE, KING + 1)
+    ]
 
 
 CARDS: dict[tuple[int, Suit, int], Card] = {
     (rank, suit, pack): Card(rank, suit, pack)
-    for pack in range(2) for suit in Suit for rank in range(ACE, KING + 1)
+    for pack in range(2)
+    for suit in Suit
+    for rank in range(ACE, KING + 1)
 }
 CARD_BY_ID: tuple[Card, ...] = tuple(ordered_pack(2))

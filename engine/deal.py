@@ -64,8 +64,9 @@ def shuffled(items: Iterable[T], seed: int, algorithm: int = DEAL_ALGORITHM) -> 
     return result
 
 
-def deal_stock(packs: int, taken_out: Sequence[int], seed: int,
-               algorithm: int = DEAL_ALGORITHM) -> tuple[list[Card], list[Card]]:
+def deal_stock(
+    packs: int, taken_out: Sequence[int], seed: int, algorithm: int = DEAL_ALGORITHM
+) -> tuple[list[Card], list[Card]]:
     """Shuffle the pack(s) for a game.
 
     ``taken_out`` lists ranks removed from the ordered pack before shuffling (RULINGS: the aces of
@@ -104,8 +105,9 @@ def deal_number(text: str) -> int:
         raise ValueError(f"a deal number is written in the digits 0-9 only, not {text!r}")
     significant = text.lstrip("0")
     if len(significant) > SEED_MAX_DIGITS or int(significant or "0") > SEED_MAX:
-        shown = (text if len(text) <= SHOWN_DIGITS
-                 else f"{text[:SHOWN_DIGITS]}... ({len(text)} digits)")
+        shown = (
+            text if len(text) <= SHOWN_DIGITS else f"{text[:SHOWN_DIGITS]}... ({len(text)} digits)"
+        )
         raise ValueError(f"a deal number is at most 2^64-1 = {SEED_MAX}, not {shown}")
     return int(significant or "0")
 

@@ -60,9 +60,24 @@ RULES_VERSION = 2
 """The current rules version; every stored game and move log names the version it was played
 under (a log without one is version 1)."""
 RULES_VERSIONS = (1, 2)
-_NOT_UNDONE = frozenset({"seed", "algorithm", "rules", "history", "resigned", "_legal",
-                         "_outcome", "_changed", "_shown", "opening_events", "_undo",
-                         "_first_move", "_stale", "_dirty"})
+_NOT_UNDONE = frozenset(
+    {
+        "seed",
+        "algorithm",
+        "rules",
+        "history",
+        "resigned",
+        "_legal",
+        "_outcome",
+        "_changed",
+        "_shown",
+        "opening_events",
+        "_undo",
+        "_first_move",
+        "_stale",
+        "_dirty",
+    }
+)
 """The attributes of ``Game`` itself that an undo record does not hold as rule-set state:
 ``resigned``, ``_legal`` and ``_outcome`` it holds on their own; the others are not undone."""
 _TEXT = attrgetter("text")
@@ -95,9 +110,15 @@ class Game(ABC):
         if "pile_ids" in cls.__dict__:
             cls._pile_order = {pile: index for index, pile in enumerate(cls.pile_ids)}
 
-    def __init__(self, seed: int, algorithm: int = DEAL_ALGORITHM, *,
-                 rules: int = RULES_VERSION, keep_opening: bool = True,
-                 undo: bool = True) -> None:
+    def __init__(
+        self,
+        seed: int,
+        algorithm: int = DEAL_ALGORITHM,
+        *,
+        rules: int = RULES_VERSION,
+        keep_opening: bool = True,
+        undo: bool = True,
+    ) -> None:
         """Deal and lay out. ``opening_events`` says what the deal did (every card dealt, in
         some rule sets); ``keep_opening=False`` leaves it empty, and ``undo=False`` keeps no
         undo records, for a server that holds thousands of games, shows their players views,
@@ -297,8 +318,13 @@ class Game(ABC):
         key: list[Any] = []
         for name, how in layout:
             value = state[name]
-            key.append(value if how == _PLAIN else _list_key(value) if how == _LIST
-                       else tuple(map(_list_key, value)))
+            key.append(
+                value
+                if how == _PLAIN
+                else _list_key(value)
+                if how == _LIST
+                else tuple(map(_list_key, value))
+            )
         return tuple(key)
 
     def _freeze(self) -> tuple[Any, ...]:
@@ -309,8 +335,13 @@ class Game(ABC):
         frozen: list[Any] = [self.resigned, self._legal, self._outcome]
         for key, how in layout:
             value = state[key]
-            frozen.append(value if how == _PLAIN else tuple(value) if how == _LIST
-                          else tuple(map(tuple, value)))
+            frozen.append(
+                value
+                if how == _PLAIN
+                else tuple(value)
+                if how == _LIST
+                else tuple(map(tuple, value))
+            )
         return tuple(frozen)
 
     def _thaw(self, record: tuple[Any, ...]) -> None:
@@ -319,8 +350,9 @@ class Game(ABC):
         self.resigned, self._legal, self._outcome = record[:3]
         state = self.__dict__
         for (key, how), value in zip(layout, record[3:], strict=True):
-            state[key] = (value if how == _PLAIN else list(value) if how == _LIST
-                          else list(map(list, value)))
+            state[key] = (
+                value if how == _PLAIN else list(value) if how == _LIST else list(map(list, value))
+            )
 
     def _find_undo_layout(self) -> tuple[tuple[str, int], ...]:
         layout = []
@@ -369,8 +401,9 @@ class Game(ABC):
         return Outcome(Status.IN_PROGRESS, "")
 
     def progress(self) -> Progress:
-        return Progress(self.foundation_count(), self.total_cards,
-                        self._first_move + len(self.history))
+        return Progress(
+            self.foundation_count(), self.total_cards, self._first_move + len(self.history)
+        )
 
     def view(self) -> View:
         return View(
@@ -420,8 +453,14 @@ class Game(ABC):
 
     def position(self) -> Position:
         """The complete state, hidden cards included (docs/position.md)."""
-        return Position(self.name, self.rules, self._first_move + len(self.history),
-                        self.resigned, tuple(self.table()), self._state())
+        return Position(
+            self.name,
+            self.rules,
+            self._first_move + len(self.history),
+            self.resigned,
+            tuple(self.table()),
+            self._state(),
+        )
 
     @classmethod
     def from_position(cls, data: Position | dict[str, Any], *, undo: bool = True) -> Game:
@@ -451,8 +490,10 @@ class Game(ABC):
             shown = game._pile_state(pile.pile).face_up
             if shown != pile.face_up:
                 marked = " ".join("up" if up else "down" for up in shown) or "none"
-                raise InvalidPositionError(f"piles: {pile.pile}: the rules show its cards "
-                                           f"face {marked} here (a face-down card is marked #)")
+                raise InvalidPositionError(
+                    f"piles: {pile.pile}: the rules show its cards "
+                    f"face {marked} here (a face-down card is marked #)"
+                )
         game._first_move, game.resigned = position.moves, position.resigned
         game._settle()
         game.opening_events = []
@@ -472,7 +513,8 @@ class Game(ABC):
         if missing or unknown:
             raise InvalidPositionError(
                 f"piles: {cls.name} has the piles {', '.join(map(str, cls.pile_ids))} (missing: "
-                f"{', '.join(missing) or 'none'}; unknown: {', '.join(unknown) or 'none'})")
+                f"{', '.join(missing) or 'none'}; unknown: {', '.join(unknown) or 'none'})"
+            )
         seen: Counter[Card] = Counter()
         by_pile = {pile.pile: pile.cards for pile in position.piles}
         piles: dict[PileId, list[Card]] = {}
@@ -481,15 +523,17 @@ class Game(ABC):
             for card in by_pile[pile]:
                 pack = seen[card]
                 if pack >= cls.packs:
-                    raise InvalidPositionError(f"piles: {card} is there more than "
-                                               f"{_times(cls.packs)}")
+                    raise InvalidPositionError(
+                        f"piles: {card} is there more than {_times(cls.packs)}"
+                    )
                 seen[card] += 1
                 cards.append(CARDS[card.rank, card.suit, pack])
-        absent = [f"{card}" for card in CARDS.values() if card.pack == 0
-                  and seen[card] < cls.packs]
+        absent = [f"{card}" for card in CARDS.values() if card.pack == 0 and seen[card] < cls.packs]
         if absent:
-            raise InvalidPositionError(f"piles: {cls.name} plays with every card "
-                                       f"{_times(cls.packs)}; missing: {' '.join(absent)}")
+            raise InvalidPositionError(
+                f"piles: {cls.name} plays with every card "
+                f"{_times(cls.packs)}; missing: {' '.join(absent)}"
+            )
         return piles
 
     def copy(self) -> Self:

@@ -92,14 +92,22 @@ def hint_for_log(log: dict[str, Any], seconds: float | None) -> dict[str, Any]:
     server's solver process is given and returns (plain data, so it crosses the process
     boundary cheaply, and the child needs only the engine). ``seconds`` None: the rule set's
     ``hint_budget``."""
-    given = hint(replay_trusted(MoveLog.from_json(log)),
-                 None if seconds is None else Budget(seconds=seconds))
-    return {"result": str(given.result), "move": None if given.move is None else str(given.move),
-            "moves_to_win": given.moves_to_win, "message": given.message()}
+    given = hint(
+        replay_trusted(MoveLog.from_json(log)), None if seconds is None else Budget(seconds=seconds)
+    )
+    return {
+        "result": str(given.result),
+        "move": None if given.move is None else str(given.move),
+        "moves_to_win": given.moves_to_win,
+        "message": given.message(),
+    }
 
 
-LIVE_WORDS = {Result.WON: "still winnable", Result.LOST: "no win is possible from here any more",
-              Result.UNKNOWN: "unknown"}
+LIVE_WORDS = {
+    Result.WON: "still winnable",
+    Result.LOST: "no win is possible from here any more",
+    Result.UNKNOWN: "unknown",
+}
 """The live verdict on a player's position after each move, in solo play, as KPat shows it:
 these words and nothing else (no move, no card), with full knowledge like every verdict."""
 
@@ -131,12 +139,15 @@ class Foresight:
 
     def known(self, moves: Sequence[str]) -> Result | None:
         """The verdict on the position after ``moves``, where earlier searches settle it."""
-        if self.lost is not None and tuple(moves[:len(self.lost)]) == self.lost:
+        if self.lost is not None and tuple(moves[: len(self.lost)]) == self.lost:
             return Result.LOST
         start, followed = len(self.line_from), len(moves) - len(self.line_from)
-        if (self.line and 0 <= followed <= len(self.line)
-                and tuple(moves[:start]) == self.line_from
-                and tuple(moves[start:]) == self.line[:followed]):
+        if (
+            self.line
+            and 0 <= followed <= len(self.line)
+            and tuple(moves[:start]) == self.line_from
+            and tuple(moves[start:]) == self.line[:followed]
+        ):
             return Result.WON
         return None
 
@@ -151,8 +162,9 @@ def verdict_for_log(log: dict[str, Any], seconds: float | None) -> dict[str, Any
     return {"result": str(verdict.result), "line": [str(move) for move in verdict.line]}
 
 
-def solve_deal(rule_set: str, seed: int, algorithm: int, rules: int,
-               seconds: float) -> dict[str, Any]:
+def solve_deal(
+    rule_set: str, seed: int, algorithm: int, rules: int, seconds: float
+) -> dict[str, Any]:
     """The solver's verdict on a deal from its start, as JSON: ``result`` and the winning
     ``line`` (move texts). What a server's solver process searches after a race."""
     game = find_rule_set(rule_set)(seed, algorithm, rules=rules)

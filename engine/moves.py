@@ -91,9 +91,10 @@ class Move:
         if "->" not in words:
             raise InvalidMoveError(
                 f"{text!r} is not a move: write 'CARD SOURCE -> TARGET' (like '8H heap:3 -> "
-                f"foundation:2') or one of {', '.join(ACTIONS)}")
+                f"foundation:2') or one of {', '.join(ACTIONS)}"
+            )
         arrow = words.index("->")
-        before, after = words[:arrow], words[arrow + 1:]
+        before, after = words[:arrow], words[arrow + 1 :]
         bottom = bool(after) and after[-1].lower() == "bottom"
         if bottom:
             after = after[:-1]
@@ -135,7 +136,7 @@ class Move:
             raise InvalidMoveError(f"unknown move fields: {', '.join(sorted(unknown))}")
         if "action" in data:
             if set(data) != {"action"} or not isinstance(data["action"], str):
-                raise InvalidMoveError("an action move is just {\"action\": NAME}")
+                raise InvalidMoveError('an action move is just {"action": NAME}')
             return cls.act(data["action"])
         try:
             source, target = data["from"], data["to"]
@@ -144,21 +145,33 @@ class Move:
             card = data.get("card")
         except KeyError as missing:
             raise InvalidMoveError(f"a move needs the field {missing}") from None
-        if not (isinstance(source, str) and isinstance(target, str)
-                and (card is None or isinstance(card, str))
-                and isinstance(count, int) and not isinstance(count, bool)
-                and isinstance(bottom, bool)):
-            raise InvalidMoveError("move fields: from, to and card are texts, count a whole "
-                                   "number, bottom true or false")
-        return cls(PileId.parse(source), PileId.parse(target),
-                   None if card is None else Card.parse(card), count, bottom)
+        if not (
+            isinstance(source, str)
+            and isinstance(target, str)
+            and (card is None or isinstance(card, str))
+            and isinstance(count, int)
+            and not isinstance(count, bool)
+            and isinstance(bottom, bool)
+        ):
+            raise InvalidMoveError(
+                "move fields: from, to and card are texts, count a whole "
+                "number, bottom true or false"
+            )
+        return cls(
+            PileId.parse(source),
+            PileId.parse(target),
+            None if card is None else Card.parse(card),
+            count,
+            bottom,
+        )
 
 
 _TRANSFERS: dict[tuple[str, str, str, int, bool], Move] = {}
 
 
-def transfer(source: PileId, target: PileId, card: Card, count: int = 1,
-             bottom: bool = False) -> Move:
+def transfer(
+    source: PileId, target: PileId, card: Card, count: int = 1, bottom: bool = False
+) -> Move:
     """``Move(source, target, card, count, bottom)``, made once and reused (with its text): rule
     sets that list many such moves after every move take them from here. The two equal cards of
     two packs share their moves, as they share their text."""

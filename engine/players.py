@@ -51,8 +51,12 @@ class Player:
 
     def _undoes(self, move: Move) -> bool:
         last = self._last_move
-        return (last is not None and move.card == last.card and move.source == last.target
-                and move.target == last.source)
+        return (
+            last is not None
+            and move.card == last.card
+            and move.source == last.target
+            and move.target == last.source
+        )
 
     def _pick(self, moves: list[Move]) -> Move:
         return self.rng.choice(moves)
@@ -67,8 +71,9 @@ class GreedyPlayer(Player):
     has nothing else to do."""
 
     def _pick(self, moves: list[Move]) -> Move:
-        home = [move for move in moves if move.target is not None
-                and move.target.kind in HOME_KINDS]
+        home = [
+            move for move in moves if move.target is not None and move.target.kind in HOME_KINDS
+        ]
         if home:
             return self.rng.choice(home)
         others = [move for move in moves if move != REDEAL]

@@ -85,24 +85,40 @@ class Position:
         if not isinstance(data, dict):
             raise InvalidPositionError("a position is a JSON object")
         if data.get("format") != POSITION_FORMAT or data.get("version") != POSITION_VERSION:
-            raise InvalidPositionError(f"not a position: expected format {POSITION_FORMAT!r} "
-                                       f"version {POSITION_VERSION}")
+            raise InvalidPositionError(
+                f"not a position: expected format {POSITION_FORMAT!r} version {POSITION_VERSION}"
+            )
         missing = [name for name in _FIELDS if name not in data]
         unknown = sorted(set(data) - set(_FIELDS))
         if missing or unknown:
-            raise InvalidPositionError(f"a position has the fields {', '.join(_FIELDS)} "
-                                       f"(missing: {', '.join(missing) or 'none'}; unknown: "
-                                       f"{', '.join(unknown) or 'none'})")
+            raise InvalidPositionError(
+                f"a position has the fields {', '.join(_FIELDS)} "
+                f"(missing: {', '.join(missing) or 'none'}; unknown: "
+                f"{', '.join(unknown) or 'none'})"
+            )
         rule_set, rules, moves = data["rule_set"], data["rules"], data["moves"]
         resigned, piles, state = data["resigned"], data["piles"], data["state"]
-        if not (isinstance(rule_set, str) and _is_int(rules) and _is_int(moves) and moves >= 0
-                and isinstance(resigned, bool)):
-            raise InvalidPositionError("rule_set is a text, rules and moves whole numbers "
-                                       "(moves 0 or more), resigned true or false")
+        if not (
+            isinstance(rule_set, str)
+            and _is_int(rules)
+            and _is_int(moves)
+            and moves >= 0
+            and isinstance(resigned, bool)
+        ):
+            raise InvalidPositionError(
+                "rule_set is a text, rules and moves whole numbers "
+                "(moves 0 or more), resigned true or false"
+            )
         if not isinstance(piles, dict) or not isinstance(state, dict):
             raise InvalidPositionError("piles and state are JSON objects")
-        return cls(rule_set, rules, moves, resigned,
-                   tuple(_read_pile(name, text) for name, text in piles.items()), state)
+        return cls(
+            rule_set,
+            rules,
+            moves,
+            resigned,
+            tuple(_read_pile(name, text) for name, text in piles.items()),
+            state,
+        )
 
 
 def _is_int(value: Any) -> bool:
@@ -110,8 +126,10 @@ def _is_int(value: Any) -> bool:
 
 
 def _pile_text(pile: PileState) -> str:
-    return " ".join(card.text if up else FACE_DOWN + card.text
-                    for card, up in zip(pile.cards, pile.face_up, strict=True))
+    return " ".join(
+        card.text if up else FACE_DOWN + card.text
+        for card, up in zip(pile.cards, pile.face_up, strict=True)
+    )
 
 
 def _read_pile(name: Any, text: Any) -> PileState:
@@ -120,7 +138,7 @@ def _read_pile(name: Any, text: Any) -> PileState:
     except EngineError as error:
         raise InvalidPositionError(f"piles: {error}") from None
     if not isinstance(text, str):
-        raise InvalidPositionError(f"piles: {pile} is a text of cards, like \"AS 2S #KD\"")
+        raise InvalidPositionError(f'piles: {pile} is a text of cards, like "AS 2S #KD"')
     cards, face_up = [], []
     for word in text.split():
         down = word.startswith(FACE_DOWN)
@@ -150,15 +168,19 @@ class StateReader:
     def number(self, key: str, low: int, high: int) -> int:
         value = self._take(key)
         if not (_is_int(value) and low <= value <= high):
-            raise InvalidPositionError(f"state: {key} is a whole number {low}..{high}, "
-                                       f"not {value!r}")
+            raise InvalidPositionError(
+                f"state: {key} is a whole number {low}..{high}, not {value!r}"
+            )
         return int(value)
 
     def numbers(self, key: str, highs: Sequence[int]) -> list[int]:
         """One whole number 0..``highs[i]`` for each ``i``."""
         value = self._take(key)
-        if not (isinstance(value, list) and len(value) == len(highs)
-                and all(_is_int(item) for item in value)):
+        if not (
+            isinstance(value, list)
+            and len(value) == len(highs)
+            and all(_is_int(item) for item in value)
+        ):
             raise InvalidPositionError(f"state: {key} is a list of {len(highs)} whole numbers")
         for index, (item, high) in enumerate(zip(value, highs, strict=True)):
             if not 0 <= item <= high:
@@ -188,8 +210,7 @@ class StateReader:
     def _index(key: str, value: Any, choices: Sequence[PileId]) -> int:
         names = [pile.text for pile in choices]
         if value not in names:
-            raise InvalidPositionError(f"state: {key} is one of {', '.join(names)}, "
-                                       f"not {value!r}")
+            raise InvalidPositionError(f"state: {key} is one of {', '.join(names)}, not {value!r}")
         return names.index(value)
 
     def card(self, key: str) -> Card | None:
@@ -200,17 +221,24 @@ class StateReader:
         try:
             return Card.parse(value if isinstance(value, str) else "")
         except EngineError:
-            raise InvalidPositionError(f"state: {key} is a card (like 7H) or null, "
-                                       f"not {value!r}") from None
+            raise InvalidPositionError(
+                f"state: {key} is a card (like 7H) or null, not {value!r}"
+            ) from None
 
     def suits(self, key: str, count: int) -> list[Suit | None]:
         """``count`` suit letters (S, H, D, C), each or null."""
         value = self._take(key)
-        if not (isinstance(value, list) and len(value) == count
-                and all(item is None or (isinstance(item, str) and item in Suit.__members__)
-                    for item in value)):
-            raise InvalidPositionError(f"state: {key} is a list of {count} suits (S, H, D, C) "
-                                       f"or nulls")
+        if not (
+            isinstance(value, list)
+            and len(value) == count
+            and all(
+                item is None or (isinstance(item, str) and item in Suit.__members__)
+                for item in value
+            )
+        ):
+            raise InvalidPositionError(
+                f"state: {key} is a list of {count} suits (S, H, D, C) or nulls"
+            )
         return [None if item is None else Suit[item] for item in value]
 
     def finish(self) -> None:
@@ -222,12 +250,14 @@ class StateReader:
 def at_most(pile: PileId, cards: Sequence[Card], most: int) -> None:
     """Refuse a pile that holds more cards than the rules ever put there."""
     if len(cards) > most:
-        raise InvalidPositionError(f"piles: {pile} holds at most {most} card"
-                                   f"{'s' if most != 1 else ''}, not {len(cards)}")
+        raise InvalidPositionError(
+            f"piles: {pile} holds at most {most} card{'s' if most != 1 else ''}, not {len(cards)}"
+        )
 
 
 def starts_with_ace(pile: PileId, cards: Sequence[Card]) -> None:
     """Refuse a foundation that the rules start with an ace but that has none at its bottom."""
     if not cards or cards[0].rank != 1:
-        raise InvalidPositionError(f"piles: {pile} is a foundation laid out with an ace at "
-                                   f"its bottom")
+        raise InvalidPositionError(
+            f"piles: {pile} is a foundation laid out with an ace at its bottom"
+        )

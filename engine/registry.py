@@ -28,7 +28,8 @@ def find_rule_set(name: str) -> type[Game]:
         module, class_name = _MODULES[name]
     except KeyError:
         raise UnknownRuleSetError(
-            f"no rule set named {name!r}; choose one of {', '.join(_MODULES)}") from None
+            f"no rule set named {name!r}; choose one of {', '.join(_MODULES)}"
+        ) from None
     game: type[Game] = getattr(import_module(module), class_name)
     return game
 

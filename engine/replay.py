@@ -40,18 +40,29 @@ class MoveLog:
     def of(cls, game: Game, times_ms: list[int] | None = None) -> MoveLog:
         """The log of a dealt game; a game set up from a position has no deal to replay."""
         if game.seed is None:
-            raise InvalidLogError("a game set up from a position has no move log: it has no "
-                                  "deal to replay from (save its position instead)")
+            raise InvalidLogError(
+                "a game set up from a position has no move log: it has no "
+                "deal to replay from (save its position instead)"
+            )
         outcome = game.outcome()
-        return cls(game.name, game.seed, game.algorithm, tuple(game.history),
-                   outcome.status, None if times_ms is None else tuple(times_ms), game.rules)
+        return cls(
+            game.name,
+            game.seed,
+            game.algorithm,
+            tuple(game.history),
+            outcome.status,
+            None if times_ms is None else tuple(times_ms),
+            game.rules,
+        )
 
     def to_json(self) -> dict[str, Any]:
         if self.times_ms is None:
             moves: list[Any] = [str(move) for move in self.moves]
         else:
-            moves = [{"move": str(move), "time_ms": time}
-                     for move, time in zip(self.moves, self.times_ms, strict=True)]
+            moves = [
+                {"move": str(move), "time_ms": time}
+                for move, time in zip(self.moves, self.times_ms, strict=True)
+            ]
         data: dict[str, Any] = {
             "format": LOG_FORMAT,
             "version": LOG_VERSION,
@@ -70,22 +81,26 @@ class MoveLog:
         if not isinstance(data, dict):
             raise InvalidLogError("a move log is a JSON object")
         if data.get("format") != LOG_FORMAT or data.get("version") != LOG_VERSION:
-            raise InvalidLogError(f"not a move log: expected format {LOG_FORMAT!r} version "
-                                  f"{LOG_VERSION}")
+            raise InvalidLogError(
+                f"not a move log: expected format {LOG_FORMAT!r} version {LOG_VERSION}"
+            )
         try:
             rule_set = data["rule_set"]
             seed_text = data["seed"]
             algorithm = data["algorithm"]
             raw_moves = data["moves"]
         except KeyError as error:
-            raise InvalidLogError(f"a move log needs rule_set, seed, algorithm and moves "
-                                  f"(no {error})") from None
+            raise InvalidLogError(
+                f"a move log needs rule_set, seed, algorithm and moves (no {error})"
+            ) from None
         find_rule_set(rule_set)
         try:
             seed = deal_number(seed_text if isinstance(seed_text, str) else "")
         except ValueError:
-            raise InvalidLogError(f"the seed is a 64-bit deal number written as a string of the "
-                                  f"digits 0-9, not {seed_text!r}") from None
+            raise InvalidLogError(
+                f"the seed is a 64-bit deal number written as a string of the "
+                f"digits 0-9, not {seed_text!r}"
+            ) from None
         if algorithm not in DEAL_ALGORITHMS:
             raise InvalidLogError(f"unknown deal algorithm version {algorithm!r}")
         rules = data.get("rules", 1)
@@ -107,8 +122,15 @@ class MoveLog:
         except ValueError:
             raise InvalidLogError(f"unknown outcome {claimed!r}") from None
         timed = all(time is not None for time in times) and bool(times)
-        return cls(rule_set, seed, algorithm, tuple(moves), status,
-                   tuple(t for t in times if t is not None) if timed else None, rules)
+        return cls(
+            rule_set,
+            seed,
+            algorithm,
+            tuple(moves),
+            status,
+            tuple(t for t in times if t is not None) if timed else None,
+            rules,
+        )
 
     @classmethod
     def load(cls, path: str | Path) -> MoveLog:
@@ -124,7 +146,7 @@ class MoveLog:
 
 def _timed(entry: Any, number: int) -> tuple[str, int | None]:
     if not (isinstance(entry, dict) and isinstance(entry.get("move"), str)):
-        raise InvalidLogError(f"move {number}: a move is a text or {{\"move\": text, ...}}")
+        raise InvalidLogError(f'move {number}: a move is a text or {{"move": text, ...}}')
     time = entry.get("time_ms")
     if time is not None and not isinstance(time, int):
         raise InvalidLogError(f"move {number}: time_ms is a whole number")

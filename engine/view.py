@@ -139,13 +139,19 @@ class PileState:
             return PileView(self.pile, self.cards)
         if not any(self.face_up):
             return PileView(self.pile, (None,) * len(self.cards))
-        return PileView(self.pile, tuple(
-            card if up else None for card, up in zip(self.cards, self.face_up, strict=True)))
+        return PileView(
+            self.pile,
+            tuple(card if up else None for card, up in zip(self.cards, self.face_up, strict=True)),
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"pile": str(self.pile),
-                "cards": [{"card": str(card), "id": card.id, "face_up": up}
-                          for card, up in zip(self.cards, self.face_up, strict=True)]}
+        return {
+            "pile": str(self.pile),
+            "cards": [
+                {"card": str(card), "id": card.id, "face_up": up}
+                for card, up in zip(self.cards, self.face_up, strict=True)
+            ],
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,5 +222,10 @@ class Slot:
     label: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"pile": str(self.pile), "row": self.row, "col": self.col,
-                "spread": self.spread, "label": self.label}
+        return {
+            "pile": str(self.pile),
+            "row": self.row,
+            "col": self.col,
+            "spread": self.spread,
+            "label": self.label,
+        }

@@ -41,20 +41,22 @@ def database_url() -> str:
 
 def run_migrations_offline() -> None:
     """Write the SQL to standard output instead of running it (``alembic upgrade --sql``)."""
-    context.configure(url=database_url(), target_metadata=target_metadata, literal_binds=True,
-                      dialect_opts={"paramstyle": "named"})
+    context.configure(
+        url=database_url(),
+        target_metadata=target_metadata,
+        literal_binds=True,
+        dialect_opts={"paramstyle": "named"},
+    )
     with context.begin_transaction():
         context.run_migrations()
 
 
 def do_run_migrations(connection: Connection) -> None:
     # Batch mode lets later migrations alter tables on SQLite, which has little ALTER TABLE.
-    context.configure(connection=connection, target_metadata=target_metadata,
-                      render_as_batch=True)
+    context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
     with context.begin_transaction():
         if connection.dialect.name == "postgresql":  # released when the transaction ends
-            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"),
-                               {"key": MIGRATION_LOCK})
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
         context.run_migrations()
 
 

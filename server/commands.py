@@ -31,12 +31,17 @@ SERVER_COMMANDS = """\
 def server_settings(args: argparse.Namespace) -> Settings:
     from server.settings import Settings
 
-    overrides = {key: value for key, value in (("host", getattr(args, "host", None)),
-                                               ("port", getattr(args, "port", None)),
-                                               ("database_url", args.database_url),
-                                               ("redis_url", getattr(args, "redis_url", None)),
-                                               ("workers", getattr(args, "workers", None)))
-                 if value is not None}
+    overrides = {
+        key: value
+        for key, value in (
+            ("host", getattr(args, "host", None)),
+            ("port", getattr(args, "port", None)),
+            ("database_url", args.database_url),
+            ("redis_url", getattr(args, "redis_url", None)),
+            ("workers", getattr(args, "workers", None)),
+        )
+        if value is not None
+    }
     return Settings(**overrides)
 
 
@@ -48,11 +53,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     settings = server_settings(args)
     if settings.worker_count > 1:
         if settings.redis_url is None:
-            print("patience-race serve: --workers above 1 needs --redis-url (or "
-                  "PATIENCE_RACE_REDIS_URL): Redis carries the rooms between workers",
-                  file=sys.stderr)
+            print(
+                "patience-race serve: --workers above 1 needs --redis-url (or "
+                "PATIENCE_RACE_REDIS_URL): Redis carries the rooms between workers",
+                file=sys.stderr,
+            )
             return 2
         from server.cluster.workers import serve_workers
+
         return serve_workers(settings)
     run(run_server(settings), settings.event_loop)
     return 0
@@ -81,8 +89,10 @@ def cmd_ratings_rebuild(args: argparse.Namespace) -> int:
             await engine.dispose()
 
     rated = asyncio.run(run())
-    print(f"ratings rebuilt from {rated} rated race{'s' if rated != 1 else ''} "
-          f"in {settings.safe_database_url}")
+    print(
+        f"ratings rebuilt from {rated} rated race{'s' if rated != 1 else ''} "
+        f"in {settings.safe_database_url}"
+    )
     return 0
 
 
@@ -92,9 +102,11 @@ def cmd_leaderboards_rebuild(args: argparse.Namespace) -> int:
 
     settings = server_settings(args)
     if settings.redis_url is None:
-        print("patience-race leaderboards rebuild: no rank cache to rebuild without --redis-url "
-              "(or PATIENCE_RACE_REDIS_URL); the database alone answers every board",
-              file=sys.stderr)
+        print(
+            "patience-race leaderboards rebuild: no rank cache to rebuild without --redis-url "
+            "(or PATIENCE_RACE_REDIS_URL); the database alone answers every board",
+            file=sys.stderr,
+        )
         return 2
     redis_url = settings.redis_url
 
@@ -117,12 +129,18 @@ def add_server_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
     serve = commands.add_parser("serve", help="run the race server")
     serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default 8765)")
-    serve.add_argument("--database-url", help="SQLAlchemy URL; default: a SQLite file here, "
-                       "or PATIENCE_RACE_DATABASE_URL")
-    serve.add_argument("--redis-url", help="Redis, for rooms across workers and machines "
-                       "(redis://HOST:6379/0); default: none, one process")
-    serve.add_argument("--workers", type=int, help="worker processes (default: the cores with "
-                       "--redis-url, else 1)")
+    serve.add_argument(
+        "--database-url",
+        help="SQLAlchemy URL; default: a SQLite file here, or PATIENCE_RACE_DATABASE_URL",
+    )
+    serve.add_argument(
+        "--redis-url",
+        help="Redis, for rooms across workers and machines "
+        "(redis://HOST:6379/0); default: none, one process",
+    )
+    serve.add_argument(
+        "--workers", type=int, help="worker processes (default: the cores with --redis-url, else 1)"
+    )
     serve.set_defaults(run=cmd_serve)
     db = commands.add_parser("db", help="database maintenance")
     db_commands = db.add_subparsers(dest="db_command", required=True, metavar="DB_COMMAND")
@@ -131,19 +149,23 @@ def add_server_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
     upgrade.set_defaults(run=cmd_db_upgrade)
 
     ratings = commands.add_parser("ratings", help="the players' ratings")
-    ratings_commands = ratings.add_subparsers(dest="ratings_command", required=True,
-                                              metavar="RATINGS_COMMAND")
+    ratings_commands = ratings.add_subparsers(
+        dest="ratings_command", required=True, metavar="RATINGS_COMMAND"
+    )
     rebuild = ratings_commands.add_parser(
-        "rebuild", help="recompute every rating from the stored races, in the order they "
-        "finished")
+        "rebuild", help="recompute every rating from the stored races, in the order they finished"
+    )
     rebuild.add_argument("--database-url", help="SQLAlchemy URL (as for serve)")
     rebuild.set_defaults(run=cmd_ratings_rebuild)
 
     boards = commands.add_parser("leaderboards", help="leaderboard maintenance")
-    board_commands = boards.add_subparsers(dest="leaderboards_command", required=True,
-                                           metavar="LEADERBOARDS_COMMAND")
-    rebuild = board_commands.add_parser("rebuild", help="rebuild the Redis rank cache from the "
-                                        "database (the server also does at start)")
+    board_commands = boards.add_subparsers(
+        dest="leaderboards_command", required=True, metavar="LEADERBOARDS_COMMAND"
+    )
+    rebuild = board_commands.add_parser(
+        "rebuild",
+        help="rebuild the Redis rank cache from the database (the server also does at start)",
+    )
     rebuild.add_argument("--database-url", help="SQLAlchemy URL (as for serve)")
     rebuild.add_argument("--redis-url", help="Redis URL (as for serve)")
     rebuild.set_defaults(run=cmd_leaderboards_rebuild)
@@ -151,7 +173,8 @@ def add_server_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
 
 def build_parser() -> argparse.ArgumentParser:
     parser, commands = cli.command_parser(
-        f"{cli.INTRODUCTION}\n\n{cli.COMMANDS}\n{SERVER_COMMANDS}")
+        f"{cli.INTRODUCTION}\n\n{cli.COMMANDS}\n{SERVER_COMMANDS}"
+    )
     cli.add_commands(commands)
     add_server_commands(commands)
     return parser

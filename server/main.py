@@ -75,9 +75,14 @@ def own_address(settings: Settings, host: str, port: int) -> str:
     (``--host 0.0.0.0``) without ``advertise_host`` advertises ``0.0.0.0``, which no client on
     another machine can reach: say so at start."""
     if settings.redis_url and settings.advertise_host is None and host in WILDCARD_HOSTS:
-        log.warning("listening on %r without PATIENCE_RACE_ADVERTISE_HOST: reconnect_to will "
-                    "be ws://%s:%d/ws, which clients on other machines cannot reach; set it to "
-                    "the address clients reach this machine by", host, host, port)
+        log.warning(
+            "listening on %r without PATIENCE_RACE_ADVERTISE_HOST: reconnect_to will "
+            "be ws://%s:%d/ws, which clients on other machines cannot reach; set it to "
+            "the address clients reach this machine by",
+            host,
+            host,
+            port,
+        )
     return f"ws://{settings.advertise_host or host}:{port}/ws"
 
 
@@ -86,10 +91,13 @@ def _finish(stop: asyncio.Future[None]) -> None:
         stop.set_result(None)
 
 
-async def run_server(settings: Settings, stop: asyncio.Future[None] | None = None,
-                     started: Callable[[str, int], None] | None = None,
-                     worker: Worker | None = None,
-                     clock: Callable[[], float] = time.time) -> None:
+async def run_server(
+    settings: Settings,
+    stop: asyncio.Future[None] | None = None,
+    started: Callable[[str, int], None] | None = None,
+    worker: Worker | None = None,
+    clock: Callable[[], float] = time.time,
+) -> None:
     """Serve until ``stop`` is done (or SIGTERM/SIGINT), then shut down gracefully.
     (``clock``: the service's clock, ``Service``; tests pass one they move by hand.)
 
@@ -111,9 +119,13 @@ async def run_server(settings: Settings, stop: asyncio.Future[None] | None = Non
         if stop.done():
             return
     engine = make_engine(settings.database_url)
-    service = Service(settings, engine, clock=clock,
-                      worker=None if worker is None else worker.name,
-                      fills_pool=worker is None or worker.index == 0)
+    service = Service(
+        settings,
+        engine,
+        clock=clock,
+        worker=None if worker is None else worker.name,
+        fills_pool=worker is None or worker.index == 0,
+    )
     await service.start()
     # What start-up made (modules, pydantic schemas, restored races) lives as long as the
     # process: freezing it keeps the collector from walking it again on every full collection.
@@ -123,26 +135,46 @@ async def run_server(settings: Settings, stop: asyncio.Future[None] | None = Non
     # than 700 lets most of a move's objects die first, and full collections become rare.
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
-    options: dict[str, Any] = {"process_request": HttpApi(service), "compression": None,
-                               "max_size": TRANSPORT_MAX_BYTES, "logger": TRANSPORT_LOG}
+    options: dict[str, Any] = {
+        "process_request": HttpApi(service),
+        "compression": None,
+        "max_size": TRANSPORT_MAX_BYTES,
+        "logger": TRANSPORT_LOG,
+    }
     try:
         async with contextlib.AsyncExitStack() as servers:
             if worker is not None:
-                await servers.enter_async_context(serve(service.handle, sock=worker.listen,
-                                                        **options))
-                own = await servers.enter_async_context(serve(
-                    service.handle, settings.host, settings.worker_own_port(worker.index),
-                    **options))
+                await servers.enter_async_context(
+                    serve(service.handle, sock=worker.listen, **options)
+                )
+                own = await servers.enter_async_context(
+                    serve(
+                        service.handle,
+                        settings.host,
+                        settings.worker_own_port(worker.index),
+                        **options,
+                    )
+                )
                 host, port = next(iter(own.sockets)).getsockname()[:2]
-                log.info("worker %d (pid %d) ready, its own address ws://%s:%d/ws",
-                         worker.index, os.getpid(), host, port)
+                log.info(
+                    "worker %d (pid %d) ready, its own address ws://%s:%d/ws",
+                    worker.index,
+                    os.getpid(),
+                    host,
+                    port,
+                )
             else:
-                server = await servers.enter_async_context(serve(
-                    service.handle, settings.host, settings.port, **options))
+                server = await servers.enter_async_context(
+                    serve(service.handle, settings.host, settings.port, **options)
+                )
                 host, port = next(iter(server.sockets)).getsockname()[:2]
-                log.info("patience-race serving on ws://%s:%d/ws (database %s; solver core: %s)",
-                         host, port, engine.url.render_as_string(hide_password=True),
-                         core_description())
+                log.info(
+                    "patience-race serving on ws://%s:%d/ws (database %s; solver core: %s)",
+                    host,
+                    port,
+                    engine.url.render_as_string(hide_password=True),
+                    core_description(),
+                )
             service.serving_at(own_address(settings, host, port))
             if started is not None:
                 started(host, port)
@@ -162,8 +194,9 @@ def run_worker() -> None:
     parser.add_argument("--listen-fd", type=int, required=True)
     parser.add_argument("--ready-fd", type=int, required=True)
     args = parser.parse_args()
-    logging.basicConfig(level=logging.INFO,
-                        format=f"%(asctime)s %(levelname)s [worker {args.index}] %(message)s")
+    logging.basicConfig(
+        level=logging.INFO, format=f"%(asctime)s %(levelname)s [worker {args.index}] %(message)s"
+    )
     settings = Settings.model_validate_json(os.environ[SETTINGS_VARIABLE])
     listen = socket.socket(fileno=args.listen_fd)
     name = process_name()
@@ -172,8 +205,10 @@ def run_worker() -> None:
         os.write(args.ready_fd, name.encode())
         os.close(args.ready_fd)
 
-    run(run_server(settings, started=ready, worker=Worker(args.index, listen, name)),
-        settings.event_loop)
+    run(
+        run_server(settings, started=ready, worker=Worker(args.index, listen, name)),
+        settings.event_loop,
+    )
 
 
 if __name__ == "__main__":

@@ -43,27 +43,47 @@ log = logging.getLogger("patience_race.server")
 
 
 class Service:
-    def __init__(self, settings: Settings, engine: AsyncEngine,
-                 clock: Callable[[], float] = time.time, worker: str | None = None,
-                 fills_pool: bool = True) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        engine: AsyncEngine,
+        clock: Callable[[], float] = time.time,
+        worker: str | None = None,
+        fills_pool: bool = True,
+    ) -> None:
         """``worker``: this process's name among the workers (``server.cluster.workers``);
         ``fills_pool``: whether this process fills the winnable pool (``server.rooms.pool``: one
         process does, the only one or worker 0)."""
         self.settings, self.clock = settings, clock
         self.sessions = make_sessionmaker(engine)
         self.move_recorder = MoveRecorder(engine)
-        self.writer = Writer(self.move_recorder, window_s=settings.commit_window_ms / 1000,
-                             max_batch=settings.commit_batch_max)
+        self.writer = Writer(
+            self.move_recorder,
+            window_s=settings.commit_window_ms / 1000,
+            max_batch=settings.commit_batch_max,
+        )
         self.host = RoomHost(settings, self.sessions, self.writer, clock)
-        self.redis_bus = (None if settings.redis_url is None else RedisBus(
-            settings.redis_url, settings.redis_prefix, self.host, self.sessions, worker,
-            settings.json_library))
+        self.redis_bus = (
+            None
+            if settings.redis_url is None
+            else RedisBus(
+                settings.redis_url,
+                settings.redis_prefix,
+                self.host,
+                self.sessions,
+                worker,
+                settings.json_library,
+            )
+        )
         self.bus: Bus = self.redis_bus or LocalBus(self.host)
         self.gateway = Gateway(settings, self.sessions, self.writer, self.bus, clock)
         if self.redis_bus is not None:
             self.redis_bus.connections = self.gateway.clients
-        self.rank_cache = (None if settings.redis_url is None
-                           else RedisRanks(settings.redis_url, settings.redis_prefix))
+        self.rank_cache = (
+            None
+            if settings.redis_url is None
+            else RedisRanks(settings.redis_url, settings.redis_prefix)
+        )
         self.host.delivery.rank_cache = self.gateway.rank_cache = self.rank_cache
         self._rebuilds_ranks = fills_pool
         self._ranking: asyncio.Task[None] | None = None
@@ -71,8 +91,11 @@ class Service:
         self.closed_by: float | None = None
         """When shutting down: the loop time by which everything must be closed."""
         self._sweeper: asyncio.Task[None] | None = None
-        self.filler = (PoolFiller(settings, self.sessions, self.writer)
-                       if fills_pool and settings.winnable_pool_target > 0 else None)
+        self.filler = (
+            PoolFiller(settings, self.sessions, self.writer)
+            if fills_pool and settings.winnable_pool_target > 0
+            else None
+        )
         self._filling: asyncio.Task[None] | None = None
         self._warming: asyncio.Task[None] | None = None
 
@@ -109,8 +132,9 @@ class Service:
             await self.redis_bus.start()
         else:
             # The only server: every race in progress is its own, whatever leases say.
-            for row in await holding.take(self.sessions, None, self.host.openings.holder,
-                                          datetime.now(UTC), force=True):
+            for row in await holding.take(
+                self.sessions, None, self.host.openings.holder, datetime.now(UTC), force=True
+            ):
                 self.host.adopt(row)
         self._sweeper = asyncio.create_task(self._sweep_forever())
         if self.rank_cache is not None and self._rebuilds_ranks:

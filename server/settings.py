@@ -180,7 +180,8 @@ class Settings(BaseSettings):
     """How long a room asking for a winnable deal waits for one when none is ready, before it
     falls back to an unproved secret deal."""
     winnable_pool_rule_sets: tuple[str, ...] = Field(
-        default_factory=lambda: pooled_rule_sets(COMPILED_RULE_SETS))
+        default_factory=lambda: pooled_rule_sets(COMPILED_RULE_SETS)
+    )
     """The rule sets the pool is filled for: by default all seven where the compiled core
     searches Four Corners, else all but Four Corners (``pooled_rule_sets``); a room of a rule
     set left out asking for a winnable deal falls back at once."""

@@ -31,10 +31,13 @@ from wire.protocol import ErrorCode, ErrorMessage
 
 
 def deadlines(settings: Settings) -> Deadlines:
-    return Deadlines(hello_s=settings.hello_deadline_s, idle_s=settings.idle_timeout_s,
-                     lobby_empty_s=settings.lobby_empty_s, lobby_max_s=settings.lobby_max_s,
-                     longest_room_s=settings.lobby_max_s + settings.countdown_s
-                     + settings.max_race_s)
+    return Deadlines(
+        hello_s=settings.hello_deadline_s,
+        idle_s=settings.idle_timeout_s,
+        lobby_empty_s=settings.lobby_empty_s,
+        lobby_max_s=settings.lobby_max_s,
+        longest_room_s=settings.lobby_max_s + settings.countdown_s + settings.max_race_s,
+    )
 
 
 def whereabouts(client: Client) -> Whereabouts:
@@ -61,9 +64,13 @@ def expired(room: Room, rules: Deadlines, now: float) -> bool:
 
 def sweep(gateway: Gateway, host: RoomHost, rules: Deadlines, now: float) -> None:
     for client in list(gateway.clients.values()):
-        close = rules.connection_close(said_hello=client.player_id is not None,
-                                       since=client.since, active=client.active,
-                                       where=whereabouts(client), now=now)
+        close = rules.connection_close(
+            said_hello=client.player_id is not None,
+            since=client.since,
+            active=client.active,
+            where=whereabouts(client),
+            now=now,
+        )
         if close is not None:
             gateway.close_connection(client, *close)
     for room in [room for room in host.rooms.values() if expired(room, rules, now)]:
@@ -71,8 +78,9 @@ def sweep(gateway: Gateway, host: RoomHost, rules: Deadlines, now: float) -> Non
 
 
 def close_lobby(host: RoomHost, room: Room) -> None:
-    notice = ErrorMessage(code=ErrorCode.ROOM_CLOSED,
-                          message=f"room {room.race.code} closed: its race never started")
+    notice = ErrorMessage(
+        code=ErrorCode.ROOM_CLOSED, message=f"room {room.race.code} closed: its race never started"
+    )
     host.delivery.hand_over(list(room.members), as_frame(notice))
     host.delivery.forget_room(room)
     race_id, epoch = room.race.race_id, room.epoch

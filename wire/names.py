@@ -31,25 +31,31 @@ def player_name(value: object) -> object:
         category = unicodedata.category(char)
         if category in ("Cc", "Zl", "Zp"):
             raise PydanticCustomError(
-                "name_control", "a name may not hold control characters or line breaks "
-                "({char})", {"char": f"U+{ord(char):04X}"})
+                "name_control",
+                "a name may not hold control characters or line breaks ({char})",
+                {"char": f"U+{ord(char):04X}"},
+            )
         if category in ("Cf", "Cs") and char not in JOINERS:
             raise PydanticCustomError(
-                "name_format", "a name may not hold invisible format characters, such as "
+                "name_format",
+                "a name may not hold invisible format characters, such as "
                 "bidirectional overrides or zero-width spaces ({char})",
-                {"char": f"U+{ord(char):04X}"})
+                {"char": f"U+{ord(char):04X}"},
+            )
     name = unicodedata.normalize("NFC", value).strip()
     if all(char.isspace() or char in JOINERS or char in BLANK_LETTERS for char in name):
         raise PydanticCustomError("name_blank", "a name needs a visible character")
     return name
 
 
-PlayerName = Annotated[str, Field(min_length=1, max_length=NAME_LIMIT),
-                       BeforeValidator(player_name)]
+PlayerName = Annotated[
+    str, Field(min_length=1, max_length=NAME_LIMIT), BeforeValidator(player_name)
+]
 """The constraints apply to what ``player_name`` returns."""
 NAME_RULE = (
     f"A new player's name: 1 to {NAME_LIMIT} characters, counted once normalised to NFC and "
     "trimmed, which is how it is stored and shown. Refused: control characters (Unicode category "
     "Cc), line and paragraph separators, format characters (Cf: bidirectional overrides and "
     "isolates, zero-width spaces, the BOM, tags) except the zero-width joiner and non-joiner, and "
-    "a name with nothing visible.")
+    "a name with nothing visible."
+)

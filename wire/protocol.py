@@ -28,28 +28,55 @@ from wire.ratings import RatingChange
 
 PROTOCOL_VERSION = 1
 
-RequestId = Annotated[str | None, Field(max_length=64, description=(
-    "Chosen by the client, echoed in the reply (and in an error). Send one: a reply without an "
-    "id looks exactly like a room event or an unasked view."))]
-Code = Annotated[str, Field(min_length=4, max_length=16, pattern=r"^[A-Za-z0-9]+$",
-                            description="A room's join code.")]
+RequestId = Annotated[
+    str | None,
+    Field(
+        max_length=64,
+        description=(
+            "Chosen by the client, echoed in the reply (and in an error). Send one: a reply "
+            "without an "
+            "id looks exactly like a room event or an unasked view."
+        ),
+    ),
+]
+Code = Annotated[
+    str,
+    Field(
+        min_length=4, max_length=16, pattern=r"^[A-Za-z0-9]+$", description="A room's join code."
+    ),
+]
 RuleSetName = Annotated[str, Field(max_length=40, description="A name from the rule set list.")]
 MoveText = Annotated[str, Field(max_length=80, description="A move's text form (docs/moves.md).")]
 
-GameStatus = Annotated[Literal["in_progress", "won", "lost", "resigned"], Field(description=(
-    "The game, as its rules see it: in_progress (also for a racer whose time ran out: the rules "
-    "did not end the game); won (every card home); lost (no legal move and no redeal left); "
-    "resigned (the player resigned, or the server resigned for a player who left the race, "
-    "stayed away past the grace period or made no move for the idle while)."))]
+GameStatus = Annotated[
+    Literal["in_progress", "won", "lost", "resigned"],
+    Field(
+        description=(
+            "The game, as its rules see it: in_progress (also for a racer whose time ran out: the "
+            "rules "
+            "did not end the game); won (every card home); lost (no legal move and no redeal "
+            "left); "
+            "resigned (the player resigned, or the server resigned for a player who left the race, "
+            "stayed away past the grace period or made no move for the idle while)."
+        )
+    ),
+]
 SeatStatus = Annotated[
     Literal["waiting", "racing", "won", "lost", "resigned", "timed_out", "abandoned"],
-    Field(description=(
-        "The racer, as the race sees them: waiting (before the start); racing; then, once "
-        "finished, won, lost or resigned as their game ended, timed_out (the time limit, or the "
-        "longest a race runs, came first) or abandoned (away past the grace period, or no move "
-        "for the idle while: the server resigned for them)."))]
-FinalStatus = Annotated[Literal["won", "lost", "resigned", "timed_out", "abandoned"], Field(
-    description="How the racer finished, in the words of a seat's status.")]
+    Field(
+        description=(
+            "The racer, as the race sees them: waiting (before the start); racing; then, once "
+            "finished, won, lost or resigned as their game ended, timed_out (the time limit, or "
+            "the "
+            "longest a race runs, came first) or abandoned (away past the grace period, or no move "
+            "for the idle while: the server resigned for them)."
+        )
+    ),
+]
+FinalStatus = Annotated[
+    Literal["won", "lost", "resigned", "timed_out", "abandoned"],
+    Field(description="How the racer finished, in the words of a seat's status."),
+]
 
 
 class Message(BaseModel):
@@ -68,10 +95,14 @@ class Hello(Message):
     id: RequestId = None
     name: Annotated[PlayerName | None, Field(description=NAME_RULE)] = None
     token: Annotated[str | None, Field(max_length=128)] = None
-    own_progress: bool = Field(default=True, description=(
-        "Whether this connection gets the room's progress event for its player's own moves. "
-        "move_ok says the same figures and carries that event's seq, so a client that reads "
-        "them there can say false: one frame fewer a move."))
+    own_progress: bool = Field(
+        default=True,
+        description=(
+            "Whether this connection gets the room's progress event for its player's own moves. "
+            "move_ok says the same figures and carries that event's seq, so a client that reads "
+            "them there can say false: one frame fewer a move."
+        ),
+    )
 
 
 def _deal_number_text(value: object) -> object:
@@ -83,16 +114,28 @@ def _deal_number_text(value: object) -> object:
 
 
 class DealChoice(Message):
-    kind: Literal["secret", "number", "daily"] = Field(default="secret", description=(
-        "secret: a random deal nobody knows until the end; number: the deal given in 'number'. "
-        "'daily' names the daily deal's rooms and is refused here: send a 'daily' request."))
-    number: Annotated[str | None, Field(
-        pattern=r"^[0-9]{1,20}$",
-        description="For kind 'number': the deal number as a decimal string, 0..2^64-1.")] = None
-    winnable: bool = Field(default=False, description=(
-        "For kind 'secret': a deal the solver has proved winnable (with full knowledge of the "
-        "hidden cards), from the server's pool; if none is ready within a few seconds, an "
-        "unproved secret deal, and the room says so (winnable: false)."))
+    kind: Literal["secret", "number", "daily"] = Field(
+        default="secret",
+        description=(
+            "secret: a random deal nobody knows until the end; number: the deal given in 'number'. "
+            "'daily' names the daily deal's rooms and is refused here: send a 'daily' request."
+        ),
+    )
+    number: Annotated[
+        str | None,
+        Field(
+            pattern=r"^[0-9]{1,20}$",
+            description="For kind 'number': the deal number as a decimal string, 0..2^64-1.",
+        ),
+    ] = None
+    winnable: bool = Field(
+        default=False,
+        description=(
+            "For kind 'secret': a deal the solver has proved winnable (with full knowledge of the "
+            "hidden cards), from the server's pool; if none is ready within a few seconds, an "
+            "unproved secret deal, and the room says so (winnable: false)."
+        ),
+    )
 
     @field_validator("number", mode="before")
     @classmethod
@@ -116,11 +159,24 @@ class CreateRoom(Message):
     rule_set: RuleSetName
     deal: DealChoice = Field(default_factory=DealChoice)
     seats: Annotated[int, Field(ge=2, le=8)] = 4
-    time_limit_s: Annotated[int | None, Field(ge=30, le=24 * 3600, description=(
-        "Seconds from the start; none: no time limit. Either way a race ends at the server's "
-        "longest race (2 hours by default: docs/protocol.md, 'How long a race lasts')."))] = None
-    public: bool = Field(default=False, description=(
-        "List the room, while it waits in its lobby with a free seat, at GET /api/rooms."))
+    time_limit_s: Annotated[
+        int | None,
+        Field(
+            ge=30,
+            le=24 * 3600,
+            description=(
+                "Seconds from the start; none: no time limit. Either way a race ends at the "
+                "server's "
+                "longest race (2 hours by default: docs/protocol.md, 'How long a race lasts')."
+            ),
+        ),
+    ] = None
+    public: bool = Field(
+        default=False,
+        description=(
+            "List the room, while it waits in its lobby with a free seat, at GET /api/rooms."
+        ),
+    )
 
 
 class JoinRoom(Message):
@@ -177,7 +233,8 @@ class MakeMove(Message):
     type: Literal["move"]
     id: RequestId = None
     move: MoveText | MoveObject | ActionObject = Field(
-        description="The move's text (docs/moves.md) or its JSON object form.")
+        description="The move's text (docs/moves.md) or its JSON object form."
+    )
 
 
 class Resign(Message):
@@ -229,12 +286,20 @@ class GetLeaderboard(Message):
     rule_set: RuleSetName
     board: Literal["fastest", "most_wins", "deal", "daily"] = "fastest"
     period: Literal["today", "week", "all"] = "all"
-    deal: Annotated[str | None, Field(
-        pattern=r"^[0-9]{1,20}$",
-        description="For board 'deal': the deal number, 0..2^64-1 in ASCII digits.")] = None
-    day: Annotated[str | None, Field(
-        pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
-        description="For board 'daily': the UTC day, a real date; today if absent.")] = None
+    deal: Annotated[
+        str | None,
+        Field(
+            pattern=r"^[0-9]{1,20}$",
+            description="For board 'deal': the deal number, 0..2^64-1 in ASCII digits.",
+        ),
+    ] = None
+    day: Annotated[
+        str | None,
+        Field(
+            pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+            description="For board 'daily': the UTC day, a real date; today if absent.",
+        ),
+    ] = None
     around_me: bool = False
     limit: Annotated[int, Field(ge=1, le=100)] = 20
 
@@ -276,8 +341,22 @@ class Rematch(Message):
 
 
 ClientMessage = Annotated[
-    Hello | CreateRoom | JoinRoom | Spectate | LeaveRoom | Ready | StartRace | MakeMove | Resign
-    | Resume | AskHint | FollowVerdicts | PlayDaily | GetLeaderboard | GetRace | Rematch,
+    Hello
+    | CreateRoom
+    | JoinRoom
+    | Spectate
+    | LeaveRoom
+    | Ready
+    | StartRace
+    | MakeMove
+    | Resign
+    | Resume
+    | AskHint
+    | FollowVerdicts
+    | PlayDaily
+    | GetLeaderboard
+    | GetRace
+    | Rematch,
     Field(discriminator="type"),
 ]
 CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
@@ -293,10 +372,15 @@ class Welcome(Message):
     player_id: str
     name: str
     token: str | None = Field(
-        default=None, description="Only for a new player: keep it to come back as yourself.")
-    anonymous: bool = Field(default=False, description=(
-        "A hello with neither name nor token: no identity (player_id and name are empty); the "
-        "connection may spectate and read boards and races, nothing else."))
+        default=None, description="Only for a new player: keep it to come back as yourself."
+    )
+    anonymous: bool = Field(
+        default=False,
+        description=(
+            "A hello with neither name nor token: no identity (player_id and name are empty); the "
+            "connection may spectate and read boards and races, nothing else."
+        ),
+    )
 
 
 class Ok(Message):
@@ -310,8 +394,9 @@ class Ok(Message):
 class ErrorMessage(Message):
     type: Literal["error"] = "error"
     id: RequestId = None
-    code: ErrorCode = Field(description=(
-        "A stable, machine-readable code (docs/protocol.md says what each means)."))
+    code: ErrorCode = Field(
+        description=("A stable, machine-readable code (docs/protocol.md says what each means).")
+    )
     message: str = Field(description="A sentence for a person.")
 
 
@@ -319,8 +404,11 @@ class SeatInfo(Message):
     player_id: str
     name: str
     ready: bool
-    connected: bool = Field(description=(
-        "False while the player has no connection to the room (dropped, or left the race)."))
+    connected: bool = Field(
+        description=(
+            "False while the player has no connection to the room (dropped, or left the race)."
+        )
+    )
     on_foundations: int = Field(default=0, description="Cards home now; 0 before the start.")
     total: int = Field(default=0, description="Cards in the game; 0 before the start.")
     moves: int = Field(default=0, description="Moves made; 0 before the start.")
@@ -333,26 +421,40 @@ class RoomState(Message):
 
     type: Literal["room"] = "room"
     id: RequestId = None
-    seq: int = Field(description=(
-        "As a room event, its number. As a reply, the number of the latest room event (0 when "
-        "there is none yet): the reply is not an event of its own."))
+    seq: int = Field(
+        description=(
+            "As a room event, its number. As a reply, the number of the latest room event (0 when "
+            "there is none yet): the reply is not an event of its own."
+        )
+    )
     code: str
     rule_set: str
-    deal_kind: Literal["secret", "number", "daily"] = Field(description=(
-        "secret: a deal drawn for this race, revealed at its end; number: a deal the host "
-        "chose (everyone knows its number, so anyone can compute its face-down cards); daily: "
-        "today's daily deal."))
-    ranked: bool = Field(default=True, description=(
-        "Whether the race's results count on the fastest and most wins boards (and a daily "
-        "deal's on the daily board). False for a chosen deal: practice, shown on that deal's "
-        "board only. A daily deal is ranked, but a racer whose identity was made today is "
-        "not ranked on today's boards (docs/protocol.md). Every result is on its deal's "
-        "board."))
-    winnable: bool | None = Field(default=None, description=(
-        "For a secret deal asked to be winnable: true, the deal was proved winnable before the "
-        "race (by the solver, which sees the hidden cards: winnable for a player who knew "
-        "them); false, none was ready in time and the deal is an unproved secret one. Null: "
-        "not asked."))
+    deal_kind: Literal["secret", "number", "daily"] = Field(
+        description=(
+            "secret: a deal drawn for this race, revealed at its end; number: a deal the host "
+            "chose (everyone knows its number, so anyone can compute its face-down cards); daily: "
+            "today's daily deal."
+        )
+    )
+    ranked: bool = Field(
+        default=True,
+        description=(
+            "Whether the race's results count on the fastest and most wins boards (and a daily "
+            "deal's on the daily board). False for a chosen deal: practice, shown on that deal's "
+            "board only. A daily deal is ranked, but a racer whose identity was made today is "
+            "not ranked on today's boards (docs/protocol.md). Every result is on its deal's "
+            "board."
+        ),
+    )
+    winnable: bool | None = Field(
+        default=None,
+        description=(
+            "For a secret deal asked to be winnable: true, the deal was proved winnable before the "
+            "race (by the solver, which sees the hidden cards: winnable for a player who knew "
+            "them); false, none was ready in time and the deal is an unproved secret one. Null: "
+            "not asked."
+        ),
+    )
     phase: Literal["lobby", "countdown", "racing", "finished"]
     public: bool = Field(default=False, description="Listed at GET /api/rooms while open.")
     host: str
@@ -361,17 +463,26 @@ class RoomState(Message):
     seats: list[SeatInfo]
     spectators: int
     commitment: str | None = Field(
-        default=None, description="SHA-256 (hex) of the seed's decimal text, from the start on.")
-    deal_number: str | None = Field(default=None, description=(
-        "The deal's number when everyone may know it: a chosen deal's from the lobby on, a "
-        "secret deal's once the race is over (the revealed seed); a daily deal's never here."))
+        default=None, description="SHA-256 (hex) of the seed's decimal text, from the start on."
+    )
+    deal_number: str | None = Field(
+        default=None,
+        description=(
+            "The deal's number when everyone may know it: a chosen deal's from the lobby on, a "
+            "secret deal's once the race is over (the revealed seed); a daily deal's never here."
+        ),
+    )
     starts_at_ms: int | None = Field(default=None, description="Countdown end, Unix ms.")
     started_at_ms: int | None = None
-    reconnect_to: str | None = Field(default=None, description=(
-        "Only in a reply, and only when the room is held by another worker process than the "
-        "one this connection reached: that worker's own address. A client may reconnect there "
-        "(hello with its token, then resume) to skip a hop per request; one that ignores it "
-        "loses nothing (docs/protocol.md, \"Workers\")."))
+    reconnect_to: str | None = Field(
+        default=None,
+        description=(
+            "Only in a reply, and only when the room is held by another worker process than the "
+            "one this connection reached: that worker's own address. A client may reconnect there "
+            "(hello with its token, then resume) to skip a hop per request; one that ignores it "
+            'loses nothing (docs/protocol.md, "Workers").'
+        ),
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -415,11 +526,15 @@ class RaceStarted(Message):
     started_at_ms: int
     commitment: str
     deal_number: str | None = Field(
-        default=None, description="Only for a chosen deal number; a secret seed waits for the end.")
+        default=None, description="Only for a chosen deal number; a secret seed waits for the end."
+    )
     algorithm: int = Field(description="The deal algorithm's version (docs/deals.md).")
-    rules: int = Field(description=(
-        "The rules version the games are played under (docs/move-log.md): 2 today; a race "
-        "stored before version 2 and restored after a restart keeps version 1."))
+    rules: int = Field(
+        description=(
+            "The rules version the games are played under (docs/move-log.md): 2 today; a race "
+            "stored before version 2 and restored after a restart keeps version 1."
+        )
+    )
 
 
 class YourView(Message):
@@ -443,9 +558,13 @@ class MoveAccepted(Message):
     on_foundations: int
     moves: int
     notes: list[str]
-    seq: int | None = Field(default=None, description=(
-        "The room event this move made: the `progress` sent to everyone in the room but you "
-        "(this reply says the same). Count it as seen, like a room event's seq, for `resume`."))
+    seq: int | None = Field(
+        default=None,
+        description=(
+            "The room event this move made: the `progress` sent to everyone in the room but you "
+            "(this reply says the same). Count it as seen, like a room event's seq, for `resume`."
+        ),
+    )
 
 
 class ProgressEvent(Message):
@@ -461,33 +580,49 @@ class ProgressEvent(Message):
 
 
 class RankEntry(Message):
-    rank: int = Field(description=(
-        "1, 2, 3...: every racer has their own rank; racers tied on every ranking term keep "
-        "their seat order."))
+    rank: int = Field(
+        description=(
+            "1, 2, 3...: every racer has their own rank; racers tied on every ranking term keep "
+            "their seat order."
+        )
+    )
     player_id: str
     name: str
     status: FinalStatus
-    time_ms: int | None = Field(description=(
-        "From the start to when the racer finished, whatever the status: for a winner the "
-        "winning time, for anyone else when they lost, resigned, ran out of time or were given "
-        "up for gone."))
+    time_ms: int | None = Field(
+        description=(
+            "From the start to when the racer finished, whatever the status: for a winner the "
+            "winning time, for anyone else when they lost, resigned, ran out of time or were given "
+            "up for gone."
+        )
+    )
     on_foundations: int = Field(description="The most cards the racer had home.")
-    reached_at_ms: int | None = Field(description=(
-        "When that count was first reached, from the start; null if no move of the racer's "
-        "ever showed a card home."))
+    reached_at_ms: int | None = Field(
+        description=(
+            "When that count was first reached, from the start; null if no move of the racer's "
+            "ever showed a card home."
+        )
+    )
     moves: int
-    rating: RatingChange | None = Field(default=None, description=(
-        "The racer's rating in this rule set before and after the race (wire/ratings.py); "
-        "null when the race is not rated: a chosen or daily deal, or fewer than two racers."))
+    rating: RatingChange | None = Field(
+        default=None,
+        description=(
+            "The racer's rating in this rule set before and after the race (wire/ratings.py); "
+            "null when the race is not rated: a chosen or daily deal, or fewer than two racers."
+        ),
+    )
 
 
 class RaceFinished(Message):
     type: Literal["race_finished"] = "race_finished"
     seq: int
     race_id: str
-    seed: str | None = Field(description=(
-        "The seed, revealed: SHA-256 of its decimal text is the commitment. Null for a daily "
-        "deal until its day is over."))
+    seed: str | None = Field(
+        description=(
+            "The seed, revealed: SHA-256 of its decimal text is the commitment. Null for a daily "
+            "deal until its day is over."
+        )
+    )
     algorithm: int
     rules: int = Field(description="The rules version the games were played under.")
     ranking: list[RankEntry]
@@ -498,18 +633,28 @@ class Resynced(Message):
 
     type: Literal["resumed"] = "resumed"
     id: RequestId = None
-    missed: list[dict[str, Any]] = Field(description=(
-        "Not full: the room events after last_seq, in seq order, of the room snapshots among "
-        "them only the latest (so their seqs are skipped). Full: the room as it is now, then "
-        "race_finished if the race is over."))
-    full: bool = Field(description=(
-        "True when the events could not be given (last_seq 0, a server restart, or more missed "
-        "than the room keeps)."))
-    reconnect_to: str | None = Field(default=None, description=(
-        "Only in a reply, and only when the room is held by another worker process than the "
-        "one this connection reached: that worker's own address. A client may reconnect there "
-        "(hello with its token, then resume) to skip a hop per request; one that ignores it "
-        "loses nothing (docs/protocol.md, \"Workers\")."))
+    missed: list[dict[str, Any]] = Field(
+        description=(
+            "Not full: the room events after last_seq, in seq order, of the room snapshots among "
+            "them only the latest (so their seqs are skipped). Full: the room as it is now, then "
+            "race_finished if the race is over."
+        )
+    )
+    full: bool = Field(
+        description=(
+            "True when the events could not be given (last_seq 0, a server restart, or more missed "
+            "than the room keeps)."
+        )
+    )
+    reconnect_to: str | None = Field(
+        default=None,
+        description=(
+            "Only in a reply, and only when the room is held by another worker process than the "
+            "one this connection reached: that worker's own address. A client may reconnect there "
+            "(hello with its token, then resume) to skip a hop per request; one that ignores it "
+            'loses nothing (docs/protocol.md, "Workers").'
+        ),
+    )
 
 
 class LeaderboardEntry(Message):
@@ -520,13 +665,19 @@ class LeaderboardEntry(Message):
     name: str
     race_id: str | None = None
     status: FinalStatus | None = None
-    time_ms: int | None = Field(default=None, description=(
-        "As in a race's ranking: the winning time, or when the racer finished."))
+    time_ms: int | None = Field(
+        default=None,
+        description=("As in a race's ranking: the winning time, or when the racer finished."),
+    )
     on_foundations: int | None = None
     wins: int | None = Field(default=None, description="most_wins only: the player's wins.")
-    deal: str | None = Field(default=None, description=(
-        "The deal number the race was dealt from: the chosen number, or for a secret deal its "
-        "seed, revealed; null while a daily deal's day is not over."))
+    deal: str | None = Field(
+        default=None,
+        description=(
+            "The deal number the race was dealt from: the chosen number, or for a secret deal its "
+            "seed, revealed; null while a daily deal's day is not over."
+        ),
+    )
     at: str = Field(description="When the result (or the last win) was, ISO 8601 UTC.")
 
 
@@ -534,18 +685,23 @@ class Leaderboard(Message):
     type: Literal["leaderboard"] = "leaderboard"
     id: RequestId = None
     rule_set: str
-    board: str = Field(description=(
-        "fastest and most_wins count ranked races only: secret deals, and daily deals of "
-        "identities made before that day; daily counts the day's ranked plays; deal counts "
-        "every race on the deal, chosen deals included."))
-    counts: str = Field(default="", description=(
-        "Which races this board counts, in a sentence for a person."))
+    board: str = Field(
+        description=(
+            "fastest and most_wins count ranked races only: secret deals, and daily deals of "
+            "identities made before that day; daily counts the day's ranked plays; deal counts "
+            "every race on the deal, chosen deals included."
+        )
+    )
+    counts: str = Field(
+        default="", description=("Which races this board counts, in a sentence for a person.")
+    )
     period: str
     day: str | None = None
     deal: str | None = None
     entries: list[LeaderboardEntry]
     me: LeaderboardEntry | None = Field(
-        default=None, description="With around_me: your own best line on this board.")
+        default=None, description="With around_me: your own best line on this board."
+    )
 
 
 class RaceRecord(Message):
@@ -561,15 +717,21 @@ class HintGiven(Message):
     type: Literal["hint"] = "hint"
     id: RequestId = None
     after_moves: int = Field(description="Your moves made when the hint was asked for.")
-    result: Literal["won", "lost", "unknown"] = Field(description=(
-        "won: a winning line was found and ``move`` is its first move; lost: no win is "
-        "possible from here any more (proved); unknown: the search's time ran out."))
+    result: Literal["won", "lost", "unknown"] = Field(
+        description=(
+            "won: a winning line was found and ``move`` is its first move; lost: no win is "
+            "possible from here any more (proved); unknown: the search's time ran out."
+        )
+    )
     move: str | None = Field(description="A move you can legally make now (docs/moves.md).")
     moves_to_win: int | None = Field(description="The winning line's length from here.")
     message: str = Field(description="The answer, as a sentence for a person.")
-    knowledge: str = Field(description=(
-        "What the answer assumes: the solver sees the face-down and undealt cards, so a win "
-        "is an upper bound for a player who cannot."))
+    knowledge: str = Field(
+        description=(
+            "What the answer assumes: the solver sees the face-down and undealt cards, so a win "
+            "is an upper bound for a player who cannot."
+        )
+    )
 
 
 class LiveVerdictGiven(Message):
@@ -579,14 +741,21 @@ class LiveVerdictGiven(Message):
 
     type: Literal["live_verdict"] = "live_verdict"
     after_moves: int = Field(description="Your moves made before the position it is about.")
-    result: Literal["won", "lost", "unknown"] = Field(description=(
-        "won: a win is still possible; lost: no win is possible from here any more (proved); "
-        "unknown: the search's time ran out, or the solver was too busy to search it."))
-    message: Literal["still winnable", "no win is possible from here any more", "unknown"] = (
-        Field(description="The answer in words, as a player is shown it."))
-    knowledge: str = Field(description=(
-        "What the answer assumes: the solver sees the face-down and undealt cards, so a win "
-        "is an upper bound for a player who cannot."))
+    result: Literal["won", "lost", "unknown"] = Field(
+        description=(
+            "won: a win is still possible; lost: no win is possible from here any more (proved); "
+            "unknown: the search's time ran out, or the solver was too busy to search it."
+        )
+    )
+    message: Literal["still winnable", "no win is possible from here any more", "unknown"] = Field(
+        description="The answer in words, as a player is shown it."
+    )
+    knowledge: str = Field(
+        description=(
+            "What the answer assumes: the solver sees the face-down and undealt cards, so a win "
+            "is an upper bound for a player who cannot."
+        )
+    )
 
 
 class ShuttingDown(Message):
@@ -598,9 +767,22 @@ class ShuttingDown(Message):
 
 
 ServerMessage = Annotated[
-    Welcome | Ok | ErrorMessage | RoomState | Countdown | RaceStarted | YourView | MoveAccepted
-    | ProgressEvent | RaceFinished | Resynced | Leaderboard | RaceRecord | HintGiven
-    | LiveVerdictGiven | ShuttingDown,
+    Welcome
+    | Ok
+    | ErrorMessage
+    | RoomState
+    | Countdown
+    | RaceStarted
+    | YourView
+    | MoveAccepted
+    | ProgressEvent
+    | RaceFinished
+    | Resynced
+    | Leaderboard
+    | RaceRecord
+    | HintGiven
+    | LiveVerdictGiven
+    | ShuttingDown,
     Field(discriminator="type"),
 ]
 SERVER_MESSAGE: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)

@@ -16,8 +16,11 @@ class Rating(BaseModel):
 
     mu: float = Field(description="The skill estimate.")
     sigma: float = Field(description="Its uncertainty (one standard deviation).")
-    ordinal: float = Field(description=(
-        "mu − 3·sigma: the conservative figure shown to players and ordering the rated board."))
+    ordinal: float = Field(
+        description=(
+            "mu − 3·sigma: the conservative figure shown to players and ordering the rated board."
+        )
+    )
 
     def __str__(self) -> str:
         return f"{self.ordinal:.1f}"
@@ -52,9 +55,16 @@ class RatingBoard(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     rule_set: str
-    min_races: int = Field(description=(
-        "The rated races a player needs to be on the board: fewer, and their rating is "
-        "provisional and not shown here."))
+    min_races: int = Field(
+        description=(
+            "The rated races a player needs to be on the board: fewer, and their rating is "
+            "provisional and not shown here."
+        )
+    )
     lines: list[RatingLine]
-    me: RatingLine | None = Field(default=None, description=(
-        "With ?around=PLAYER_ID: that player's line, if they are rated in this rule set."))
+    me: RatingLine | None = Field(
+        default=None,
+        description=(
+            "With ?around=PLAYER_ID: that player's line, if they are rated in this rule set."
+        ),
+    )

@@ -12,8 +12,12 @@ from clients.terminal.screens import RacerScreen, RoomScreen, StartScreen
 from clients.terminal.session import IdentityFile, IdentityFileError, RaceSession
 
 PHASE_SCREENS: dict[str | None, type[RacerScreen]] = {
-    None: StartScreen, "lobby": RoomScreen, "countdown": RoomScreen, "racing": RaceScreen,
-    "finished": ResultsScreen}
+    None: StartScreen,
+    "lobby": RoomScreen,
+    "countdown": RoomScreen,
+    "racing": RaceScreen,
+    "finished": ResultsScreen,
+}
 
 
 class RacerApp(App[None]):
@@ -36,8 +40,11 @@ class RacerApp(App[None]):
     @property
     def phase_screen(self) -> RacerScreen:
         """The screen of the current phase: the top one, or the one under the dialogs."""
-        return next(screen for screen in reversed(self.screen_stack)
-                    if type(screen) in PHASE_SCREENS.values() and isinstance(screen, RacerScreen))
+        return next(
+            screen
+            for screen in reversed(self.screen_stack)
+            if type(screen) in PHASE_SCREENS.values() and isinstance(screen, RacerScreen)
+        )
 
     def follow(self) -> None:
         phase = self.session.state.phase

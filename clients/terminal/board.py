@@ -50,14 +50,20 @@ def pile_text(cards: Sequence[str | None], spread: str) -> Text:
     return top if len(cards) == 1 else Text.assemble(top, (f" ({len(cards)})", EMPTY))
 
 
-def pile_cells(piles: Mapping[str, Sequence[str | None]], layout: Sequence[Slot],
-               changed: Collection[str], names_only: bool) -> Cells:
+def pile_cells(
+    piles: Mapping[str, Sequence[str | None]],
+    layout: Sequence[Slot],
+    changed: Collection[str],
+    names_only: bool,
+) -> Cells:
     """Each pile, labelled, in its cell; ``names_only``: labelled by the pile's name alone."""
     cells: Cells = {}
     for slot in layout:
         pile = str(slot.pile)
-        label = Text(pile if names_only else slot.label or pile,
-                     style=CHANGED_LABEL if pile in changed else LABEL)
+        label = Text(
+            pile if names_only else slot.label or pile,
+            style=CHANGED_LABEL if pile in changed else LABEL,
+        )
         cells[slot.row, slot.col] = Text.assemble(label, " ", pile_text(piles[pile], slot.spread))
     return cells
 
@@ -70,8 +76,9 @@ def column_widths(cells: Cells) -> dict[int, int]:
     return widths
 
 
-def grid_lines(cells: Cells, folds: Sequence[Sequence[int]],
-               widths: Mapping[int, int]) -> list[Text]:
+def grid_lines(
+    cells: Cells, folds: Sequence[Sequence[int]], widths: Mapping[int, int]
+) -> list[Text]:
     """The grid row by row, top to bottom, columns aligned: each row one line per band of
     columns in ``folds`` that holds a pile of it."""
     lines = []
@@ -89,8 +96,12 @@ def grid_lines(cells: Cells, folds: Sequence[Sequence[int]],
     return lines
 
 
-def drawings(piles: Mapping[str, Sequence[str | None]], layout: Sequence[Slot],
-             changed: Collection[str], width: int) -> Iterator[list[Text]]:
+def drawings(
+    piles: Mapping[str, Sequence[str | None]],
+    layout: Sequence[Slot],
+    changed: Collection[str],
+    width: int,
+) -> Iterator[list[Text]]:
     """The ways to draw the board, in the order preferred among those as short: as declared,
     names only, folded into bands of columns, names only and folded."""
     for fold in (False, True):
@@ -104,8 +115,12 @@ def widest(lines: Iterable[Text]) -> int:
     return max((line.cell_len for line in lines), default=0)
 
 
-def board_text(piles: Mapping[str, Sequence[str | None]], layout: Sequence[Slot],
-               changed: Collection[str] = (), width: int | None = None) -> Text:
+def board_text(
+    piles: Mapping[str, Sequence[str | None]],
+    layout: Sequence[Slot],
+    changed: Collection[str] = (),
+    width: int | None = None,
+) -> Text:
     """Every pile in its grid cell, one grid row per line, columns aligned; when that is wider
     than ``width``, the drawing in the fewest lines that fits (see the module's docstring), or
     if none fits the narrowest (the board's box then scrolls)."""

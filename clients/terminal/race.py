@@ -42,8 +42,15 @@ from engine.registry import find_rule_set
 from wire.commitment import commitment
 from wire.protocol import SeatInfo
 
-STATUS_STYLES = {"won": "bold green", "lost": "yellow", "resigned": "red", "timed_out": "red",
-                 "abandoned": "red", "racing": "", "waiting": "dim"}
+STATUS_STYLES = {
+    "won": "bold green",
+    "lost": "yellow",
+    "resigned": "red",
+    "timed_out": "red",
+    "abandoned": "red",
+    "racing": "",
+    "waiting": "dim",
+}
 
 
 def status_text(status: str) -> Text:
@@ -58,16 +65,22 @@ def fill_racers(table: DataTable[object], seats: Iterable[SeatInfo], me: str, to
         status = status_text(seat.status)
         if not seat.connected:
             status.append(", away", style="red")
-        table.add_row(racer_name(seat.name, seat.player_id == me),
-                      progress_bar(seat.on_foundations, seat_total),
-                      Text(f"{seat.on_foundations}/{seat_total}"), seat.moves, status)
+        table.add_row(
+            racer_name(seat.name, seat.player_id == me),
+            progress_bar(seat.on_foundations, seat_total),
+            Text(f"{seat.on_foundations}/{seat_total}"),
+            seat.moves,
+            status,
+        )
 
 
 class ConfirmScreen(ModalScreen[bool]):
     """A yes/no question over the current screen."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer(True)", "Yes"), Binding("n,escape", "answer(False)", "No")]
+        Binding("y", "answer(True)", "Yes"),
+        Binding("n,escape", "answer(False)", "No"),
+    ]
     DEFAULT_CSS = """
     ConfirmScreen { align: center middle; }
     ConfirmScreen > Vertical { width: 50; height: auto; border: thick $error; padding: 1 2; }
@@ -157,16 +170,20 @@ class RaceScreen(RacerScreen):
             yield DataTable(id="racers", cursor_type="none")
         yield Plain(id="last")
         yield Plain(id="status")
-        yield MoveInput(id="move", compact=True, placeholder="type a move (like 8H heap:3 -> "
-                        "foundation:2) or its number, then Enter")
+        yield MoveInput(
+            id="move",
+            compact=True,
+            placeholder="type a move (like 8H heap:3 -> foundation:2) or its number, then Enter",
+        )
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#board-box").border_title = f"Your board · {self.game.title}"
         self.query_one("#moves").border_title = "Legal moves (Enter or click plays)"
         self.query_one("#racers").border_title = "Racers"
-        self.query_one("#racers", DataTable).add_columns("Racer", "Progress", "Home", "Moves",
-                                                         "Status")
+        self.query_one("#racers", DataTable).add_columns(
+            "Racer", "Progress", "Home", "Moves", "Status"
+        )
         super().on_mount()
         self.query_one("#move", Input).focus()
         self.set_interval(1, self.show_clock)
@@ -182,20 +199,29 @@ class RaceScreen(RacerScreen):
             self.shown_moves = list(board.legal_moves)
             moves = self.query_one("#moves", OptionList)
             moves.set_options(
-                f"{number:>3}  {move}" for number, move in enumerate(board.legal_moves, 1))
+                f"{number:>3}  {move}" for number, move in enumerate(board.legal_moves, 1)
+            )
             moves.highlighted = 0
             self.query_one("#move", Input).suggester = SuggestFromList(
-                board.legal_moves, case_sensitive=False)
-        fill_racers(self.query_one("#racers", DataTable), state.seats.values(), state.player_id,
-                    board.total)
+                board.legal_moves, case_sensitive=False
+            )
+        fill_racers(
+            self.query_one("#racers", DataTable), state.seats.values(), state.player_id, board.total
+        )
         if board.last_move:
-            self.query_one("#last", Plain).update(Text.assemble(
-                ("You played ", "dim"), (board.last_move, "bold"),
-                (": " + "; ".join(board.last_events) if board.last_events else "", "")))
+            self.query_one("#last", Plain).update(
+                Text.assemble(
+                    ("You played ", "dim"),
+                    (board.last_move, "bold"),
+                    (": " + "; ".join(board.last_events) if board.last_events else "", ""),
+                )
+            )
         if state.finished_as is not None:
             reason = f" ({board.reason})" if board.reason else ""
-            self.say(f"You have finished: {state.finished_as.replace('_', ' ')}{reason}. "
-                     "Waiting for the others…")
+            self.say(
+                f"You have finished: {state.finished_as.replace('_', ' ')}{reason}. "
+                "Waiting for the others…"
+            )
             self.query_one("#move", Input).disabled = True
             self.query_one("#move", Input).value = ""
             self.query_one("#moves", OptionList).disabled = True
@@ -262,8 +288,9 @@ class RaceScreen(RacerScreen):
             self.say(f"✗ Refused: {move}: not a move (too long to be one)", error=True)
             return
         except CONNECTION_ERRORS as error:
-            self.say(f"✗ Not sent, the connection is down ({error}): try again in a moment",
-                     error=True)
+            self.say(
+                f"✗ Not sent, the connection is down ({error}): try again in a moment", error=True
+            )
             return
         if typed is not None and field.value == typed:
             field.value = ""
@@ -319,7 +346,8 @@ class ResultsScreen(RacerScreen):
 
     def on_mount(self) -> None:
         self.query_one("#ranking", DataTable).add_columns(
-            "Rank", "Racer", "Result", "Time", "Home", "Reached at", "Moves", "Rating")
+            "Rank", "Racer", "Result", "Time", "Home", "Reached at", "Moves", "Rating"
+        )
         super().on_mount()
 
     def show(self) -> None:
@@ -328,37 +356,53 @@ class ResultsScreen(RacerScreen):
         if room is None:
             return
         self.query_one("#result-title", Plain).update(
-            f"Race over · {find_rule_set(room.rule_set).title} · room {room.code}")
+            f"Race over · {find_rule_set(room.rule_set).title} · room {room.code}"
+        )
         table = self.query_one("#ranking", DataTable)
         table.clear()
         if finished is None:
             self.query_one("#seed", Plain).update(
-                "The ranking was announced while you were away: it is on the leaderboards.")
+                "The ranking was announced while you were away: it is on the leaderboards."
+            )
             return
         for entry in finished.ranking:
-            table.add_row(entry.rank, racer_name(entry.name, entry.player_id == state.player_id),
-                          status_text(entry.status), duration(entry.time_ms),
-                          entry.on_foundations, duration(entry.reached_at_ms), entry.moves,
-                          rating_text(entry.rating))
+            table.add_row(
+                entry.rank,
+                racer_name(entry.name, entry.player_id == state.player_id),
+                status_text(entry.status),
+                duration(entry.time_ms),
+                entry.on_foundations,
+                duration(entry.reached_at_ms),
+                entry.moves,
+                rating_text(entry.rating),
+            )
         self.query_one("#seed", Plain).update(self.fairness(finished.seed))
         if finished.seed is not None:
-            self.say(f"Check it yourself: curl {self.session.api}/api/races/{finished.race_id}"
-                     " > race.json && patience-race verify race.json")
+            self.say(
+                f"Check it yourself: curl {self.session.api}/api/races/{finished.race_id}"
+                " > race.json && patience-race verify race.json"
+            )
 
     def fairness(self, seed: str | None) -> Text:
         """The revealed seed, checked here against the commitment published at the start."""
         state = self.session.state
-        promised = state.started.commitment if state.started else (
-            state.room.commitment if state.room else None)
+        promised = (
+            state.started.commitment
+            if state.started
+            else (state.room.commitment if state.room else None)
+        )
         if seed is None:
             return Text("Today's daily deal stays secret until the day is over.")
         if promised is None:
             return Text(f"The deal was {seed}.")
         if commitment(int(seed)) == promised:
-            return Text.assemble(f"The deal was {seed}: ", ("✔ it matches the commitment "
-                                                           "published at the start", "green"))
-        return Text(f"The deal was {seed}: ✘ it does NOT match the commitment {promised}",
-                    style="bold red")
+            return Text.assemble(
+                f"The deal was {seed}: ",
+                ("✔ it matches the commitment published at the start", "green"),
+            )
+        return Text(
+            f"The deal was {seed}: ✘ it does NOT match the commitment {promised}", style="bold red"
+        )
 
     def action_leaderboards(self) -> None:
         room = self.session.state.room

@@ -37,8 +37,11 @@ from engine.registry import all_rule_sets, find_rule_set
 from wire.protocol import LeaderboardEntry, RoomState
 from wire.ratings import RatingBoard, RatingChange
 
-DEAL_CHOICES = [("a secret deal", "secret"), ("a chosen deal number", "number"),
-                ("today's daily deal (alone)", "daily")]
+DEAL_CHOICES = [
+    ("a secret deal", "secret"),
+    ("a chosen deal number", "number"),
+    ("today's daily deal (alone)", "daily"),
+]
 BOARDS = [("fastest", "Fastest wins"), ("most_wins", "Most wins"), ("daily", "Today's daily")]
 
 
@@ -94,8 +97,11 @@ def join_hint(code: str, server: str) -> str:
 
 
 def room_summary(room: RoomState) -> str:
-    deal = {"secret": "a secret deal", "number": "a chosen deal",
-            "daily": "today's daily deal"}.get(room.deal_kind, room.deal_kind)
+    deal = {
+        "secret": "a secret deal",
+        "number": "a chosen deal",
+        "daily": "today's daily deal",
+    }.get(room.deal_kind, room.deal_kind)
     seats = "alone" if room.seats_max == 1 else f"{room.seats_max} seats"
     limit = f"{room.time_limit_s} s time limit" if room.time_limit_s else "no time limit"
     return f"Room {room.code} · {find_rule_set(room.rule_set).title} · {deal} · {seats} · {limit}"
@@ -130,8 +136,9 @@ class RacerScreen(Screen[None]):
         except RequestRefused as refused:
             self.say(refused.message, error=True)
         except CONNECTION_ERRORS as error:
-            self.say(f"not sent, the connection is down ({error}): try again in a moment",
-                     error=True)
+            self.say(
+                f"not sent, the connection is down ({error}): try again in a moment", error=True
+            )
 
 
 class StartScreen(RacerScreen):
@@ -172,8 +179,9 @@ class StartScreen(RacerScreen):
             with Horizontal():
                 yield Label("Deal")
                 yield Select(DEAL_CHOICES, id="deal", allow_blank=False)
-                yield Input(id="number", placeholder="deal number", restrict=r"[0-9]*",
-                            disabled=True)
+                yield Input(
+                    id="number", placeholder="deal number", restrict=r"[0-9]*", disabled=True
+                )
             with Horizontal():
                 yield Label("Seats")
                 yield Input("2", id="seats", type="integer")
@@ -183,8 +191,12 @@ class StartScreen(RacerScreen):
         with Vertical(id="join") as box, Horizontal():
             box.border_title = "Join a room"
             yield Label("Room code")
-            yield Input(self.code or "", id="code", placeholder="the code a friend sent",
-                        restrict=r"[A-Za-z0-9]*")
+            yield Input(
+                self.code or "",
+                id="code",
+                placeholder="the code a friend sent",
+                restrict=r"[A-Za-z0-9]*",
+            )
             yield Button("Join", id="join-room")
         yield Plain(id="status")
         yield Footer()
@@ -199,8 +211,9 @@ class StartScreen(RacerScreen):
     def show(self) -> None:
         welcome = self.session.welcome
         who = f"playing as {welcome.name}" if welcome else "not connected yet"
-        self.query_one("#title", Plain).update(Text.assemble(
-            ("patience-race", "bold"), f"  ·  {self.session.server}  ·  {who}"))
+        self.query_one("#title", Plain).update(
+            Text.assemble(("patience-race", "bold"), f"  ·  {self.session.server}  ·  {who}")
+        )
         if welcome is not None:
             self.query("#identity").remove()
 
@@ -228,9 +241,15 @@ class StartScreen(RacerScreen):
         elif limit and not (limit.isdigit() and 30 <= int(limit) <= 86400):
             self.say("a time limit is 30 to 86400 seconds, or none", error=True)
         else:
-            self.enter(lambda: self.session.create_room(
-                rule_set, deal=deal, number=int(number) if deal == "number" else None,
-                seats=int(seats), time_limit_s=int(limit) if limit else None))
+            self.enter(
+                lambda: self.session.create_room(
+                    rule_set,
+                    deal=deal,
+                    number=int(number) if deal == "number" else None,
+                    seats=int(seats),
+                    time_limit_s=int(limit) if limit else None,
+                )
+            )
 
     @on(Button.Pressed, "#join-room")
     @on(Input.Submitted, "#code")
@@ -258,12 +277,15 @@ class StartScreen(RacerScreen):
         except ValidationError as invalid:  # the name, checked as the server would
             self.say(f"choose another name: {invalid.errors()[0]['msg']}", error=True)
         except CONNECTION_ERRORS as error:
-            self.say(f"cannot reach {self.session.server} ({error}): is the server running? "
-                     "Try again.", error=True)
+            self.say(
+                f"cannot reach {self.session.server} ({error}): is the server running? Try again.",
+                error=True,
+            )
 
     def action_leaderboards(self) -> None:
-        self.app.push_screen(LeaderboardScreen(
-            self.session, str(self.query_one("#rule-set", Select).value)))
+        self.app.push_screen(
+            LeaderboardScreen(self.session, str(self.query_one("#rule-set", Select).value))
+        )
 
 
 class RoomScreen(RacerScreen):
@@ -308,16 +330,25 @@ class RoomScreen(RacerScreen):
             return
         self.query_one("#room-title", Plain).update(room_summary(room))
         self.query_one("#share", Plain).update(
-            f"Friends join with the code {room.code}: "
-            f"{join_hint(room.code, self.session.server)}")
+            f"Friends join with the code {room.code}: {join_hint(room.code, self.session.server)}"
+        )
         table = self.query_one("#seats", DataTable)
         table.clear()
         for seat in state.seats.values():
-            notes = [note for note, applies in (
-                ("host", seat.player_id == room.host), ("you", seat.player_id == state.player_id),
-                ("away", not seat.connected)) if applies]
-            table.add_row(Text(seat.name), Text("✔ ready", "bold green") if seat.ready
-                          else Text("· not yet", "dim"), Text(", ".join(notes)))
+            notes = [
+                note
+                for note, applies in (
+                    ("host", seat.player_id == room.host),
+                    ("you", seat.player_id == state.player_id),
+                    ("away", not seat.connected),
+                )
+                if applies
+            ]
+            table.add_row(
+                Text(seat.name),
+                Text("✔ ready", "bold green") if seat.ready else Text("· not yet", "dim"),
+                Text(", ".join(notes)),
+            )
         for _ in range(room.seats_max - len(state.seats)):
             table.add_row(Text("(empty seat)", "dim"), "", "")
         me = state.me
@@ -377,8 +408,9 @@ class LeaderboardScreen(RacerScreen):
 
     def compose(self) -> ComposeResult:
         yield Plain(Text("Leaderboards", style="bold"))
-        yield Select(rule_set_choices(), id="board-rule-set", value=self.rule_set,
-                     allow_blank=False)
+        yield Select(
+            rule_set_choices(), id="board-rule-set", value=self.rule_set, allow_blank=False
+        )
         with TabbedContent():
             for board, title in BOARDS:
                 with TabPane(title, id=f"tab-{board}"):
@@ -427,12 +459,28 @@ class LeaderboardScreen(RacerScreen):
             rows = [(entry.rank, who(entry), entry.wins, entry.at[:10]) for entry in entries]
         elif board == "daily":
             table.add_columns("Rank", "Player", "Result", "Time", "Home")
-            rows = [(entry.rank, who(entry), entry.status, duration(entry.time_ms),
-                     entry.on_foundations) for entry in entries]
+            rows = [
+                (
+                    entry.rank,
+                    who(entry),
+                    entry.status,
+                    duration(entry.time_ms),
+                    entry.on_foundations,
+                )
+                for entry in entries
+            ]
         else:
             table.add_columns("Rank", "Player", "Time", "Deal", "When")
-            rows = [(entry.rank, who(entry), duration(entry.time_ms), entry.deal or "secret",
-                     entry.at[:10]) for entry in entries]
+            rows = [
+                (
+                    entry.rank,
+                    who(entry),
+                    duration(entry.time_ms),
+                    entry.deal or "secret",
+                    entry.at[:10],
+                )
+                for entry in entries
+            ]
         table.add_rows([tuple(map(plain, row)) for row in rows])
         if not rows:
             table.add_row("", Text("nobody yet", style="dim"))
@@ -444,9 +492,25 @@ class LeaderboardScreen(RacerScreen):
         me = self.session.state.player_id
         table.clear(columns=True)
         table.add_columns("Rank", "Player", "Rating", "μ", "σ", "Races")
-        table.add_rows([(line.rank, racer_name(line.name, line.player_id == me),
-                         f"{line.ordinal:.1f}", f"{line.mu:.1f}", f"{line.sigma:.2f}",
-                         line.races) for line in board.lines])
+        table.add_rows(
+            [
+                (
+                    line.rank,
+                    racer_name(line.name, line.player_id == me),
+                    f"{line.ordinal:.1f}",
+                    f"{line.mu:.1f}",
+                    f"{line.sigma:.2f}",
+                    line.races,
+                )
+                for line in board.lines
+            ]
+        )
         if not board.lines:
-            table.add_row("", Text(f"nobody rated yet: the board shows players with "
-                                   f"{board.min_races} rated races or more", style="dim"))
+            table.add_row(
+                "",
+                Text(
+                    f"nobody rated yet: the board shows players with "
+                    f"{board.min_races} rated races or more",
+                    style="dim",
+                ),
+            )

@@ -82,29 +82,37 @@ class IdentityFile:
         except FileNotFoundError:
             return []
         except (OSError, ValueError, KeyError, TypeError) as error:
-            raise IdentityFileError(f"{self.path} is not a token file ({error}): move it away "
-                                    "or choose another with --token-file") from None
+            raise IdentityFileError(
+                f"{self.path} is not a token file ({error}): move it away "
+                "or choose another with --token-file"
+            ) from None
 
     def find(self, server: str, name: str | None = None) -> Identity | None:
         """The latest player on that server (with that name, if given: trimmed and in NFC, as
         the server stores names)."""
         if name is not None:
             name = unicodedata.normalize("NFC", name).strip()
-        matching = [identity for identity in self.load()
-                    if identity.server == server and name in (None, identity.name)]
+        matching = [
+            identity
+            for identity in self.load()
+            if identity.server == server and name in (None, identity.name)
+        ]
         return matching[-1] if matching else None
 
     def save(self, identity: Identity) -> None:
         """Store (or move to the end, as the most recent) a player's token, readable only by the
         user: written to a new file, then renamed over the old one."""
-        others = [entry for entry in self.load() if entry.server != identity.server
-                  or (identity.name != entry.name and identity.player_id != entry.player_id)]
+        others = [
+            entry
+            for entry in self.load()
+            if entry.server != identity.server
+            or (identity.name != entry.name and identity.player_id != entry.player_id)
+        ]
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fresh = self.path.with_name(self.path.name + ".new")
         descriptor = os.open(fresh, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-            json.dump({"players": [asdict(entry) for entry in [*others, identity]]}, file,
-                      indent=2)
+            json.dump({"players": [asdict(entry) for entry in [*others, identity]]}, file, indent=2)
         os.replace(fresh, self.path)
 
 
@@ -157,16 +165,16 @@ class RaceSession:
             except RequestRefused as refused:
                 if refused.code != "bad_token":
                     raise
-                self.on_notice(f"this server does not know {known.name} any more: "
-                               "joining as a new player")
+                self.on_notice(
+                    f"this server does not know {known.name} any more: joining as a new player"
+                )
                 name = known.name
             else:
                 self.identities.save(known)
                 return welcome
         welcome = await client.hello(name=name or default_name())
         assert welcome.token is not None, "a new player always gets a token"
-        self.identities.save(Identity(self.server, welcome.name, welcome.player_id,
-                                      welcome.token))
+        self.identities.save(Identity(self.server, welcome.name, welcome.player_id, welcome.token))
         return welcome
 
     def _connected(self) -> RaceClient:
@@ -176,10 +184,12 @@ class RaceSession:
 
     # -- rooms ----------------------------------------------------------------------------------
 
-    async def create_room(self, rule_set: str, *, deal: str, number: int | None, seats: int,
-                          time_limit_s: int | None) -> None:
-        room = await self._connected().create_room(rule_set, seats=seats, deal=deal,
-                                                   number=number, time_limit_s=time_limit_s)
+    async def create_room(
+        self, rule_set: str, *, deal: str, number: int | None, seats: int, time_limit_s: int | None
+    ) -> None:
+        room = await self._connected().create_room(
+            rule_set, seats=seats, deal=deal, number=number, time_limit_s=time_limit_s
+        )
         self._enter(room)
 
     async def daily(self, rule_set: str) -> None:

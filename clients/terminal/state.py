@@ -43,9 +43,17 @@ class OwnBoard:
 
     @classmethod
     def of(cls, view: ViewModel) -> OwnBoard:
-        return cls(view.rule_set, {pile.pile: list(pile.cards) for pile in view.piles},
-                   list(view.legal_moves), view.status, view.reason, view.on_foundations,
-                   view.total, view.moves, list(view.notes))
+        return cls(
+            view.rule_set,
+            {pile.pile: list(pile.cards) for pile in view.piles},
+            list(view.legal_moves),
+            view.status,
+            view.reason,
+            view.on_foundations,
+            view.total,
+            view.moves,
+            list(view.notes),
+        )
 
     def accept(self, ack: MoveAccepted) -> None:
         for pile in ack.changed:
@@ -132,8 +140,13 @@ class RaceState:
                 self.board = OwnBoard.of(message.view)
             case ProgressEvent() if message.player_id in self.seats:
                 self.seats[message.player_id] = self.seats[message.player_id].model_copy(
-                    update={"on_foundations": message.on_foundations, "total": message.total,
-                            "moves": message.moves, "status": message.status})
+                    update={
+                        "on_foundations": message.on_foundations,
+                        "total": message.total,
+                        "moves": message.moves,
+                        "status": message.status,
+                    }
+                )
             case RaceFinished():
                 self.finished = message
 
@@ -144,9 +157,13 @@ class RaceState:
             self.board.accept(ack)
         me = self.me
         if me is not None:
-            self.seats[self.player_id] = me.model_copy(update={
-                "on_foundations": ack.on_foundations, "moves": ack.moves,
-                "status": "racing" if ack.status == "in_progress" else ack.status})
+            self.seats[self.player_id] = me.model_copy(
+                update={
+                    "on_foundations": ack.on_foundations,
+                    "moves": ack.moves,
+                    "status": "racing" if ack.status == "in_progress" else ack.status,
+                }
+            )
 
     def _room(self, room: RoomState) -> None:
         self.room = room

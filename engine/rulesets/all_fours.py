@@ -43,8 +43,10 @@ FOUR = 4
 class AllFours(Game):
     name = "all-fours"
     title = "All Fours"
-    source = ("Dr. Pole, Cyclopaedia of Card and Table Games, 5. All Fours, as told in the "
-              "footnote to Lady Adelaide Cadogan, Illustrated Games of Patience, No. 10")
+    source = (
+        "Dr. Pole, Cyclopaedia of Card and Table Games, 5. All Fours, as told in the "
+        "footnote to Lady Adelaide Cadogan, Illustrated Games of Patience, No. 10"
+    )
     packs = 1
     total_cards = 52
     layout: ClassVar[tuple[Slot, ...]] = heap_slots(13)
@@ -65,8 +67,10 @@ class AllFours(Game):
         """The second standstill came and the face-down cards left were turned in place (AF-10)."""
         self.home = 0
         """Cards placed under their heap, plus at the end those turned in place on it (AF-13)."""
-        return [Event(EventKind.DEALT, "52 cards dealt face down, thirteen heaps of four"),
-                *self._turn()]  # AF-7
+        return [
+            Event(EventKind.DEALT, "52 cards dealt face down, thirteen heaps of four"),
+            *self._turn(),
+        ]  # AF-7
 
     # -- the interface -----------------------------------------------------------------------
 
@@ -81,8 +85,10 @@ class AllFours(Game):
         if move == AFRESH:  # AF-5
             self.afresh_used = True
             self.current = self._first_uncompleted()
-            return [Event(EventKind.AFRESH,
-                          f"begin afresh from {HEAPS[self.current]}"), *self._turn()]
+            return [
+                Event(EventKind.AFRESH, f"begin afresh from {HEAPS[self.current]}"),
+                *self._turn(),
+            ]
         card = self.heaps[self.current].pop()  # AF-4
         heap = card.rank - 1
         self.heaps[heap].insert(0, card)
@@ -94,11 +100,15 @@ class AllFours(Game):
     def _refusal(self, move: Move) -> str:
         source = move.source
         if move == AFRESH:
-            return (f"you may begin afresh only at a standstill; first place "
-                    f"{self.heaps[self.current][-1]}")
+            return (
+                f"you may begin afresh only at a standstill; first place "
+                f"{self.heaps[self.current][-1]}"
+            )
         if source is None or move.target is None:
-            return (f"All Fours has no {move.action}: the engine turns the cards, you place "
-                    f"each under its heap")
+            return (
+                f"All Fours has no {move.action}: the engine turns the cards, you place "
+                f"each under its heap"
+            )
         for pile in (source, move.target):
             if pile not in KNOWN_PILES:
                 return f"there is no pile {pile} in All Fours (heap:1..heap:13)"
@@ -108,8 +118,9 @@ class AllFours(Game):
         card = self.heaps[self.current][-1]
         if source != heap:
             return f"the card to place is {card}, just turned on {heap}"
-        return (wrong_card(card, move, f"the card turned on {heap}", placing(card, heap))
-                or misplacement(card, move, heap))
+        return wrong_card(
+            card, move, f"the card turned on {heap}", placing(card, heap)
+        ) or misplacement(card, move, heap)
 
     def _pile_state(self, pile: PileId) -> PileState:
         """A heap: the placed cards face up, those not yet turned face down, and on top the
@@ -138,19 +149,31 @@ class AllFours(Game):
             step = "every card is placed under its heap"
         else:
             step = f"standstill: {heap} has no face-down card; you may begin afresh once"
-        return [step, "after beginning afresh" if self.afresh_used else "first pass",
-                placed_line(self.placed)]
+        return [
+            step,
+            "after beginning afresh" if self.afresh_used else "first pass",
+            placed_line(self.placed),
+        ]
 
     def _lost_reason(self) -> str:
-        astray = [f"{card} on {HEAPS[index]}" for index, cards in enumerate(self.heaps)
-                  for card in cards[self.placed[index]:] if card.rank != index + 1]
-        return ("at the second standstill cards lay face down off their proper heap: "
-                + ", ".join(astray))
+        astray = [
+            f"{card} on {HEAPS[index]}"
+            for index, cards in enumerate(self.heaps)
+            for card in cards[self.placed[index] :]
+            if card.rank != index + 1
+        ]
+        return "at the second standstill cards lay face down off their proper heap: " + ", ".join(
+            astray
+        )
 
     def _state(self) -> dict[str, Any]:
-        return {"current_heap": str(HEAPS[self.current]), "placed_under": list(self.placed),
-                "turned": self.turned, "afresh_used": self.afresh_used,
-                "finished": self.finished}
+        return {
+            "current_heap": str(HEAPS[self.current]),
+            "placed_under": list(self.placed),
+            "turned": self.turned,
+            "afresh_used": self.afresh_used,
+            "finished": self.finished,
+        }
 
     def _restore(self, piles: dict[PileId, list[Card]], state: StateReader) -> None:
         """``home`` is counted from the cards: those placed, and once the game has ended in
@@ -163,8 +186,11 @@ class AllFours(Game):
         self.finished = state.flag("finished")
         self.home = sum(self.placed)
         if self.finished:
-            self.home += sum(card.rank == index + 1 for index, cards in enumerate(self.heaps)
-                             for card in cards[self.placed[index]:])
+            self.home += sum(
+                card.rank == index + 1
+                for index, cards in enumerate(self.heaps)
+                for card in cards[self.placed[index] :]
+            )
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -184,8 +210,9 @@ class AllFours(Game):
             card = heap[-1]
             return [Event(EventKind.TURNED, f"{card} turned on {HEAPS[self.current]}", (card,))]
         self.turned = False
-        events = [Event(EventKind.STANDSTILL,
-                        f"standstill: {HEAPS[self.current]} has no face-down card")]
+        events = [
+            Event(EventKind.STANDSTILL, f"standstill: {HEAPS[self.current]} has no face-down card")
+        ]
         if self.afresh_used:
             events += self._turn_in_place()
         return events
@@ -196,9 +223,14 @@ class AllFours(Game):
         self.finished = True
         events = []
         for index, cards in enumerate(self.heaps):
-            left = cards[self.placed[index]:]
+            left = cards[self.placed[index] :]
             if left:
                 self.home += sum(card.rank == index + 1 for card in left)
-                events.append(Event(EventKind.TURNED, f"turned in place on {HEAPS[index]}: "
-                                                      + " ".join(map(str, left)), tuple(left)))
+                events.append(
+                    Event(
+                        EventKind.TURNED,
+                        f"turned in place on {HEAPS[index]}: " + " ".join(map(str, left)),
+                        tuple(left),
+                    )
+                )
         return events

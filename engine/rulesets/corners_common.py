@@ -57,8 +57,9 @@ def layout(corner: str, row_suits: Sequence[Suit] = ()) -> tuple[Slot, ...]:
     slots = []
     for row in range(6):
         for pile, col in ((LEFT[row], 0), (RIGHT[row], 3)):
-            slots.append(Slot(pile, row, col, label=f"{corner} {pile}" if is_corner(row)
-                              else str(pile)))
+            slots.append(
+                Slot(pile, row, col, label=f"{corner} {pile}" if is_corner(row) else str(pile))
+            )
     for row in range(4):
         suit = f" {row_suits[row]}" if row_suits else ""
         slots.append(Slot(ACES[row], row + 1, 1, label=f"{ACES[row]}{suit} up"))
@@ -98,8 +99,10 @@ def unknown_pile(move: Move) -> str | None:
     """Why ``move`` names a pile that is not on this table; None if both piles are."""
     for pile in (move.source, move.target):
         if pile not in TABLE_PILES:
-            return (f"there is no pile {pile} in this game: the piles are left:1..6 and "
-                    f"right:1..6, the foundations ace:1..4 and king:1..4")
+            return (
+                f"there is no pile {pile} in this game: the piles are left:1..6 and "
+                f"right:1..6, the foundations ace:1..4 and king:1..4"
+            )
     return None
 
 
@@ -110,8 +113,11 @@ def mishandled(move: Move, top: Card) -> str | None:
     if move.card is None:
         return f"name the card you move: {top} {move.source} -> {move.target}"
     if move.card != top:
-        where = "the card waiting in turned" if move.source == TURNED else (
-            f"the top card of {move.source}")
+        where = (
+            "the card waiting in turned"
+            if move.source == TURNED
+            else (f"the top card of {move.source}")
+        )
         return f"{where} is {top}, not {move.card}"
     if move.count != 1:
         return "cards move one at a time"

@@ -50,7 +50,8 @@ PILES = RIGHT + LEFT
 """The twelve piles in deal order (CS-4: right column top to bottom, then the left)."""
 PILE_INDEX = {pile: index for index, pile in enumerate(PILES)}
 PILE_LINE: tuple[int | None, ...] = tuple(
-    None if is_corner(index % 6) else index % 6 - 1 for index in range(12))
+    None if is_corner(index % 6) else index % 6 - 1 for index in range(12)
+)
 """The foundation line (0..3) level with each pile; None for the four cornerstones."""
 NEIGHBOURS = {rank: (rank % 13 + 1, (rank - 2) % 13 + 1) for rank in range(ACE, KING + 1)}
 """Ranks one above and one below, round the corner: the ace lies next to the two and the king."""
@@ -59,8 +60,10 @@ NEIGHBOURS = {rank: (rank % 13 + 1, (rank - 2) % 13 + 1) for rank in range(ACE, 
 class Cornerstones(Game):
     name = "cornerstones"
     title = "Cornerstones"
-    source = ("Four Corners (patience), encyclopedia article after Morehead & Mott-Smith, "
-              "The Complete Book of Solitaire and Patience Games, and Arnold, Card Games for One")
+    source = (
+        "Four Corners (patience), encyclopedia article after Morehead & Mott-Smith, "
+        "The Complete Book of Solitaire and Patience Games, and Arnold, Card Games for One"
+    )
     packs = 2
     total_cards = 104
     layout: ClassVar[tuple[Slot, ...]] = layout("cornerstone")
@@ -101,21 +104,27 @@ class Cornerstones(Game):
         if line is None:
             return [place for place in range(8) if self._fits(card, place)]
         places = (line, line + 4)
-        starts = [place for place in places if not self.foundations[place]
-                  and self._fits(card, place)]
+        starts = [
+            place for place in places if not self.foundations[place] and self._fits(card, place)
+        ]
         if starts:
             return starts
         pile_line = PILE_LINE[pile]
-        return [place for place in places if self._fits(card, place)
-                and (pile_line is None or pile_line == line)]
+        return [
+            place
+            for place in places
+            if self._fits(card, place) and (pile_line is None or pile_line == line)
+        ]
 
     def _moves(self) -> list[Move]:
         """While a card waits, only its places (CS-10, CS-12); after a deal, top cards to piles
         (CS-14 to CS-16) and foundations (CS-13), reversals (CS-17, CS-18) and redeal (CA-2)."""
         if self.turned:
             card = self.turned[0]
-            return [transfer(TURNED, FOUNDATIONS[place], card)
-                    for place in self._deal_targets(card, self.next_pile)]
+            return [
+                transfer(TURNED, FOUNDATIONS[place], card)
+                for place in self._deal_targets(card, self.next_pile)
+            ]
         moves = []
         by_rank: dict[int, list[int]] = {}
         for index, pile in enumerate(self.piles):
@@ -197,15 +206,26 @@ class Cornerstones(Game):
             elif len(targets) == 1:
                 self._mark_changed(FOUNDATIONS[targets[0]])
                 remark = self._home(card, targets[0])
-                events.append(Event(EventKind.HOME, f"{card} turned for {PILES[pile]}, placed on "
-                                                    f"{FOUNDATIONS[targets[0]]}{remark}", (card,)))
+                events.append(
+                    Event(
+                        EventKind.HOME,
+                        f"{card} turned for {PILES[pile]}, placed on "
+                        f"{FOUNDATIONS[targets[0]]}{remark}",
+                        (card,),
+                    )
+                )
             else:
                 self._mark_changed(TURNED)
                 self.turned.append(card)
                 names = [str(FOUNDATIONS[place]) for place in targets]
                 places = ", ".join(names[:-1]) + " or " + names[-1]
-                events.append(Event(EventKind.CHOOSE, f"{card} turned for {PILES[pile]}: choose "
-                                                      f"{places}", (card,)))
+                events.append(
+                    Event(
+                        EventKind.CHOOSE,
+                        f"{card} turned for {PILES[pile]}: choose {places}",
+                        (card,),
+                    )
+                )
                 return events
         events.append(Event(EventKind.DEAL_COMPLETE, "the deal is complete: build freely"))
         return events
@@ -227,8 +247,10 @@ class Cornerstones(Game):
             return self._redeal_refusal()
         if move.action is not None:
             only = "; the only action is redeal" if self.redeals else ""
-            return (f"there is no '{move.action}' in {self.title}: the engine deals every card "
-                    f"itself{only}")
+            return (
+                f"there is no '{move.action}' in {self.title}: the engine deals every card "
+                f"itself{only}"
+            )
         wrong = unknown_pile(move)
         if wrong:
             return wrong
@@ -238,8 +260,11 @@ class Cornerstones(Game):
             return "the engine deals the stock itself, one card at a time, onto the piles in turn"
         cards = self._cards_of(source)
         if not cards:
-            return ("no card is waiting in turned: the deal is complete" if source == TURNED
-                    else f"there is no card on {source}")
+            return (
+                "no card is waiting in turned: the deal is complete"
+                if source == TURNED
+                else f"there is no card on {source}"
+            )
         card = cards[-1]
         wrong = mishandled(move, card)
         if wrong:
@@ -262,8 +287,10 @@ class Cornerstones(Game):
     def _deal_refusal(self, card: Card, source: PileId, target: PileId) -> str:
         """Refusals while a turned card waits: every place it may go to is a legal move."""
         if source != TURNED:
-            return (f"during the deal only the card just turned moves, and the piles wait until "
-                    f"the deal is complete: choose a foundation for {self.turned[0]} first")
+            return (
+                f"during the deal only the card just turned moves, and the piles wait until "
+                f"the deal is complete: choose a foundation for {self.turned[0]} first"
+            )
         if target in PILE_INDEX:
             return f"{card} fits a foundation, so it is played there, not dealt to a pile"
         return self._misfit(card, FOUNDATION_INDEX[target])
@@ -274,16 +301,20 @@ class Cornerstones(Game):
         under = self.piles[PILE_INDEX[target]]
         if not under:
             return f"{target} is empty, and an emptied pile stays empty"
-        return (f"{card} is not one rank above or below {under[-1]} on {target} (the ace lies "
-                f"between the king and the two)")
+        return (
+            f"{card} is not one rank above or below {under[-1]} on {target} (the ace lies "
+            f"between the king and the two)"
+        )
 
     def _home_refusal(self, card: Card, source: PileId, place: int) -> str:
         if source in FOUNDATION_INDEX:
             line = FOUNDATION_INDEX[source] % 4
             partner = FOUNDATIONS[(FOUNDATION_INDEX[source] + 4) % 8]
             if place % 4 != line:
-                return (f"a card on {source} may move only to {partner}, the other foundation "
-                        f"of its suit (a reversal)")
+                return (
+                    f"a card on {source} may move only to {partner}, the other foundation "
+                    f"of its suit (a reversal)"
+                )
             if len(self.foundations[FOUNDATION_INDEX[source]]) == 1:
                 return f"{card} started {source} and stays there"
         return self._misfit(card, place)
@@ -317,8 +348,10 @@ class Cornerstones(Game):
     def _notes(self) -> list[str]:
         deal = f"deal {self.redeals_used + 1} of {self.redeals + 1}" if self.redeals else "the deal"
         if self.turned:
-            return [f"{deal}: choose a foundation for {self.turned[0]}, turned for "
-                    f"{PILES[self.next_pile]}"]
+            return [
+                f"{deal}: choose a foundation for {self.turned[0]}, turned for "
+                f"{PILES[self.next_pile]}"
+            ]
         left = self.redeals - self.redeals_used
         redeals = "" if not self.redeals else f"; {left} redeal{'s' * (left != 1)} left"
         return [f"{deal} is complete: build freely{redeals}"]
@@ -327,8 +360,11 @@ class Cornerstones(Game):
         return "no legal move left" + (" and no redeal left" if self.redeals else "")
 
     def _state(self) -> dict[str, Any]:
-        return {"next_pile": str(PILES[self.next_pile]), "redeals_used": self.redeals_used,
-                "line_suits": [None if suit is None else str(suit) for suit in self.line_suits]}
+        return {
+            "next_pile": str(PILES[self.next_pile]),
+            "redeals_used": self.redeals_used,
+            "line_suits": [None if suit is None else str(suit) for suit in self.line_suits],
+        }
 
     def _restore(self, piles: dict[PileId, list[Card]], state: StateReader) -> None:
         self.piles = [piles[pile] for pile in PILES]
@@ -344,6 +380,8 @@ class Cornerstones(Game):
 class CornerstonesArnold(Cornerstones):
     name = "cornerstones-arnold"
     title = "Cornerstones (Arnold)"
-    source = ("Four Corners (patience), encyclopedia article, Arnold's variation, "
-              "after Card Games for One")
+    source = (
+        "Four Corners (patience), encyclopedia article, Arnold's variation, "
+        "after Card Games for One"
+    )
     redeals = 2

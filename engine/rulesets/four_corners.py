@@ -54,8 +54,12 @@ NEXT_TO: tuple[int | None, ...] = (None, 0, 1, 2, 3, None, None, 4, 5, 6, 7, Non
 its row, a right side heap the king foundation; None for a corner, next to none."""
 DEALS = 3
 """The first deal and at most two redeals (FC-15)."""
-_ORDER = {(heap.text, target.text): order for order, (heap, target) in enumerate(
-    (heap, target) for heap in HEAPS for target in (*FOUNDATIONS, *HEAPS))}
+_ORDER = {
+    (heap.text, target.text): order
+    for order, (heap, target) in enumerate(
+        (heap, target) for heap in HEAPS for target in (*FOUNDATIONS, *HEAPS)
+    )
+}
 """Where a transfer lies in ``_moves``'s list after a deal, by the texts of its source and target
 (a text keeps its hash, a pile id works it out in Python): by source heap, then home, the ace
 place before the king place, then onto the heaps in deal order."""
@@ -70,8 +74,14 @@ def _untouched(moves: list[Move], changed: set[PileId]) -> list[Move]:
     """The transfers of ``moves`` (the redeal left out) that touch no pile of ``changed``, in
     their order."""
     texts = {pile.text for pile in changed}  # a text keeps its hash; a pile id's is a call
-    return [move for move in moves if move.source is not None and move.target is not None
-            and move.source.text not in texts and move.target.text not in texts]
+    return [
+        move
+        for move in moves
+        if move.source is not None
+        and move.target is not None
+        and move.source.text not in texts
+        and move.target.text not in texts
+    ]
 
 
 def _order(move: Move) -> int:
@@ -117,13 +127,24 @@ class FourCorners(Game):
             elif len(targets) == 1:  # FC-7: the next card turned falls to the same heap
                 self._mark_changed(FOUNDATIONS[targets[0]])
                 self.foundations[targets[0]].append(card)
-                events.append(Event(EventKind.HOME, f"{card} turned for {HEAPS[heap]}, placed on "
-                                                    f"{FOUNDATIONS[targets[0]]}", (card,)))
+                events.append(
+                    Event(
+                        EventKind.HOME,
+                        f"{card} turned for {HEAPS[heap]}, placed on {FOUNDATIONS[targets[0]]}",
+                        (card,),
+                    )
+                )
             else:
                 self._mark_changed(TURNED)
                 self.turned.append(card)
-                events.append(Event(EventKind.CHOOSE, f"{card} turned for {_heap_name(heap)} fits "
-                                                      f"{self._choices(' and ')}: choose", (card,)))
+                events.append(
+                    Event(
+                        EventKind.CHOOSE,
+                        f"{card} turned for {_heap_name(heap)} fits "
+                        f"{self._choices(' and ')}: choose",
+                        (card,),
+                    )
+                )
                 return events
         events.append(Event(EventKind.DEAL_COMPLETE, f"deal {self.deal} of {DEALS} complete"))
         return events
@@ -147,8 +168,9 @@ class FourCorners(Game):
 
     def _choices(self, joiner: str) -> str:
         """The foundations the waiting turned card may go to: ``ace:1 or king:1``."""
-        return joiner.join(str(FOUNDATIONS[place])
-                           for place in self._deal_targets(self.turned[0], self.next_heap))
+        return joiner.join(
+            str(FOUNDATIONS[place]) for place in self._deal_targets(self.turned[0], self.next_heap)
+        )
 
     def _redeal(self) -> list[Event]:
         """FC-14: gather the heaps in deal order, each heap's lowest card first, and deal."""
@@ -156,9 +178,13 @@ class FourCorners(Game):
         self.stock = gather(self.heaps)
         self.next_heap = 0
         self.deal += 1
-        return [Event(EventKind.REDEAL,
-                      f"the heaps are gathered, left:1 first, for deal {self.deal} "
-                      f"of {DEALS}"), *self._deal()]
+        return [
+            Event(
+                EventKind.REDEAL,
+                f"the heaps are gathered, left:1 first, for deal {self.deal} of {DEALS}",
+            ),
+            *self._deal(),
+        ]
 
     # -- moves -----------------------------------------------------------------------------
 
@@ -167,8 +193,10 @@ class FourCorners(Game):
         (FC-9) or onto a heap (FC-10), and a redeal if one is left (FC-14, FC-15)."""
         if self.turned:
             card = self.turned[0]
-            return [transfer(TURNED, FOUNDATIONS[place], card)
-                    for place in self._deal_targets(card, self.next_heap)]
+            return [
+                transfer(TURNED, FOUNDATIONS[place], card)
+                for place in self._deal_targets(card, self.next_heap)
+            ]
         moves = []
         wants = [next_rank(cards, place) for place, cards in enumerate(self.foundations)]
         tops = [(HEAPS[index], heap[-1]) for index, heap in enumerate(self.heaps) if heap]
@@ -237,9 +265,11 @@ class FourCorners(Game):
         ``skip``: from each topped by the card of its row's suit that it wants."""
         foundation, suit = FOUNDATIONS[place], ROW_SUITS[place % 4]
         rank = next_rank(self.foundations[place], place)
-        return [transfer(HEAPS[index], foundation, heap[-1])
-                for index, heap in enumerate(self.heaps)
-                if heap and heap[-1].rank == rank and heap[-1].suit is suit and index not in skip]
+        return [
+            transfer(HEAPS[index], foundation, heap[-1])
+            for index, heap in enumerate(self.heaps)
+            if heap and heap[-1].rank == rank and heap[-1].suit is suit and index not in skip
+        ]
 
     def _apply(self, move: Move) -> list[Event]:
         if move.action == "redeal":
@@ -271,8 +301,11 @@ class FourCorners(Game):
             return f"cards on a foundation stay there ({source})"
         cards = self.turned if source == TURNED else self.heaps[HEAP_INDEX[source]]
         if not cards:
-            return ("no card is waiting in turned: the deal is complete" if source == TURNED
-                    else f"there is no card on {source}")
+            return (
+                "no card is waiting in turned: the deal is complete"
+                if source == TURNED
+                else f"there is no card on {source}"
+            )
         card = cards[-1]
         wrong = mishandled(move, card)
         if wrong:
@@ -295,8 +328,10 @@ class FourCorners(Game):
     def _refuse_during_choice(self, source: PileId, target: PileId) -> str:
         card, choices = self.turned[0], self._choices(" or ")
         if source != TURNED:
-            return (f"{card} has just been turned and must go home first: choose {choices}; "
-                    f"during a deal only the card just turned may go to a foundation")
+            return (
+                f"{card} has just been turned and must go home first: choose {choices}; "
+                f"during a deal only the card just turned may go to a foundation"
+            )
         return f"{card} must go to {choices}, not {target}"
 
     def _refuse_foundation(self, card: Card, place: int) -> str:
@@ -332,8 +367,10 @@ class FourCorners(Game):
     def _notes(self) -> list[str]:
         deal = f"deal {self.deal} of {DEALS}"
         if self.turned:
-            return [f"{deal}: {self.turned[0]} turned for {_heap_name(self.next_heap)}; "
-                    f"choose {self._choices(' or ')}"]
+            return [
+                f"{deal}: {self.turned[0]} turned for {_heap_name(self.next_heap)}; "
+                f"choose {self._choices(' or ')}"
+            ]
         left = DEALS - self.deal
         redeals = f"{left} redeal{'s' if left != 1 else ''} left" if left else "no redeal left"
         return [f"{deal} complete: play top cards home or onto a heap in suit; {redeals}"]

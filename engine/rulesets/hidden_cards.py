@@ -62,8 +62,10 @@ class HiddenCards(Game):
     total_cards = 52
     layout: ClassVar[tuple[Slot, ...]] = (
         *heap_slots(12),
-        *(Slot(pile, index // 2, 6 + index % 2, "none", str(pile))
-          for index, pile in enumerate(RESERVE)),
+        *(
+            Slot(pile, index // 2, 6 + index % 2, "none", str(pile))
+            for index, pile in enumerate(RESERVE)
+        ),
         Slot(KINGS, 2, 0, "right", "kings"),
         Slot(HAND, 2, 6, "none", "hand"),
     )
@@ -88,12 +90,17 @@ class HiddenCards(Game):
         """A king has gone to the king row and a reserve card is to be taken (HC-8)."""
         self.home = 0
         """Cards placed under their heap plus kings in the king row (HC-15)."""
-        self.in_place = sum(card.rank == value for value, heap in enumerate(self.heaps, start=1)
-                            for card in heap)
+        self.in_place = sum(
+            card.rank == value for value, heap in enumerate(self.heaps, start=1) for card in heap
+        )
         """Cards in their final place (HC-14, rules version 2): on the heap of their own value
         or in the king row. Counted once here and kept up by each move, not recounted."""
-        events = [Event(EventKind.DEALT, f"{pile} dealt face up: {' '.join(map(str, cards))}",
-                        tuple(cards)) for pile, cards in zip(VALUE_HEAPS, self.heaps, strict=True)]
+        events = [
+            Event(
+                EventKind.DEALT, f"{pile} dealt face up: {' '.join(map(str, cards))}", tuple(cards)
+            )
+            for pile, cards in zip(VALUE_HEAPS, self.heaps, strict=True)
+        ]
         events.append(Event(EventKind.DEALT, "four cards dealt face down to the reserve"))
         return events
 
@@ -112,8 +119,9 @@ class HiddenCards(Game):
             card = self.reserve[reserve].pop()
             self.hand.append(card)
             self.owed = False
-            return [Event(EventKind.TAKEN,
-                          f"{card} taken from {move.source} into the hand", (card,))]
+            return [
+                Event(EventKind.TAKEN, f"{card} taken from {move.source} into the hand", (card,))
+            ]
         card = self.hand.pop() if move.source == HAND else self.heaps[self.current].pop()
         self.home += 1
         if move.source == HAND or card.rank != self.current + 1:
@@ -131,8 +139,10 @@ class HiddenCards(Game):
     def _refusal(self, move: Move) -> str:
         source, target = move.source, move.target
         if source is None or target is None:
-            return (f"Hidden Cards has no {move.action}: each move places a card or takes a "
-                    f"reserve card")
+            return (
+                f"Hidden Cards has no {move.action}: each move places a card or takes a "
+                f"reserve card"
+            )
         for pile in (source, target):
             if pile not in KNOWN_PILES:
                 return f"there is no pile {pile} in Hidden Cards ({PILE_NAMES})"
@@ -141,15 +151,18 @@ class HiddenCards(Game):
         card, pile = self._card_to_move()
         if source != pile:
             return self._source_refusal(source, card, pile)
-        return (wrong_card(card, move, _where(pile), self._placing(card, pile))
-                or self._misplacement(card, move, pile))
+        return wrong_card(
+            card, move, _where(pile), self._placing(card, pile)
+        ) or self._misplacement(card, move, pile)
 
     def _take_refusal(self, source: PileId) -> str:
         """Why a move is refused while a reserve card is owed for a king (HC-8)."""
         index = RESERVE_INDEX.get(source)
         if index is None:
-            return (f"{self.kings[-1]} went to the king row: take a reserve card first "
-                    f"(like {self.legal_moves()[0]})")
+            return (
+                f"{self.kings[-1]} went to the king row: take a reserve card first "
+                f"(like {self.legal_moves()[0]})"
+            )
         if not self.reserve[index]:
             return f"there is no card on {source}"
         return f"take one reserve card into the hand, blind, naming no card: write {TAKE[index]}"
@@ -160,8 +173,10 @@ class HiddenCards(Game):
         if pile == HAND:
             return f"first place {card}, the reserve card in the hand"
         if source in RESERVE_INDEX:
-            return (f"a reserve card is taken only after a king; the next card to move is the "
-                    f"top card of {pile}")
+            return (
+                f"a reserve card is taken only after a king; the next card to move is the "
+                f"top card of {pile}"
+            )
         if source == HAND:
             return "there is no card in the hand"
         if source == KINGS:
@@ -200,8 +215,11 @@ class HiddenCards(Game):
 
     def _notes(self) -> list[str]:
         if self.owed:
-            step = ("a king went to the king row: take a reserve card (blind)" if any(self.reserve)
-                    else "a king came up and the reserve is empty")
+            step = (
+                "a king went to the king row: take a reserve card (blind)"
+                if any(self.reserve)
+                else "a king came up and the reserve is empty"
+            )
         elif self._shows_no_unplaced_card():
             step = f"{VALUE_HEAPS[self.current]} shows no unplaced card"
         else:
@@ -215,8 +233,11 @@ class HiddenCards(Game):
         return f"{VALUE_HEAPS[self.current]}, the heap to take from, shows no unplaced card"
 
     def _state(self) -> dict[str, Any]:
-        return {"next_heap": str(VALUE_HEAPS[self.current]), "placed_under": list(self.placed),
-                "reserve_owed": self.owed}
+        return {
+            "next_heap": str(VALUE_HEAPS[self.current]),
+            "placed_under": list(self.placed),
+            "reserve_owed": self.owed,
+        }
 
     def _restore(self, piles: dict[PileId, list[Card]], state: StateReader) -> None:
         """``home`` and ``in_place`` are counted from the cards: every placing move puts one
@@ -231,7 +252,8 @@ class HiddenCards(Game):
         self.owed = state.flag("reserve_owed")
         self.home = sum(self.placed) + len(self.kings)
         self.in_place = len(self.kings) + sum(
-            card.rank == value for value, heap in enumerate(self.heaps, start=1) for card in heap)
+            card.rank == value for value, heap in enumerate(self.heaps, start=1) for card in heap
+        )
 
     # -- helpers ---------------------------------------------------------------------------
 

@@ -104,15 +104,21 @@ class Octagon(Game):
         self.foundations: list[list[Card]] = [[] for _ in FOUNDATIONS]
         for ace in taken_out:  # OC-1
             self.foundations[2 * ace.suit.value + ace.pack].append(ace)
-        events = [Event(EventKind.LAYOUT, "the eight aces laid out in pairs as foundations",
-                        tuple(taken_out))]
+        events = [
+            Event(
+                EventKind.LAYOUT,
+                "the eight aces laid out in pairs as foundations",
+                tuple(taken_out),
+            )
+        ]
         self.aux: list[list[Card]] = []
         for index, pile in enumerate(AUX):  # OC-3: a whole heap at a time
-            heap = stock[index * HEAP_SIZE:(index + 1) * HEAP_SIZE]
+            heap = stock[index * HEAP_SIZE : (index + 1) * HEAP_SIZE]
             self.aux.append(heap)
-            events.append(Event(EventKind.DEALT, f"{' '.join(map(str, heap))} dealt to {pile}",
-                                tuple(heap)))
-        self.stock: list[Card] = stock[len(AUX) * HEAP_SIZE:][::-1]
+            events.append(
+                Event(EventKind.DEALT, f"{' '.join(map(str, heap))} dealt to {pile}", tuple(heap))
+            )
+        self.stock: list[Card] = stock[len(AUX) * HEAP_SIZE :][::-1]
         """Face down, top (the next card turned) last."""
         self.waste: list[Card] = []
         """Face up, top last: every card turned that is not played or filling a vacancy."""
@@ -191,19 +197,24 @@ class Octagon(Game):
             return [Event(EventKind.MOVED, f"{card} played from the waste onto {target}", (card,))]
         assert source.index is not None
         heap = self.aux[source.index - 1]
-        run = heap[-move.count:]
-        del heap[-move.count:]
+        run = heap[-move.count :]
+        del heap[-move.count :]
         run.reverse()  # OC-10: the top card goes home first
         self.foundations[goal].extend(run)
-        events = [Event(EventKind.HOME,
-                        f"{' '.join(map(str, run))} played from {source} to {target}",
-                        tuple(run))]
+        events = [
+            Event(
+                EventKind.HOME,
+                f"{' '.join(map(str, run))} played from {source} to {target}",
+                tuple(run),
+            )
+        ]
         if not heap and self.waste:  # OC-12
             self._mark_changed(WASTE)
             card = self.waste.pop()
             heap.append(card)
-            events.append(Event(EventKind.FILLED, f"{card} from the waste fills the empty {source}",
-                                (card,)))
+            events.append(
+                Event(EventKind.FILLED, f"{card} from the waste fills the empty {source}", (card,))
+            )
         return events
 
     def _turn(self) -> list[Event]:
@@ -215,8 +226,13 @@ class Octagon(Game):
                 if not heap:
                     self._mark_changed(AUX[index])
                     heap.append(card)
-                    return [Event(EventKind.FILLED, f"{card} turned, fills the empty {AUX[index]}",
-                                  (card,))]
+                    return [
+                        Event(
+                            EventKind.FILLED,
+                            f"{card} turned, fills the empty {AUX[index]}",
+                            (card,),
+                        )
+                    ]
         self._mark_changed(WASTE)
         self.waste.append(card)
         return [Event(EventKind.TURNED, f"{card} turned onto the waste", (card,))]
@@ -227,9 +243,12 @@ class Octagon(Game):
         self.stock = self.waste[::-1]
         self.waste = []
         self.deal += 1
-        return [Event(EventKind.REDEAL,
-                      f"the waste is turned over as the stock for deal {self.deal} "
-                      f"of {DEALS}")]
+        return [
+            Event(
+                EventKind.REDEAL,
+                f"the waste is turned over as the stock for deal {self.deal} of {DEALS}",
+            )
+        ]
 
     def _refusal(self, move: Move) -> str:
         if move.action is not None:
@@ -238,8 +257,10 @@ class Octagon(Game):
         assert source is not None and target is not None
         for named_pile in (source, target):
             if named_pile not in PILES:
-                return (f"there is no pile {named_pile} in the Octagon (its piles are "
-                        f"foundation:1..8, aux:1..4, stock and waste)")
+                return (
+                    f"there is no pile {named_pile} in the Octagon (its piles are "
+                    f"foundation:1..8, aux:1..4, stock and waste)"
+                )
         if source.kind == "foundation":
             return f"a card on {source} stays there: nothing is taken from a foundation"
         if source.kind == "stock":
@@ -260,15 +281,20 @@ class Octagon(Game):
         if move.count > len(pile):
             return f"{source} holds only {_cards(len(pile))}"
         named = pile[-move.count]
-        where = (f"the top card of {source} is {named}" if move.count == 1
-                 else f"the card {move.count} from the top of {source} is {named}")
+        where = (
+            f"the top card of {source} is {named}"
+            if move.count == 1
+            else f"the card {move.count} from the top of {source} is {named}"
+        )
         if move.card is None:
             return f"name the card you move: {where}"
         if move.card != named:
             return f"{move.card} cannot be moved that way: {where}"
         if move.count > _run_length(pile):
-            return (f"the top {move.count} cards of {source} are not in sequence (each one lower "
-                    f"than the card under it, in suit): only the top {_run_length(pile)} are")
+            return (
+                f"the top {move.count} cards of {source} are not in sequence (each one lower "
+                f"than the card under it, in suit): only the top {_run_length(pile)} are"
+            )
         first = pile[-1]
         assert target.index is not None
         if target.kind == "foundation":
@@ -281,10 +307,14 @@ class Octagon(Game):
             return f"{first} does not follow {foundation[-1]} on {target}"
         heap = self.aux[target.index - 1]
         if not heap:
-            return (f"{target} is empty: it is filled by the top card of the waste, or by the "
-                    f"next card turned, not by a move")
-        return (f"{first} does not go on {heap[-1]}: an auxiliary heap takes only the next lower "
-                f"card of its suit")
+            return (
+                f"{target} is empty: it is filled by the top card of the waste, or by the "
+                f"next card turned, not by a move"
+            )
+        return (
+            f"{first} does not go on {heap[-1]}: an auxiliary heap takes only the next lower "
+            f"card of its suit"
+        )
 
     def _action_refusal(self, action: str) -> str:
         if action == "turn":
@@ -295,8 +325,10 @@ class Octagon(Game):
             return "the stock is used up and no deal is left"
         if action == "redeal":
             if self.stock:
-                return (f"the stock still holds {_cards(len(self.stock))}: the waste is turned "
-                        f"over only when the stock is used up")
+                return (
+                    f"the stock still holds {_cards(len(self.stock))}: the waste is turned "
+                    f"over only when the stock is used up"
+                )
             if self.deal >= DEALS:
                 return f"all {DEALS} deals through the stock are used: no redeal is left"
             return "the waste is empty: there is nothing to turn over"
@@ -328,8 +360,9 @@ class Octagon(Game):
         elif self.waste and self.deal < DEALS:
             notes.append("the stock is used up: 'redeal' turns the waste over")
         fill = "the next card turned fills it" if self.stock else "it stays empty"
-        notes += [f"{pile} is empty: {fill}" for pile, heap in zip(AUX, self.aux, strict=True)
-                  if not heap]
+        notes += [
+            f"{pile} is empty: {fill}" for pile, heap in zip(AUX, self.aux, strict=True) if not heap
+        ]
         return notes
 
     def _lost_reason(self) -> str:

@@ -31,8 +31,10 @@ def heap_slots(count: int) -> tuple[Slot, ...]:
     """Heaps 1..6 in a top row and 7..12 in a row beneath, left to right (Cadogan No. 10's two
     rows of six); a thirteenth heap, if any, below them at the left. Heaps are fanned downwards
     so every card in them can be seen; each is labelled with its value: ``heap:1 (A)``."""
-    return tuple(Slot(HEAPS[index], index // 6, index % 6, "down",
-                      f"{HEAPS[index]} ({RANK_NAMES[index]})") for index in range(count))
+    return tuple(
+        Slot(HEAPS[index], index // 6, index % 6, "down", f"{HEAPS[index]} ({RANK_NAMES[index]})")
+        for index in range(count)
+    )
 
 
 def placing(card: Card, source: PileId) -> Move:
@@ -40,8 +42,10 @@ def placing(card: Card, source: PileId) -> Move:
     return Move(source, HEAPS[card.rank - 1], card, bottom=True)
 
 
-_PLACED = {card: Event(EventKind.PLACED, f"{card} placed under {HEAPS[card.rank - 1]}", (card,))
-           for card in ordered_pack(1)}
+_PLACED = {
+    card: Event(EventKind.PLACED, f"{card} placed under {HEAPS[card.rank - 1]}", (card,))
+    for card in ordered_pack(1)
+}
 
 
 def placed_event(card: Card) -> Event:

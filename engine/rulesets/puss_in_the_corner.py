@@ -42,12 +42,16 @@ FOUNDATION_RED = tuple(suit.is_red for suit in Suit)
 
 # The moves that depend on one card only, made once (speed).
 _CARDS = [card for card in ordered_pack(1) if card.rank != ACE]
-_PLACE = {(card, index): Move(TURNED, CORNERS[index], card)
-          for card in _CARDS for index in FOUR}
-_PLACE_HOME = {(card, index): Move(TURNED, FOUNDATIONS[index], card)
-               for card in _CARDS for index in FOUR}
-_HOME = {(card, corner, index): Move(CORNERS[corner], FOUNDATIONS[index], card)
-         for card in _CARDS for corner in FOUR for index in FOUR}
+_PLACE = {(card, index): Move(TURNED, CORNERS[index], card) for card in _CARDS for index in FOUR}
+_PLACE_HOME = {
+    (card, index): Move(TURNED, FOUNDATIONS[index], card) for card in _CARDS for index in FOUR
+}
+_HOME = {
+    (card, corner, index): Move(CORNERS[corner], FOUNDATIONS[index], card)
+    for card in _CARDS
+    for corner in FOUR
+    for index in FOUR
+}
 
 
 def _colour(red: bool) -> str:
@@ -57,8 +61,9 @@ def _colour(red: bool) -> str:
 class PussInTheCorner(Game):
     name: ClassVar[str] = "puss-in-the-corner"
     title: ClassVar[str] = "Puss in the Corner"
-    source: ClassVar[str] = ("Lady Adelaide Cadogan, Illustrated Games of Patience, "
-                             "No. 11: Puss in the Corner")
+    source: ClassVar[str] = (
+        "Lady Adelaide Cadogan, Illustrated Games of Patience, No. 11: Puss in the Corner"
+    )
     packs: ClassVar[int] = 1
     taken_out: ClassVar[tuple[int, ...]] = (ACE,)
     total_cards: ClassVar[int] = 52
@@ -112,16 +117,20 @@ class PussInTheCorner(Game):
             heap.clear()
         self.stock = gathered[::-1]
         self.pass_number += 1
-        return Event(EventKind.REDEAL,
-                     f"the corner heaps gathered, corner:1 to corner:4, lowest card "
-                     f"first, and dealt again: pass {self.pass_number} of {PASSES}")
+        return Event(
+            EventKind.REDEAL,
+            f"the corner heaps gathered, corner:1 to corner:4, lowest card "
+            f"first, and dealt again: pass {self.pass_number} of {PASSES}",
+        )
 
     # -- legal moves -----------------------------------------------------------------------
 
     def _fits(self, card: Card, foundation: int) -> bool:
         """PC-5: one higher than the top, in the colour of the ace."""
-        return (self.foundations[foundation][-1].rank + 1 == card.rank
-                and FOUNDATION_RED[foundation] == card.suit.is_red)
+        return (
+            self.foundations[foundation][-1].rank + 1 == card.rank
+            and FOUNDATION_RED[foundation] == card.suit.is_red
+        )
 
     def _home_moves(self) -> list[Move]:
         """PC-6: the top of any corner heap to any foundation it fits, at any time."""
@@ -139,8 +148,9 @@ class PussInTheCorner(Game):
         card = self.turned
         if card is not None:  # PC-4
             moves += [_PLACE[card, index] for index in FOUR]
-            moves += [_PLACE_HOME[card, foundation] for foundation in FOUR
-                      if self._fits(card, foundation)]
+            moves += [
+                _PLACE_HOME[card, foundation] for foundation in FOUR if self._fits(card, foundation)
+            ]
         elif self.free:  # PC-8 .. PC-11
             moves += self._transfers()
             moves.append(TURN)
@@ -197,8 +207,13 @@ class PussInTheCorner(Game):
         events = [Event(kind, f"{card} placed on {target}", (card,))]
         if card.rank == SEVEN and any(self.corners):
             self.free, self.seven = FOUR, card
-            events.append(Event(EventKind.SEVEN, f"{card} is a seven: up to two transfers between "
-                                                 f"corner heaps are open", (card,)))
+            events.append(
+                Event(
+                    EventKind.SEVEN,
+                    f"{card} is a seven: up to two transfers between corner heaps are open",
+                    (card,),
+                )
+            )
         return events
 
     def _transfer(self, move: Move) -> Event:
@@ -207,8 +222,8 @@ class PussInTheCorner(Game):
         assert move.source is not None and move.target is not None
         source, target = _CORNER_INDEX[move.source], _CORNER_INDEX[move.target]
         heap, onto = self.corners[source], self.corners[target]
-        moved = heap[-move.count:]
-        del heap[-move.count:]
+        moved = heap[-move.count :]
+        del heap[-move.count :]
         if move.bottom:
             onto[:0] = moved
         else:
@@ -216,9 +231,11 @@ class PussInTheCorner(Game):
         first = len(self.free) == len(FOUR)
         self.free = tuple(i for i in FOUR if i not in (source, target)) if first else ()
         where = "under" if move.bottom else "onto"
-        return Event(EventKind.MOVED,
-                     f"{' '.join(map(str, moved))} moved from {move.source} {where} "
-                     f"{move.target}", tuple(moved))
+        return Event(
+            EventKind.MOVED,
+            f"{' '.join(map(str, moved))} moved from {move.source} {where} {move.target}",
+            tuple(moved),
+        )
 
     # -- refusals --------------------------------------------------------------------------
 
@@ -228,8 +245,11 @@ class PussInTheCorner(Game):
         source, target = move.source, move.target
         assert source is not None and target is not None
         for pile in (source, target):
-            if pile not in _CORNER_INDEX and pile not in _FOUNDATION_INDEX and pile not in (
-                    STOCK, TURNED):
+            if (
+                pile not in _CORNER_INDEX
+                and pile not in _FOUNDATION_INDEX
+                and pile not in (STOCK, TURNED)
+            ):
                 return f"there is no pile {pile} in Puss in the Corner (the piles are {_PILES})"
         if source == STOCK:
             return "cards are turned from the stock one at a time for you: place the turned card"
@@ -266,16 +286,20 @@ class PussInTheCorner(Game):
             return f"{pile} is complete up to the king"
         if card.suit.is_red != red:
             return f"{card} is {_colour(not red)} and {pile} builds in {_colour(red)}"
-        return (f"{card} does not follow {top} on {pile}: it needs a "
-                f"{_colour(red)} {RANK_NAMES[top.rank]}")
+        return (
+            f"{card} does not follow {top} on {pile}: it needs a "
+            f"{_colour(red)} {RANK_NAMES[top.rank]}"
+        )
 
     def _placement_refusal(self, move: Move) -> str:
         card, target = self.turned, move.target
         assert target is not None
         if card is None:
             if self.free:
-                return (f"no card is turned: make a transfer after {self.seven}, or 'turn' to "
-                        f"turn the next card")
+                return (
+                    f"no card is turned: make a transfer after {self.seven}, or 'turn' to "
+                    f"turn the next card"
+                )
             return "there is no turned card: the stock is out"
         if move.card is None:
             return f"name the card you place: the turned card is {card}"
@@ -319,12 +343,16 @@ class PussInTheCorner(Game):
         if self.turned is not None and self.turned.rank == SEVEN:
             return f"place {self.turned} first: the transfers after a seven come once it is placed"
         if not self.free:
-            return ("cards move between corner heaps only after a seven is turned up, before "
-                    "the next card is turned")
+            return (
+                "cards move between corner heaps only after a seven is turned up, before "
+                "the next card is turned"
+            )
         if _CORNER_INDEX[source] not in self.free or _CORNER_INDEX[target] not in self.free:
             first, second = (CORNERS[index] for index in self.free)
-            return (f"a heap may not be disturbed twice for {self.seven}: the second transfer "
-                    f"may only be between {first} and {second}")
+            return (
+                f"a heap may not be disturbed twice for {self.seven}: the second transfer "
+                f"may only be between {first} and {second}"
+            )
         if move.bottom and not self.corners[_CORNER_INDEX[target]]:
             return f"{target} is empty: move the cards onto it without 'bottom'"
         return f"{move} is not allowed now"
@@ -352,8 +380,7 @@ class PussInTheCorner(Game):
             notes.append(f"{self.seven}: transfer cards between two corner heaps, or 'turn'")
         elif self.free:
             first, second = (CORNERS[index] for index in self.free)
-            notes.append(f"{self.seven}: a second transfer between {first} and {second}, "
-                         f"or 'turn'")
+            notes.append(f"{self.seven}: a second transfer between {first} and {second}, or 'turn'")
         elif not self.stock and self.pass_number < PASSES:
             notes.append("the stock is out: play corner tops home, then 'redeal'")
         return notes
@@ -362,9 +389,11 @@ class PussInTheCorner(Game):
         return "the second pass is over and no card can go home"
 
     def _state(self) -> dict[str, Any]:
-        return {"pass": self.pass_number,
-                "transfer_corners": [str(CORNERS[index]) for index in self.free],
-                "seven": None if self.seven is None else str(self.seven)}
+        return {
+            "pass": self.pass_number,
+            "transfer_corners": [str(CORNERS[index]) for index in self.free],
+            "seven": None if self.seven is None else str(self.seven),
+        }
 
     def _restore(self, piles: dict[PileId, list[Card]], state: StateReader) -> None:
         self.foundations = [piles[pile] for pile in FOUNDATIONS]
@@ -377,6 +406,7 @@ class PussInTheCorner(Game):
         self.pass_number = state.number("pass", 1, PASSES)
         self.free = tuple(sorted(state.piles("transfer_corners", CORNERS)))
         if len(self.free) not in (0, 2, 4):
-            raise InvalidPositionError("state: transfer_corners names none, two or all four "
-                                       "corners (PC-8, PC-9)")
+            raise InvalidPositionError(
+                "state: transfer_corners names none, two or all four corners (PC-8, PC-9)"
+            )
         self.seven = state.card("seven")

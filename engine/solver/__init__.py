@@ -14,5 +14,16 @@ from engine.solver.compiled import core_description, core_name, solve
 from engine.solver.search import SolverError, check_line, ordered_moves
 from engine.solver.verdict import FULL_KNOWLEDGE, Budget, Effort, Result, Verdict
 
-__all__ = ["FULL_KNOWLEDGE", "Budget", "Effort", "Result", "SolverError", "Verdict",
-           "check_line", "core_description", "core_name", "ordered_moves", "solve"]
+__all__ = [
+    "FULL_KNOWLEDGE",
+    "Budget",
+    "Effort",
+    "Result",
+    "SolverError",
+    "Verdict",
+    "check_line",
+    "core_description",
+    "core_name",
+    "ordered_moves",
+    "solve",
+]

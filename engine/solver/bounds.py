@@ -62,8 +62,9 @@ def buried(heights: list[tuple[int, int]], stacks: Stacks) -> bool:
     return False
 
 
-def unreachable(heights: list[tuple[int, int]], stacks: Stacks,
-                free: list[tuple[int, int]]) -> bool:
+def unreachable(
+    heights: list[tuple[int, int]], stacks: Stacks, free: list[tuple[int, int]]
+) -> bool:
     """Whether the race to the foundations alone (docs/solver.md) leaves a card out: ``free``
     cards go home at any time, a stack's cards once those above them are home, a group's
     foundations act as one pile taking any card up to one above the higher of them."""
@@ -104,8 +105,9 @@ def octagon_buried(game: Any) -> bool:
 def octagon_reach(game: Any) -> bool:
     """The Octagon as a race to the foundations alone: the waste and the stock free."""
     heights, stacks = _octagon_parts(game)
-    return unreachable(heights, stacks, [(card.suit.value, card.rank)
-                                         for card in (*game.waste, *game.stock)])
+    return unreachable(
+        heights, stacks, [(card.suit.value, card.rank) for card in (*game.waste, *game.stock)]
+    )
 
 
 def _octagon_bounds(game: Any) -> bool:
@@ -131,11 +133,14 @@ def _puss_bounds(game: Any) -> bool:
     heights = [(len(f[0]), len(f[3])), (len(f[1]), len(f[2]))]
     stacks = [[(int(card.suit.is_red), card.rank) for card in heap] for heap in game.corners]
     return buried(heights, stacks) or unreachable(
-        heights, stacks, [(int(card.suit.is_red), card.rank) for card in loose])
+        heights, stacks, [(int(card.suit.is_red), card.rank) for card in loose]
+    )
 
 
-BOUNDS: dict[str, Callable[[Any], bool]] = {"octagon": _octagon_bounds,
-                                            "puss-in-the-corner": _puss_bounds}
+BOUNDS: dict[str, Callable[[Any], bool]] = {
+    "octagon": _octagon_bounds,
+    "puss-in-the-corner": _puss_bounds,
+}
 
 
 def dead_end(game: Game) -> bool:
@@ -148,4 +153,3 @@ def dead_end(game: Game) -> bool:
 def bound_function(game: Game) -> Callable[[Game], bool] | None:
     """The bound for ``game``'s rule set, looked up once (None when it has none)."""
     return BOUNDS.get(game.name)
-

@@ -21,20 +21,28 @@ _SUITS = ("S", "H", "D", "C")
 
 # -- Cornerstones, Cornerstones (Arnold) ---------------------------------------------------------
 
+
 def _cornerstones_encode(state: dict[str, Any]) -> list[int]:
     """next_pile (0..11, deal order), redeals_used, each line's suit (0..3, -1 for none)."""
-    return [_CORNERSTONES_PILES.index(state["next_pile"]), state["redeals_used"],
-            *(-1 if suit is None else _SUITS.index(suit) for suit in state["line_suits"])]
+    return [
+        _CORNERSTONES_PILES.index(state["next_pile"]),
+        state["redeals_used"],
+        *(-1 if suit is None else _SUITS.index(suit) for suit in state["line_suits"]),
+    ]
 
 
 def _cornerstones_decode(fields: list[int]) -> dict[str, Any]:
-    return {"next_pile": _CORNERSTONES_PILES[fields[0]], "redeals_used": fields[1],
-            "line_suits": [None if suit < 0 else _SUITS[suit] for suit in fields[2:6]]}
+    return {
+        "next_pile": _CORNERSTONES_PILES[fields[0]],
+        "redeals_used": fields[1],
+        "line_suits": [None if suit < 0 else _SUITS[suit] for suit in fields[2:6]],
+    }
 
 
 _CORNERSTONES_PILES = tuple(f"{side}:{row}" for side in ("right", "left") for row in range(1, 7))
-CODECS["cornerstones"] = CODECS["cornerstones-arnold"] = Codec(_cornerstones_encode,
-                                                               _cornerstones_decode)
+CODECS["cornerstones"] = CODECS["cornerstones-arnold"] = Codec(
+    _cornerstones_encode, _cornerstones_decode
+)
 
 
 # -- Puss in the Corner ------------------------------------------------------------------------
@@ -62,16 +70,18 @@ def _puss_encode(state: dict[str, Any]) -> list[int]:
 
 def _puss_decode(fields: list[int]) -> dict[str, Any]:
     number, free, seven = fields
-    return {"pass": number,
-            "transfer_corners": [corner for index, corner in enumerate(_CORNERS)
-                                 if free >> index & 1],
-            "seven": _code_text(seven)}
+    return {
+        "pass": number,
+        "transfer_corners": [corner for index, corner in enumerate(_CORNERS) if free >> index & 1],
+        "seven": _code_text(seven),
+    }
 
 
 CODECS["puss-in-the-corner"] = Codec(_puss_encode, _puss_decode)
 
 
 # -- The Octagon ---------------------------------------------------------------------------------
+
 
 def _deal_only(state: dict[str, Any]) -> list[int]:
     return [state["deal"]]

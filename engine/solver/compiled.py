@@ -78,6 +78,7 @@ def uses_core(game: Game) -> bool:
 
 # -- a position to the core and back ------------------------------------------------------------
 
+
 def card_code(card: Card) -> int:
     return card.suit.value * 13 + card.rank - 1
 
@@ -89,24 +90,29 @@ def code_card(code: int) -> Card:
 def encode(game: Game) -> tuple[list[bytes], list[int]]:
     """``game``'s position as the core reads it: piles and state fields."""
     position = game.position()
-    piles = [bytes(card_code(card) for card in position.pile(pile).cards)
-             for pile in game.pile_ids]
+    piles = [bytes(card_code(card) for card in position.pile(pile).cards) for pile in game.pile_ids]
     return piles, CODECS[game.name].encode(position.state)
 
 
-def decode(game: Game, piles: list[bytes], fields: list[int]) -> tuple[list[list[str]],
-                                                                      dict[str, Any]]:
+def decode(
+    game: Game, piles: list[bytes], fields: list[int]
+) -> tuple[list[list[str]], dict[str, Any]]:
     """A position the core exports, as the cards' texts of each pile (in ``pile_ids`` order)
     and the position's ``state``: the terms the tests compare with ``game.position()``."""
-    return ([[code_card(code).text for code in pile] for pile in piles],
-            CODECS[game.name].decode(fields))
+    return (
+        [[code_card(code).text for code in pile] for pile in piles],
+        CODECS[game.name].decode(fields),
+    )
 
 
-def engine_terms(position: Position, pile_ids: tuple[Any, ...]) -> tuple[list[list[str]],
-                                                                        dict[str, Any]]:
+def engine_terms(
+    position: Position, pile_ids: tuple[Any, ...]
+) -> tuple[list[list[str]], dict[str, Any]]:
     """The engine's position in the terms ``decode`` gives."""
-    return ([[card.text for card in position.pile(pile).cards] for pile in pile_ids],
-            position.state)
+    return (
+        [[card.text for card in position.pile(pile).cards] for pile in pile_ids],
+        position.state,
+    )
 
 
 def to_move(game: Game, move: tuple[Any, ...]) -> Move:
@@ -114,8 +120,13 @@ def to_move(game: Game, move: tuple[Any, ...]) -> Move:
     source, target, card, count, bottom, action = move
     if action:
         return Move.act(ACTIONS[action - 1])
-    return Move(game.pile_ids[source], game.pile_ids[target],
-                None if card is None else code_card(card), count, bottom)
+    return Move(
+        game.pile_ids[source],
+        game.pile_ids[target],
+        None if card is None else code_card(card),
+        count,
+        bottom,
+    )
 
 
 # -- the search --------------------------------------------------------------------------------
@@ -126,9 +137,15 @@ a search that runs out of budget in one order is often decided at once in anothe
 "lost" from any of them is a proof (each is the whole search, in another order)."""
 
 
-def solve(game: Game, budget: Budget = NO_LIMIT, *,
-          progress: Callable[[Effort], None] | None = None, variant: int | None = None,
-          reductions: bool = True, core: str | None = None) -> Verdict:
+def solve(
+    game: Game,
+    budget: Budget = NO_LIMIT,
+    *,
+    progress: Callable[[Effort], None] | None = None,
+    variant: int | None = None,
+    reductions: bool = True,
+    core: str | None = None,
+) -> Verdict:
     """Search ``game``'s position within ``budget`` with the compiled core where it is built
     and knows the rule set (``core="python"`` insists on the Python search), else with the
     Python search; the game is left as it is. The compiled core tries the move orders of
@@ -148,8 +165,9 @@ def solve(game: Game, budget: Budget = NO_LIMIT, *,
     else:
         plan = [(order, _share(budget, share)) for order, share in enumerate(PORTFOLIO)]
     for order, part in plan:
-        found = _search(game, piles, fields, part, order, reductions, progress, start,
-                        nodes, positions)
+        found = _search(
+            game, piles, fields, part, order, reductions, progress, start, nodes, positions
+        )
         nodes += found["nodes"]
         positions += found["positions"]
         result = Result(found["result"])
@@ -180,25 +198,44 @@ def table_mb(budget: Budget) -> int:
 
 
 def _share(budget: Budget, share: float) -> Budget:
-    return Budget(None if budget.seconds is None else budget.seconds * share,
-                  None if budget.nodes is None else max(1, int(budget.nodes * share)))
+    return Budget(
+        None if budget.seconds is None else budget.seconds * share,
+        None if budget.nodes is None else max(1, int(budget.nodes * share)),
+    )
 
 
-def _search(game: Game, piles: list[bytes], fields: list[int], budget: Budget, variant: int,
-            reductions: bool, progress: Callable[[Effort], None] | None, start: float,
-            nodes_before: int, positions_before: int) -> dict[str, Any]:
+def _search(
+    game: Game,
+    piles: list[bytes],
+    fields: list[int],
+    budget: Budget,
+    variant: int,
+    reductions: bool,
+    progress: Callable[[Effort], None] | None,
+    start: float,
+    nodes_before: int,
+    positions_before: int,
+) -> dict[str, Any]:
     """One search by the core in one move order; ``progress`` hears the effort counted from
     ``start``, the searches before this one's included."""
     assert CORE is not None
 
     def report(nodes: int, positions: int) -> bool:
         assert progress is not None
-        progress(Effort(nodes_before + nodes, positions_before + positions,
-                        time.perf_counter() - start))
+        progress(
+            Effort(nodes_before + nodes, positions_before + positions, time.perf_counter() - start)
+        )
         return False
 
     found: dict[str, Any] = CORE.solve(
-        game.name, piles, fields, nodes=budget.nodes or 0, seconds=budget.seconds or 0.0,
-        table_mb=table_mb(budget), variant=variant, reductions=reductions,
-        progress=None if progress is None else report)
+        game.name,
+        piles,
+        fields,
+        nodes=budget.nodes or 0,
+        seconds=budget.seconds or 0.0,
+        table_mb=table_mb(budget),
+        variant=variant,
+        reductions=reductions,
+        progress=None if progress is None else report,
+    )
     return found

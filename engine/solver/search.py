@@ -151,7 +151,7 @@ def _need(game: Any, card: Card) -> int:
 def _soonest(game: Any, pile: list[Card], covered: int) -> int:
     """How soon a card of ``pile`` (its top ``covered`` cards taken off, or one card added
     when -1) could be wanted home: its distance from its foundation plus the cards above it."""
-    cards = pile[:len(pile) - covered] if covered > 0 else pile
+    cards = pile[: len(pile) - covered] if covered > 0 else pile
     extra = 1 if covered < 0 else 0
     best = FAR
     top = len(cards) - 1
@@ -189,8 +189,11 @@ def _heap_order(game: Any) -> list[Move]:
 
 
 def _moves_home(game: Game) -> int:
-    return sum(1 for move in game.legal_moves()
-               if move.target is not None and move.target.kind in HOME_KINDS)
+    return sum(
+        1
+        for move in game.legal_moves()
+        if move.target is not None and move.target.kind in HOME_KINDS
+    )
 
 
 def plain_moves(game: Game) -> list[Move]:
@@ -202,9 +205,15 @@ NO_LIMIT = Budget()
 """Search until decided: only for small positions."""
 
 
-def solve(game: Game, budget: Budget = NO_LIMIT, *, table: bool = True,
-          progress: Callable[[Effort], None] | None = None, symmetry: bool = True,
-          bounds: bool = True) -> Verdict:
+def solve(
+    game: Game,
+    budget: Budget = NO_LIMIT,
+    *,
+    table: bool = True,
+    progress: Callable[[Effort], None] | None = None,
+    symmetry: bool = True,
+    bounds: bool = True,
+) -> Verdict:
     """Search ``game``'s position (the game itself is left as it is) for a winning line within
     ``budget``; return won (with the line, checked through the engine), lost (the search was
     exhaustive) or unknown. ``progress`` is called about once a second with the effort so far.
@@ -223,8 +232,9 @@ def solve(game: Game, budget: Budget = NO_LIMIT, *, table: bool = True,
     won = _won(work)
     order = ordered_moves if table else plain_moves
     dead = bound_function(work) if table and bounds else None
-    stack: list[Iterator[Move]] = [] if won or (dead is not None and dead(work)) else [
-        iter(order(work))]
+    stack: list[Iterator[Move]] = (
+        [] if won or (dead is not None and dead(work)) else [iter(order(work))]
+    )
     line: list[Move] = []
     path_keys: list[Any] = []
     stopped = False
@@ -241,7 +251,8 @@ def solve(game: Game, budget: Budget = NO_LIMIT, *, table: bool = True,
         if nodes % CHECK_EVERY == 0 and nodes:
             now = time.perf_counter()
             if (deadline is not None and now >= deadline) or (
-                    max_nodes is not None and nodes >= max_nodes):
+                max_nodes is not None and nodes >= max_nodes
+            ):
                 stopped = True
                 break
             if progress is not None and now >= next_report:
@@ -294,8 +305,9 @@ def check_line(game: Game, line: list[Move] | tuple[Move, ...]) -> None:
     except IllegalMoveError as error:
         raise SolverError(f"{game.name}: the engine refuses the solver's line: {error}") from None
     if not _won(fresh):
-        raise SolverError(f"{game.name}: the solver's line of {len(line)} moves does not win "
-                          f"({fresh.outcome()})")
+        raise SolverError(
+            f"{game.name}: the solver's line of {len(line)} moves does not win ({fresh.outcome()})"
+        )
 
 
 def replica(game: Game) -> Game:

@@ -37,11 +37,12 @@ Key = Callable[[Game], Any]
 
 
 def _octagon(game: Any) -> Any:
-    heights = tuple(tuple(sorted((len(game.foundations[2 * suit]),
-                                  len(game.foundations[2 * suit + 1])))) for suit in range(4))
+    heights = tuple(
+        tuple(sorted((len(game.foundations[2 * suit]), len(game.foundations[2 * suit + 1]))))
+        for suit in range(4)
+    )
     aux = tuple(sorted("".join(map(str, heap)) for heap in game.aux))
-    return (heights, aux, "".join(map(str, game.stock)), "".join(map(str, game.waste)),
-            game.deal)
+    return (heights, aux, "".join(map(str, game.stock)), "".join(map(str, game.waste)), game.deal)
 
 
 def _puss_in_the_corner(game: Any) -> Any:
@@ -54,8 +55,14 @@ def _puss_in_the_corner(game: Any) -> Any:
         place = {old: new for new, old in enumerate(order)}
         corners = [corners[old] for old in order]
         free = tuple(sorted(place[index] for index in free))
-    return (heights, tuple(corners), "".join(map(str, game.stock)), str(game.turned),
-            game.pass_number, free)
+    return (
+        heights,
+        tuple(corners),
+        "".join(map(str, game.stock)),
+        str(game.turned),
+        game.pass_number,
+        free,
+    )
 
 
 KEYS: dict[str, Key] = {"octagon": _octagon, "puss-in-the-corner": _puss_in_the_corner}

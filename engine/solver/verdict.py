@@ -14,8 +14,10 @@ from typing import Any
 
 from engine.moves import Move
 
-FULL_KNOWLEDGE = ("with full knowledge of face-down and undealt cards: an upper bound for a "
-                  "player who cannot see them")
+FULL_KNOWLEDGE = (
+    "with full knowledge of face-down and undealt cards: an upper bound for a "
+    "player who cannot see them"
+)
 """What to print beside every verdict shown to a person."""
 
 
@@ -71,12 +73,13 @@ class Effort:
         return self.nodes / self.seconds if self.seconds > 0 else 0.0
 
     def __str__(self) -> str:
-        return (f"{self.nodes:,} positions reached ({self.positions:,} of them distinct) in "
-                f"{self.seconds:.2f} s, {self.nodes_per_second:,.0f}/s")
+        return (
+            f"{self.nodes:,} positions reached ({self.positions:,} of them distinct) in "
+            f"{self.seconds:.2f} s, {self.nodes_per_second:,.0f}/s"
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"nodes": self.nodes, "positions": self.positions,
-                "seconds": round(self.seconds, 6)}
+        return {"nodes": self.nodes, "positions": self.positions, "seconds": round(self.seconds, 6)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +112,11 @@ class Verdict:
         return f"{head}; {self.effort}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"result": str(self.result), "line": [str(move) for move in self.line],
-                "moves": len(self.line), "effort": self.effort.to_json(),
-                "budget": self.budget.to_json(), "knowledge": FULL_KNOWLEDGE}
+        return {
+            "result": str(self.result),
+            "line": [str(move) for move in self.line],
+            "moves": len(self.line),
+            "effort": self.effort.to_json(),
+            "budget": self.budget.to_json(),
+            "knowledge": FULL_KNOWLEDGE,
+        }

@@ -50,8 +50,7 @@ def upgrade() -> None:
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("started_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("ended_at", sa.DateTime(timezone=True), nullable=True),
-        sa.ForeignKeyConstraint(["host_id"], ["players.id"],
-                                name=op.f("fk_races_host_id_players")),
+        sa.ForeignKeyConstraint(["host_id"], ["players.id"], name=op.f("fk_races_host_id_players")),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_races")),
     )
     op.create_index(op.f("ix_races_ended_at"), "races", ["ended_at"])
@@ -71,8 +70,9 @@ def upgrade() -> None:
         sa.Column("seed", sa.String(length=20), nullable=False),
         sa.Column("daily_day", sa.Date(), nullable=True),
         sa.Column("ended_at", sa.DateTime(timezone=True), nullable=True),
-        sa.ForeignKeyConstraint(["player_id"], ["players.id"],
-                                name=op.f("fk_entries_player_id_players")),
+        sa.ForeignKeyConstraint(
+            ["player_id"], ["players.id"], name=op.f("fk_entries_player_id_players")
+        ),
         sa.ForeignKeyConstraint(["race_id"], ["races.id"], name=op.f("fk_entries_race_id_races")),
         sa.PrimaryKeyConstraint("race_id", "player_id", name=op.f("pk_entries")),
     )
@@ -89,8 +89,11 @@ def upgrade() -> None:
         sa.Column("index", sa.Integer(), nullable=False),
         sa.Column("text", sa.String(length=80), nullable=False),
         sa.Column("at_ms", sa.Integer(), nullable=False),
-        sa.ForeignKeyConstraint(["race_id", "player_id"], ["entries.race_id", "entries.player_id"],
-                                name=op.f("fk_moves_race_id_entries")),
+        sa.ForeignKeyConstraint(
+            ["race_id", "player_id"],
+            ["entries.race_id", "entries.player_id"],
+            name=op.f("fk_moves_race_id_entries"),
+        ),
         sa.PrimaryKeyConstraint("race_id", "player_id", "index", name=op.f("pk_moves")),
     )
 

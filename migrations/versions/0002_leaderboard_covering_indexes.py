@@ -38,11 +38,20 @@ BEFORE = {
     "ix_entries_daily": ["rule_set", "daily_day"],
 }
 AFTER = {
-    "ix_entries_fastest": ["rule_set", "status", "time_ms", "finished_at", "race_id",
-                           "player_id"],
+    "ix_entries_fastest": ["rule_set", "status", "time_ms", "finished_at", "race_id", "player_id"],
     "ix_entries_wins": ["rule_set", "status", "player_id", "time_ms", "finished_at", "race_id"],
-    "ix_entries_deal": ["rule_set", "seed", "player_id", "status", "time_ms", "on_foundations",
-                        "reached_at_ms", "finished_at", "race_id", "rank"],
+    "ix_entries_deal": [
+        "rule_set",
+        "seed",
+        "player_id",
+        "status",
+        "time_ms",
+        "on_foundations",
+        "reached_at_ms",
+        "finished_at",
+        "race_id",
+        "rank",
+    ],
     "ix_entries_daily": ["rule_set", "daily_day", "player_id"],
 }
 

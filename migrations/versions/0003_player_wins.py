@@ -65,16 +65,19 @@ def upgrade() -> None:
         sa.Column("player_id", sa.String(length=32), nullable=False),
         sa.Column("wins", sa.Integer(), nullable=False),
         sa.Column("last_win_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("minus_wins", sa.Integer(), sa.Computed("-wins", persisted=True),
-                  nullable=False),
-        sa.ForeignKeyConstraint(["player_id"], ["players.id"],
-                                name=op.f("fk_player_wins_player_id_players")),
+        sa.Column("minus_wins", sa.Integer(), sa.Computed("-wins", persisted=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["player_id"], ["players.id"], name=op.f("fk_player_wins_player_id_players")
+        ),
         sa.PrimaryKeyConstraint("rule_set", "player_id", name=op.f("pk_player_wins")),
     )
     op.execute(BACKFILL)
     # Made after the backfill: one sort of the filled table, not an insert per row.
-    op.create_index("ix_player_wins_board", "player_wins",
-                    ["rule_set", "minus_wins", "last_win_at", "player_id", "wins"])
+    op.create_index(
+        "ix_player_wins_board",
+        "player_wins",
+        ["rule_set", "minus_wins", "last_win_at", "player_id", "wins"],
+    )
 
 
 def downgrade() -> None:

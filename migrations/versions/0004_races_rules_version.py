@@ -24,8 +24,9 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    op.add_column("races", sa.Column("rules", sa.Integer(), nullable=False,
-                                     server_default=sa.text("1")))
+    op.add_column(
+        "races", sa.Column("rules", sa.Integer(), nullable=False, server_default=sa.text("1"))
+    )
 
 
 def downgrade() -> None:

@@ -77,15 +77,28 @@ GROUP BY rule_set, player_id
 """
 
 INDEXES_BEFORE = {
-    "ix_entries_fastest": ["rule_set", "status", "time_ms", "finished_at", "race_id",
-                           "player_id"],
+    "ix_entries_fastest": ["rule_set", "status", "time_ms", "finished_at", "race_id", "player_id"],
     "ix_entries_wins": ["rule_set", "status", "player_id", "time_ms", "finished_at", "race_id"],
 }
 INDEXES_AFTER = {
-    "ix_entries_fastest": ["rule_set", "status", "ranked", "time_ms", "finished_at", "race_id",
-                           "player_id"],
-    "ix_entries_wins": ["rule_set", "status", "ranked", "player_id", "time_ms", "finished_at",
-                        "race_id"],
+    "ix_entries_fastest": [
+        "rule_set",
+        "status",
+        "ranked",
+        "time_ms",
+        "finished_at",
+        "race_id",
+        "player_id",
+    ],
+    "ix_entries_wins": [
+        "rule_set",
+        "status",
+        "ranked",
+        "player_id",
+        "time_ms",
+        "finished_at",
+        "race_id",
+    ],
 }
 
 
@@ -106,13 +119,15 @@ def upgrade() -> None:
         sa.Column("rule_set", sa.String(length=40), nullable=False),
         sa.Column("day", sa.Date(), nullable=False),
         sa.Column("player_id", sa.String(length=32), nullable=False),
-        sa.ForeignKeyConstraint(["player_id"], ["players.id"],
-                                name=op.f("fk_daily_plays_player_id_players")),
+        sa.ForeignKeyConstraint(
+            ["player_id"], ["players.id"], name=op.f("fk_daily_plays_player_id_players")
+        ),
         sa.PrimaryKeyConstraint("rule_set", "day", "player_id", name=op.f("pk_daily_plays")),
     )
     op.execute(DAILY_PLAYS)
-    op.add_column("entries", sa.Column("ranked", sa.Boolean(), nullable=False,
-                                       server_default=sa.false()))
+    op.add_column(
+        "entries", sa.Column("ranked", sa.Boolean(), nullable=False, server_default=sa.false())
+    )
     op.execute(RANK_SECRET)
     op.execute(RANK_DAILY.format(day_start=DAY_START[op.get_bind().dialect.name]))
     _recount_wins(ranked_only=True)

@@ -39,10 +39,10 @@ def upgrade() -> None:
         sa.Column("line", sa.Text(), nullable=False),
         sa.Column("budget_s", sa.Float(), nullable=False),
         sa.Column("solved_at", sa.DateTime(timezone=True), nullable=False),
-        sa.PrimaryKeyConstraint("rule_set", "seed", "algorithm", "rules",
-                                name=op.f("pk_deal_verdicts")),
+        sa.PrimaryKeyConstraint(
+            "rule_set", "seed", "algorithm", "rules", name=op.f("pk_deal_verdicts")
+        ),
     )
-
 
     op.create_table(
         "winnable_deals",

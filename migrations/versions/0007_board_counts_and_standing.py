@@ -45,7 +45,7 @@ WHERE rank IS NOT NULL
 
 FINISH_DAY = {
     "postgresql": "UPDATE entries SET finish_day = (finished_at AT TIME ZONE 'UTC')::date "
-                  "WHERE finished_at IS NOT NULL",
+    "WHERE finished_at IS NOT NULL",
     # SQLite keeps timestamps as UTC text, "YYYY-MM-DD HH:MM:SS.ffffff".
     "sqlite": "UPDATE entries SET finish_day = date(finished_at) WHERE finished_at IS NOT NULL",
 }
@@ -73,24 +73,62 @@ GROUP BY rule_set, daily_day, standing / 10000
 """
 
 INDEXES = {
-    "ix_entries_today": ["rule_set", "status", "ranked", "finish_day", "time_ms", "finished_at",
-                         "race_id", "player_id"],
-    "ix_entries_deal_board": ["rule_set", "seed", "standing", "finished_at", "race_id",
-                              "player_id"],
-    "ix_entries_daily_board": ["rule_set", "daily_day", "ranked", "standing", "finished_at",
-                               "race_id", "player_id"],
+    "ix_entries_today": [
+        "rule_set",
+        "status",
+        "ranked",
+        "finish_day",
+        "time_ms",
+        "finished_at",
+        "race_id",
+        "player_id",
+    ],
+    "ix_entries_deal_board": [
+        "rule_set",
+        "seed",
+        "standing",
+        "finished_at",
+        "race_id",
+        "player_id",
+    ],
+    "ix_entries_daily_board": [
+        "rule_set",
+        "daily_day",
+        "ranked",
+        "standing",
+        "finished_at",
+        "race_id",
+        "player_id",
+    ],
 }
 
 
 PLAYER_INDEXES_BEFORE = {
-    "ix_entries_deal": ["rule_set", "seed", "player_id", "status", "time_ms", "on_foundations",
-                        "reached_at_ms", "finished_at", "race_id", "rank"],
+    "ix_entries_deal": [
+        "rule_set",
+        "seed",
+        "player_id",
+        "status",
+        "time_ms",
+        "on_foundations",
+        "reached_at_ms",
+        "finished_at",
+        "race_id",
+        "rank",
+    ],
     "ix_entries_daily": ["rule_set", "daily_day", "player_id"],
 }
 PLAYER_INDEXES_AFTER = {
     "ix_entries_deal": ["rule_set", "seed", "player_id", "standing", "finished_at", "race_id"],
-    "ix_entries_daily": ["rule_set", "daily_day", "player_id", "ranked", "standing",
-                         "finished_at", "race_id"],
+    "ix_entries_daily": [
+        "rule_set",
+        "daily_day",
+        "player_id",
+        "ranked",
+        "standing",
+        "finished_at",
+        "race_id",
+    ],
 }
 
 

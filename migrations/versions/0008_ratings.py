@@ -37,8 +37,9 @@ def upgrade() -> None:
         sa.Column("ordinal", sa.Float(), nullable=False),
         sa.Column("races", sa.Integer(), nullable=False),
         sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(["player_id"], ["players.id"],
-                                name=op.f("fk_ratings_player_id_players")),
+        sa.ForeignKeyConstraint(
+            ["player_id"], ["players.id"], name=op.f("fk_ratings_player_id_players")
+        ),
         sa.PrimaryKeyConstraint("rule_set", "player_id", name=op.f("pk_ratings")),
     )
     op.create_index("ix_ratings_board", "ratings", ["rule_set", "ordinal", "player_id"])
@@ -50,9 +51,11 @@ def upgrade() -> None:
         sa.Column("sigma_before", sa.Float(), nullable=False),
         sa.Column("mu_after", sa.Float(), nullable=False),
         sa.Column("sigma_after", sa.Float(), nullable=False),
-        sa.ForeignKeyConstraint(["race_id", "player_id"],
-                                ["entries.race_id", "entries.player_id"],
-                                name=op.f("fk_rating_changes_race_id_entries")),
+        sa.ForeignKeyConstraint(
+            ["race_id", "player_id"],
+            ["entries.race_id", "entries.player_id"],
+            name=op.f("fk_rating_changes_race_id_entries"),
+        ),
         sa.PrimaryKeyConstraint("race_id", "player_id", name=op.f("pk_rating_changes")),
     )
 

@@ -26,8 +26,9 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    op.add_column("races", sa.Column("public", sa.Boolean(), server_default=sa.false(),
-                                     nullable=False))
+    op.add_column(
+        "races", sa.Column("public", sa.Boolean(), server_default=sa.false(), nullable=False)
+    )
 
 
 def downgrade() -> None:

@@ -26,8 +26,10 @@ depends_on: str | Sequence[str] | None = None
 
 def upgrade() -> None:
     op.add_column("races", sa.Column("holder", sa.String(64), nullable=True))
-    op.add_column("races", sa.Column("holder_epoch", sa.Integer(), server_default=sa.text("0"),
-                                     nullable=False))
+    op.add_column(
+        "races",
+        sa.Column("holder_epoch", sa.Integer(), server_default=sa.text("0"), nullable=False),
+    )
     op.add_column("races", sa.Column("held_until", sa.DateTime(timezone=True), nullable=True))
 
 

@@ -35,9 +35,15 @@ class BusOutbox:
     whether Redis is known to be away already); a channel nobody reads is ``nobody_listening``'s,
     given the worker it is for."""
 
-    def __init__(self, client: redis.Redis, key: Callable[..., str], dumps: Dumps,
-                 failed: Callable[[Exception], None], down: Callable[[], bool],
-                 nobody_listening: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        client: redis.Redis,
+        key: Callable[..., str],
+        dumps: Dumps,
+        failed: Callable[[Exception], None],
+        down: Callable[[], bool],
+        nobody_listening: Callable[[str], None],
+    ) -> None:
         self.redis, self._key, self._dumps = client, key, dumps
         self._failed, self._down, self._nobody_listening = failed, down, nobody_listening
         self._outgoing: asyncio.Queue[Queued] = asyncio.Queue()
@@ -61,7 +67,8 @@ class BusOutbox:
                 await self.write(batch)
             except RedisError as error:
                 (log.debug if self._down() else log.warning)(
-                    "the Redis bus could not send %d messages: %s", len(batch), error)
+                    "the Redis bus could not send %d messages: %s", len(batch), error
+                )
                 self._failed(error)
             except Exception:
                 log.exception("the Redis bus could not send %d messages", len(batch))

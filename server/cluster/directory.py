@@ -66,9 +66,16 @@ class RoomDirectory:
     """Which worker holds which room, in Redis (the host's ``server.rooms.room.Directory``),
     and the rooms this worker takes over: from a dead worker, or from nobody."""
 
-    def __init__(self, client: redis.Redis, key: Callable[..., str], worker_id: str,
-                 host: RoomHost, sessions: Sessions, listing: RedisListing,
-                 queue: Callable[[Callable[[Any], None]], None]) -> None:
+    def __init__(
+        self,
+        client: redis.Redis,
+        key: Callable[..., str],
+        worker_id: str,
+        host: RoomHost,
+        sessions: Sessions,
+        listing: RedisListing,
+        queue: Callable[[Callable[[Any], None]], None],
+    ) -> None:
         self.redis, self._key, self.id = client, key, worker_id
         self.host, self.sessions, self.listing, self._queue = host, sessions, listing, queue
         self._adopting: dict[str, asyncio.Future[None]] = {}
@@ -105,8 +112,11 @@ class RoomDirectory:
                 pipe.sadd(self._key("rooms", self.id), room.race.code)
             await pipe.execute()
         self.listing.refresh()
-        log.warning("directory written again: %d rooms still held here, %d let go", len(kept),
-                    len(rooms) - len(kept))
+        log.warning(
+            "directory written again: %d rooms still held here, %d let go",
+            len(kept),
+            len(rooms) - len(kept),
+        )
 
     async def claim(self, code: str) -> bool:
         claimed = await self.redis.set(self._key("room", code), self.id, nx=True, ex=ROOM_TTL_S)
@@ -159,8 +169,13 @@ class RoomDirectory:
         found: set[str] = set()
         held_elsewhere: dict[str, str] = {}
         try:
-            claimed = [code for code in adopting if await self._take_over(
-                keys=[self._key("room", code)], args=[dead or "", self.id, ROOM_TTL_S])]
+            claimed = [
+                code
+                for code in adopting
+                if await self._take_over(
+                    keys=[self._key("room", code)], args=[dead or "", self.id, ROOM_TTL_S]
+                )
+            ]
             if claimed:
                 found, held_elsewhere = await self._take(claimed)
         finally:
@@ -194,9 +209,11 @@ class RoomDirectory:
         until = loop.time() + holding.LEASE_S + HEARTBEAT_S
         found: set[str] = set()
         while True:
-            rows = await write_for_client(self.host.writer, functools.partial(
-                holding.take, self.sessions, codes, self.id, datetime.now(UTC)),
-                self.host.settings.write_wait_s)
+            rows = await write_for_client(
+                self.host.writer,
+                functools.partial(holding.take, self.sessions, codes, self.id, datetime.now(UTC)),
+                self.host.settings.write_wait_s,
+            )
             for row in rows:
                 if row.code not in self.host.rooms:
                     self.host.adopt(row)
@@ -204,10 +221,12 @@ class RoomDirectory:
             left = [code for code in codes if code not in found]
             elsewhere = await holding.holders(self.sessions, left) if left else {}
             holders = sorted(set(elsewhere.values()))
-            beating = await self.redis.mget([self._key("worker", worker) for worker in holders]
-                                            ) if holders else []
-            silent = {worker for worker, beat in zip(holders, beating, strict=True)
-                      if beat is None}
+            beating = (
+                await self.redis.mget([self._key("worker", worker) for worker in holders])
+                if holders
+                else []
+            )
+            silent = {worker for worker, beat in zip(holders, beating, strict=True) if beat is None}
             if not silent or loop.time() >= until:
                 return found, elsewhere
             codes = left
@@ -215,8 +234,7 @@ class RoomDirectory:
 
     async def reap(self, worker: str) -> None:
         """Take over a dead worker's rooms, if no other worker is doing it."""
-        if not await self.redis.set(self._key("reap", worker), self.id, nx=True,
-                                    ex=REAP_LOCK_S):
+        if not await self.redis.set(self._key("reap", worker), self.id, nx=True, ex=REAP_LOCK_S):
             return
         codes = sorted(await self._members_of("rooms", worker))
         if codes:
@@ -228,8 +246,7 @@ class RoomDirectory:
     async def sweep_orphans(self) -> None:
         """Races in progress that no worker holds (their directory entries were lost): one
         worker at a time rebuilds them, so that their clocks run again."""
-        if not await self.redis.set(self._key("orphans"), self.id, nx=True,
-                                    ex=int(ORPHAN_SWEEP_S)):
+        if not await self.redis.set(self._key("orphans"), self.id, nx=True, ex=int(ORPHAN_SWEEP_S)):
             return
         codes = await unfinished_race_codes(self.sessions)
         held = await self.redis.mget([self._key("room", code) for code in codes]) if codes else []
@@ -241,4 +258,3 @@ class RoomDirectory:
     async def mark_whole(self) -> None:
         """Every stored room not ended has its entry in the directory now (``holder``)."""
         await self.redis.set(self._key("directory"), self.id)
-

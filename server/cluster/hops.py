@@ -53,10 +53,19 @@ class Hops:
         done = asyncio.get_running_loop().create_future()
         self._waiting[client.connection_id] = done
         self._hopping_to[client.connection_id] = worker
-        self._publish(worker, {
-            "k": "req", "from": self.id, "conn": client.connection_id,
-            "player": client.player_id, "name": client.name, "own": client.own_progress,
-            "addr": client.address, "msg": message.model_dump(mode="json", by_alias=True)})
+        self._publish(
+            worker,
+            {
+                "k": "req",
+                "from": self.id,
+                "conn": client.connection_id,
+                "player": client.player_id,
+                "name": client.name,
+                "own": client.own_progress,
+                "addr": client.address,
+                "msg": message.model_dump(mode="json", by_alias=True),
+            },
+        )
         try:
             async with asyncio.timeout(HOP_TIMEOUT_S):
                 code, error = await done
@@ -93,8 +102,9 @@ class RemoteMembers:
     ``Carrier``). Their requests are acted on once the room is no longer being adopted
     (``adopted``), and their frames and the end of each request are published back."""
 
-    def __init__(self, host: RoomHost, publish: Publish,
-                 adopted: Callable[[str], Awaitable[None]]) -> None:
+    def __init__(
+        self, host: RoomHost, publish: Publish, adopted: Callable[[str], Awaitable[None]]
+    ) -> None:
         self.host, self._publish, self._adopted = host, publish, adopted
         self._members: dict[tuple[str, str], RemoteMember] = {}
 
@@ -104,9 +114,14 @@ class RemoteMembers:
         key = (data["from"], data["conn"])
         member = self._members.get(key)
         if member is None:  # ("addr": none from a worker of an older version, while upgrading)
-            member = self._members[key] = RemoteMember(data["from"], data["conn"],
-                                                       data["player"], data["name"], data["own"],
-                                                       address=data.get("addr", ""))
+            member = self._members[key] = RemoteMember(
+                data["from"],
+                data["conn"],
+                data["player"],
+                data["name"],
+                data["own"],
+                address=data.get("addr", ""),
+            )
         error = None
         try:
             message = CLIENT_MESSAGE.validate_python(data["msg"])
@@ -122,8 +137,9 @@ class RemoteMembers:
         room = member.room.race.code if isinstance(member.room, Room) else None
         if room is None:
             self._members.pop(key, None)
-        self._publish(data["from"], {"k": "done", "conn": data["conn"], "room": room,
-                                     "error": error})
+        self._publish(
+            data["from"], {"k": "done", "conn": data["conn"], "room": room, "error": error}
+        )
 
     def gone(self, data: dict[str, Any]) -> None:
         """Another worker's connection in a room of this one is closed (``gone``)."""

@@ -46,8 +46,12 @@ class RedisListing:
     bus's one ordered queue of Redis commands, so that a room's writes (and its release) land in
     the order they were made."""
 
-    def __init__(self, client: redis.Redis, key: Callable[..., str],
-                 queue: Callable[[Callable[[Any], None]], None]) -> None:
+    def __init__(
+        self,
+        client: redis.Redis,
+        key: Callable[..., str],
+        queue: Callable[[Callable[[Any], None]], None],
+    ) -> None:
         self.redis, self._key, self._queue = client, key, queue
         self.written: dict[str, tuple[str, int]] = {}
         """The entries this worker has in Redis, by code: as JSON, and their score."""
@@ -57,8 +61,10 @@ class RedisListing:
         if listing is None:
             self.forget(code)
             return
-        written = (json.dumps({**listing, "by": opened_by(room)}, separators=(",", ":")),
-                   round(room.opened * 1000))
+        written = (
+            json.dumps({**listing, "by": opened_by(room)}, separators=(",", ":")),
+            round(room.opened * 1000),
+        )
         if self.written.get(code) != written:
             self.written[code] = written
             self._queue(lambda pipe: self._write(pipe, code, *written))
@@ -88,7 +94,8 @@ class RedisListing:
     async def read(self) -> list[dict[str, Any]]:
         """The list, from every worker's entries; codes whose entry has expired are dropped."""
         newest: list[tuple[str, float]] = await self.redis.zrevrange(  # type: ignore[assignment]
-            self._key("public"), 0, SCANNED - 1, withscores=True)  # (redis-py types it loosely)
+            self._key("public"), 0, SCANNED - 1, withscores=True
+        )  # (redis-py types it loosely)
         scored = [(str(code), float(score)) for code, score in newest]
         if not scored:
             return []

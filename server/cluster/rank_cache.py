@@ -57,8 +57,7 @@ class RedisRanks:
     def key(self, board: str, *, new: bool = False) -> str:
         return f"{self.prefix}{'ranks-new' if new else 'ranks'}:{board}"
 
-    async def lines_below(self, boards: tuple[str, ...],
-                          terms: Sequence[int]) -> list[int] | None:
+    async def lines_below(self, boards: tuple[str, ...], terms: Sequence[int]) -> list[int] | None:
         board = held(boards)
         if board is None:
             return None
@@ -83,8 +82,9 @@ class RedisRanks:
             pipe = self.redis.pipeline(transaction=False)
             for new in (False, True) if building else (False,):
                 for board, member, term in scored:
-                    pipe.zadd(self.key(board, new=new), {member: term},
-                              lt=board.startswith("wins:"))
+                    pipe.zadd(
+                        self.key(board, new=new), {member: term}, lt=board.startswith("wins:")
+                    )
             await pipe.execute()
         except redis.RedisError:
             log.warning("rank cache write failed: out of use until rebuilt", exc_info=True)
@@ -109,8 +109,14 @@ class RedisRanks:
         await pipe.execute()
         return lines
 
-    async def _add(self, rows: Sequence[tuple[str, str, int | None]],
-                   board_of: Callable[[str], str], boards: set[str], *, lt: bool) -> int:
+    async def _add(
+        self,
+        rows: Sequence[tuple[str, str, int | None]],
+        board_of: Callable[[str], str],
+        boards: set[str],
+        *,
+        lt: bool,
+    ) -> int:
         by_board: dict[str, dict[str, int]] = defaultdict(dict)
         for rule_set, member, term in rows:
             by_board[board_of(rule_set)][member] = term or 0  # a win's time, a count: not null

@@ -74,26 +74,42 @@ class RedisBus:
     ``hops`` are its connections' requests for rooms of other workers, and ``remote`` the
     other workers' connections in its rooms."""
 
-    def __init__(self, url: str, prefix: str, host: RoomHost, sessions: Sessions,
-                 name: str | None = None, json_library: JsonLibrary = "json") -> None:
+    def __init__(
+        self,
+        url: str,
+        prefix: str,
+        host: RoomHost,
+        sessions: Sessions,
+        name: str | None = None,
+        json_library: JsonLibrary = "json",
+    ) -> None:
         self.id = name or holding.process_name()
         self.prefix, self.host, self.sessions = prefix, host, sessions
         # A command on a pooled connection that Redis dropped (it restarted) is tried again
         # at once on a new one, rather than taken for Redis being away.
         self.redis = redis.from_url(
-            url, decode_responses=True, retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), 2),
-            retry_on_error=[RedisConnectionError, RedisTimeoutError])
+            url,
+            decode_responses=True,
+            retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), 2),
+            retry_on_error=[RedisConnectionError, RedisTimeoutError],
+        )
         self._loads = json_loads(json_library)
         self.address = ""
         """This worker's own WebSocket address (``reconnect_to``), once it serves."""
         self.connections: dict[str, Client] = {}
         """This worker's connections, by id: the gateway's own dictionary."""
-        self.outbox = BusOutbox(self.redis, self._key, json_dumps(json_library),
-                                self._redis_failed, lambda: self.down_since is not None,
-                                self._nobody_listening)
+        self.outbox = BusOutbox(
+            self.redis,
+            self._key,
+            json_dumps(json_library),
+            self._redis_failed,
+            lambda: self.down_since is not None,
+            self._nobody_listening,
+        )
         self.listing = RedisListing(self.redis, self._key, self.outbox.put)
-        self.directory = RoomDirectory(self.redis, self._key, self.id, host, sessions,
-                                       self.listing, self.outbox.put)
+        self.directory = RoomDirectory(
+            self.redis, self._key, self.id, host, sessions, self.listing, self.outbox.put
+        )
         self.hops = Hops(self.id, self.outbox.publish)
         self.remote = RemoteMembers(host, self.outbox.publish, self.directory.adopted)
         self._tasks: list[asyncio.Task[None]] = []
@@ -117,11 +133,14 @@ class RedisBus:
         await self._beat()
         await self.redis.sadd(self._key("workers"), self.id)
         if not await self.redis.exists(self._key("directory")) and not (
-                await unfinished_race_codes(self.sessions)):
+            await unfinished_race_codes(self.sessions)
+        ):
             await self.directory.mark_whole()
-        self._tasks = [asyncio.create_task(self._read_forever(pubsub)),
-                       asyncio.create_task(self.outbox.send_forever()),
-                       asyncio.create_task(self._watch_forever())]
+        self._tasks = [
+            asyncio.create_task(self._read_forever(pubsub)),
+            asyncio.create_task(self.outbox.send_forever()),
+            asyncio.create_task(self._watch_forever()),
+        ]
         log.info("worker %s on the Redis bus (%s)", self.id, self.prefix)
 
     async def stop(self) -> None:
@@ -140,8 +159,9 @@ class RedisBus:
         """Say this worker is alive. Had its heartbeat expired meanwhile (Redis restarted, or
         the worker stalled for longer than ``WORKER_TTL_S`` and the others may have taken its
         rooms), it asks the database which of its rooms are still its."""
-        was = await self.redis.set(self._key("worker", self.id), self.address, ex=WORKER_TTL_S,
-                                   get=True)
+        was = await self.redis.set(
+            self._key("worker", self.id), self.address, ex=WORKER_TTL_S, get=True
+        )
         if was is None:
             await self.redis.sadd(self._key("workers"), self.id)
             if self._beaten:
@@ -158,15 +178,20 @@ class RedisBus:
                 await self.host.handle(client, message)
                 return
             if self.down_since is not None:
-                raise Refusal(ErrorCode.UNAVAILABLE, "the room is held by another worker, "
-                              "which cannot be reached now: try again in a moment")
+                raise Refusal(
+                    ErrorCode.UNAVAILABLE,
+                    "the room is held by another worker, "
+                    "which cannot be reached now: try again in a moment",
+                )
             await self.hops.hop(client, worker, message)
         except HopFailed:
             self._moved(client)
         except RedisError as error:
             self._redis_failed(error)
-            raise Refusal(ErrorCode.UNAVAILABLE, "the servers' directory (Redis) cannot be "
-                          "reached: try again in a moment") from None
+            raise Refusal(
+                ErrorCode.UNAVAILABLE,
+                "the servers' directory (Redis) cannot be reached: try again in a moment",
+            ) from None
 
     def left(self, client: Client) -> None:
         room = client.room
@@ -235,8 +260,7 @@ class RedisBus:
         if self.down_since is not None:
             return
         self.down_since = asyncio.get_running_loop().time()
-        log.warning("Redis cannot be reached (%s): rooms of other workers are out of reach",
-                    error)
+        log.warning("Redis cannot be reached (%s): rooms of other workers are out of reach", error)
         for client in list(self.connections.values()):
             if isinstance(client.room, Elsewhere):
                 self._moved(client)
@@ -254,8 +278,14 @@ class RedisBus:
     def _receive(self, data: dict[str, Any]) -> None:
         kind = data["k"]
         if kind == "frames":
-            broadcast([client.ws for client in map(self.connections.get, data["conns"])
-                       if client is not None], data["frame"])
+            broadcast(
+                [
+                    client.ws
+                    for client in map(self.connections.get, data["conns"])
+                    if client is not None
+                ],
+                data["frame"],
+            )
         elif kind == "done":
             self.hops.done(data)
         elif kind == "req":
@@ -306,8 +336,9 @@ class RedisBus:
         if not held:
             return
         try:
-            renewed = await self.host.writer.call(lambda: holding.renew(
-                self.sessions, self.id, datetime.now(UTC)), HEARTBEAT_S)
+            renewed = await self.host.writer.call(
+                lambda: holding.renew(self.sessions, self.id, datetime.now(UTC)), HEARTBEAT_S
+            )
         except Exception as error:  # noqa: BLE001 - the writer reports database failures
             log.debug("leases not renewed: %s", error)
             return
@@ -320,10 +351,16 @@ class RedisBus:
         # Also the workers this one's connections are in rooms of, or have requests hopped to:
         # a dead one may have been reaped already (on a request, or by another worker) and be
         # gone from ``workers``.
-        held_elsewhere = {client.room.worker for client in self.connections.values()
-                          if isinstance(client.room, Elsewhere)}
-        workers = ({str(worker) for worker in await self.redis.smembers(self._key("workers"))}
-                   | held_elsewhere | self.hops.workers())
+        held_elsewhere = {
+            client.room.worker
+            for client in self.connections.values()
+            if isinstance(client.room, Elsewhere)
+        }
+        workers = (
+            {str(worker) for worker in await self.redis.smembers(self._key("workers"))}
+            | held_elsewhere
+            | self.hops.workers()
+        )
         for worker in workers - {self.id}:
             if await self.redis.exists(self._key("worker", worker)):
                 continue

@@ -68,15 +68,26 @@ def serve_workers(settings: Settings) -> int:
         if not stopping.is_set():
             workers.append(_start(settings, index, listen))
     if all(_wait_ready(worker, stopping) for worker in workers) and not stopping.is_set():
-        log.info("patience-race serving on ws://%s:%d/ws with %d workers (database %s, "
-                 "redis %s; solver core: %s)", host, port, count, settings.safe_database_url,
-                 settings.redis_url, core_description())
+        log.info(
+            "patience-race serving on ws://%s:%d/ws with %d workers (database %s, "
+            "redis %s; solver core: %s)",
+            host,
+            port,
+            count,
+            settings.safe_database_url,
+            settings.redis_url,
+            core_description(),
+        )
     while not stopping.is_set():
         time.sleep(0.2)
         for index, worker in enumerate(workers):
             if worker.poll() is not None and not stopping.is_set():
-                log.warning("worker %d (pid %d) exited with %s: starting another", index,
-                            worker.process.pid, worker.process.returncode)
+                log.warning(
+                    "worker %d (pid %d) exited with %s: starting another",
+                    index,
+                    worker.process.pid,
+                    worker.process.returncode,
+                )
                 _declare_dead(settings, worker)
                 time.sleep(RESTART_DELAY_S)
                 workers[index] = _start(settings, index, listen)
@@ -109,9 +120,21 @@ def _start(settings: Settings, index: int, listen: socket.socket) -> _Worker:
     env = dict(os.environ, **{SETTINGS_VARIABLE: settings.model_dump_json()})
     with _sigint_ignored():
         process = subprocess.Popen(
-            [sys.executable, "-m", "server.main", "--index", str(index),
-             "--listen-fd", str(listen.fileno()), "--ready-fd", str(write)],
-            pass_fds=(listen.fileno(), write), env=env, stdin=subprocess.DEVNULL)
+            [
+                sys.executable,
+                "-m",
+                "server.main",
+                "--index",
+                str(index),
+                "--listen-fd",
+                str(listen.fileno()),
+                "--ready-fd",
+                str(write),
+            ],
+            pass_fds=(listen.fileno(), write),
+            env=env,
+            stdin=subprocess.DEVNULL,
+        )
     os.close(write)
     return _Worker(process, read)
 

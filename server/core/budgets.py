@@ -38,8 +38,7 @@ from wire.protocol import (
     Spectate,
 )
 
-CLIENT_KINDS: tuple[str, ...] = tuple(
-    CLIENT_MESSAGE.json_schema()["discriminator"]["mapping"])
+CLIENT_KINDS: tuple[str, ...] = tuple(CLIENT_MESSAGE.json_schema()["discriminator"]["mapping"])
 """The client message types, read once from the schema (reading it costs milliseconds)."""
 UNKNOWN_TYPE = f"type must be one of: {', '.join(CLIENT_KINDS)}"
 UTF8_MOST_BYTES = 4
@@ -59,8 +58,9 @@ def frame_problem(frame: str | bytes, max_bytes: int) -> tuple[ErrorCode, str] |
     encoded to count its bytes only when its characters could be more than ``max_bytes``."""
     if isinstance(frame, bytes):
         return ErrorCode.INVALID_MESSAGE, "text frames only: send JSON in a text frame"
-    if len(frame) > max_bytes or (len(frame) * UTF8_MOST_BYTES > max_bytes
-                                  and len(frame.encode()) > max_bytes):
+    if len(frame) > max_bytes or (
+        len(frame) * UTF8_MOST_BYTES > max_bytes and len(frame.encode()) > max_bytes
+    ):
         return ErrorCode.TOO_LARGE, f"a message may be at most {max_bytes} bytes (UTF-8)"
     return None
 
@@ -70,8 +70,10 @@ def invalid_text(invalid: ValidationError) -> str:
     string``."""
     return "; ".join(
         f"{'.'.join(str(p) for p in error['loc'][1:]) or 'message'}: {error['msg']}"
-        for error in invalid.errors(include_url=False, include_context=False,
-                                    include_input=False)[:3])
+        for error in invalid.errors(include_url=False, include_context=False, include_input=False)[
+            :3
+        ]
+    )
 
 
 def request_id(data: Any) -> str | None:
@@ -136,12 +138,19 @@ class AddressBook:
     an IPv4 address or an IPv6 /64). The table of connections holds only addresses with one
     open; the buckets of new players and of reads are ``AddressLimiter``s, bounded."""
 
-    def __init__(self, connections_per_address: int, new_players_per_min: float,
-                 max_addresses: int, reads_per_s: float, reads_burst: float) -> None:
+    def __init__(
+        self,
+        connections_per_address: int,
+        new_players_per_min: float,
+        max_addresses: int,
+        reads_per_s: float,
+        reads_burst: float,
+    ) -> None:
         self.connections_per_address = connections_per_address
         self._open: dict[str, int] = {}
-        self._new_players = AddressLimiter(new_players_per_min / 60, max(1.0, new_players_per_min),
-                                           max_addresses)
+        self._new_players = AddressLimiter(
+            new_players_per_min / 60, max(1.0, new_players_per_min), max_addresses
+        )
         self._reads = AddressLimiter(reads_per_s, reads_burst, max_addresses)
         """One bucket per address for the HTTP API and the WebSocket's reads alike: 20
         anonymous connections reading boards got 314-599 a second where HTTP allowed 2."""
@@ -175,8 +184,9 @@ class AddressBook:
         return self._reads.take(address, now)
 
 
-def address_of(remote: Any, forwarded_for: str | None = None,
-               trusted_proxies: frozenset[str] = frozenset()) -> str:
+def address_of(
+    remote: Any, forwarded_for: str | None = None, trusted_proxies: frozenset[str] = frozenset()
+) -> str:
     """The key a connection counts against, from its ``remote_address`` (and, when that is a
     trusted reverse proxy, from the ``X-Forwarded-For`` it sent:
     ``server.core.limits.client_host``)."""

@@ -35,11 +35,16 @@ class Deadlines:
 
     def interval(self) -> float:
         """How often to look: nothing outlives its limit by more than a quarter of it."""
-        return max(0.02, min(1.0, self.hello_s / 4, self.idle_s / 4, self.lobby_empty_s / 4,
-                             self.lobby_max_s / 4))
+        return max(
+            0.02,
+            min(
+                1.0, self.hello_s / 4, self.idle_s / 4, self.lobby_empty_s / 4, self.lobby_max_s / 4
+            ),
+        )
 
-    def connection_close(self, *, said_hello: bool, since: float, active: float,
-                         where: Whereabouts, now: float) -> tuple[int, str] | None:
+    def connection_close(
+        self, *, said_hello: bool, since: float, active: float, where: Whereabouts, now: float
+    ) -> tuple[int, str] | None:
         """How to close a connection that is past its deadline, or None. A connection in a
         room of another worker is closed once no room could still be on: this worker cannot
         see that room's phase."""
@@ -55,5 +60,6 @@ class Deadlines:
     def lobby_expired(self, *, opened: float, empty_since: float | None, now: float) -> bool:
         """Whether a lobby opened at ``opened``, empty since ``empty_since`` (None: someone is
         in it), is to be closed."""
-        return (now - opened > self.lobby_max_s
-                or (empty_since is not None and now - empty_since > self.lobby_empty_s))
+        return now - opened > self.lobby_max_s or (
+            empty_since is not None and now - empty_since > self.lobby_empty_s
+        )

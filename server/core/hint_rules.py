@@ -23,8 +23,11 @@ def refusal(race: Race, player_id: str) -> Refusal | None:
     if len(race.racers) > 1:
         return Refusal(ErrorCode.NO_HINTS, "no hints in a race with others")
     if race.deal_kind != "number":
-        return Refusal(ErrorCode.NO_HINTS, "no hints on a secret deal: it is ranked; "
-                       "practise alone on a chosen deal number to have hints")
+        return Refusal(
+            ErrorCode.NO_HINTS,
+            "no hints on a secret deal: it is ranked; "
+            "practise alone on a chosen deal number to have hints",
+        )
     if race.phase is not Phase.RACING or racer.game is None or racer.finished:
         return Refusal(ErrorCode.NOT_RACING, "your game is not on")
     return None

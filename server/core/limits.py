@@ -81,8 +81,9 @@ class AddressLimiter:
                 self._buckets.popitem(last=False)
         else:
             self._buckets.move_to_end(client)
-            bucket.tokens = min(self.burst, bucket.tokens + max(0.0, now - bucket.stamp)
-                                * self.rate)
+            bucket.tokens = min(
+                self.burst, bucket.tokens + max(0.0, now - bucket.stamp) * self.rate
+            )
             bucket.stamp = max(bucket.stamp, now)
         if bucket.tokens >= 1:
             bucket.tokens -= 1
@@ -134,6 +135,7 @@ class LruCache(Generic[K]):
 
 
 # -- work under way per client (issue 23) ---------------------------------------------------------
+
 
 class InFlight:
     """Work under way (searched or waiting), at most ``per_client`` of it for each client and

@@ -18,15 +18,27 @@ from server.core.race import Phase, Race
 
 LISTED = 50
 """The most rooms the list shows."""
+
+
 def entry(race: Race) -> dict[str, Any] | None:
     """The room as the list shows it, or None when it is not to be listed."""
     host = race.racers.get(race.host_id)
-    if (not race.public or race.phase is not Phase.LOBBY or host is None
-            or len(race.racers) >= race.seats_max):
+    if (
+        not race.public
+        or race.phase is not Phase.LOBBY
+        or host is None
+        or len(race.racers) >= race.seats_max
+    ):
         return None
-    return {"code": race.code, "rule_set": race.rule_set, "host": host.name,
-            "racers": len(race.racers), "seats": race.seats_max, "deal_kind": race.deal_kind,
-            "time_limit_s": race.time_limit_s}
+    return {
+        "code": race.code,
+        "rule_set": race.rule_set,
+        "host": host.name,
+        "racers": len(race.racers),
+        "seats": race.seats_max,
+        "deal_kind": race.deal_kind,
+        "time_limit_s": race.time_limit_s,
+    }
 
 
 def in_turn(listed: Iterable[tuple[float, str, dict[str, Any]]]) -> list[dict[str, Any]]:

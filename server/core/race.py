@@ -68,14 +68,30 @@ DealKind = Literal["secret", "number", "daily"]
 
 
 class Race:
-    def __init__(self, *, race_id: str, code: str, rule_set: str, seed: int, algorithm: int,
-                 deal_kind: DealKind, host_id: str, host_name: str, seats_max: int,
-                 time_limit_s: int | None, rules: int = RULES_VERSION,
-                 countdown_s: float = COUNTDOWN_S,
-                 grace_s: float = GRACE_S, max_race_s: float = MAX_RACE_S,
-                 idle_s: float = IDLE_S, daily_day: date | None = None,
-                 winnable: bool | None = None, public: bool = False,
-                 events_kept: int = EVENTS_KEPT, events: RoomEvents | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        race_id: str,
+        code: str,
+        rule_set: str,
+        seed: int,
+        algorithm: int,
+        deal_kind: DealKind,
+        host_id: str,
+        host_name: str,
+        seats_max: int,
+        time_limit_s: int | None,
+        rules: int = RULES_VERSION,
+        countdown_s: float = COUNTDOWN_S,
+        grace_s: float = GRACE_S,
+        max_race_s: float = MAX_RACE_S,
+        idle_s: float = IDLE_S,
+        daily_day: date | None = None,
+        winnable: bool | None = None,
+        public: bool = False,
+        events_kept: int = EVENTS_KEPT,
+        events: RoomEvents | None = None,
+    ) -> None:
         """``events``: the room's event log, for a race that follows another in the same room
         (a rematch); a new one otherwise."""
         self.game_type = find_rule_set(rule_set)
@@ -129,15 +145,24 @@ class Race:
 
     def _room_snapshot(self, request_id: str | None, seq: int) -> RoomState:
         return RoomState(
-            id=request_id, seq=seq, code=self.code,
-            rule_set=self.rule_set, deal_kind=self.deal_kind, winnable=self.winnable,
-            phase=self.phase.value, public=self.public, deal_number=self.deal_number,
-            host=self.host_id, seats_max=self.seats_max, time_limit_s=self.time_limit_s,
+            id=request_id,
+            seq=seq,
+            code=self.code,
+            rule_set=self.rule_set,
+            deal_kind=self.deal_kind,
+            winnable=self.winnable,
+            phase=self.phase.value,
+            public=self.public,
+            deal_number=self.deal_number,
+            host=self.host_id,
+            seats_max=self.seats_max,
+            time_limit_s=self.time_limit_s,
             seats=[racer.seat_info() for racer in self.racers.values()],
             spectators=len(self.spectators),
             commitment=self.commitment if self.phase is not Phase.LOBBY else None,
             starts_at_ms=None if self.starts_at is None else ms(self.starts_at),
-            started_at_ms=None if self.started_at is None else ms(self.started_at))
+            started_at_ms=None if self.started_at is None else ms(self.started_at),
+        )
 
     @property
     def deal_number(self) -> str | None:
@@ -181,8 +206,10 @@ class Race:
         if player_id in self.spectators:
             return
         if len(self.spectators) >= most:
-            raise RaceError(ErrorCode.TOO_MANY_SPECTATORS,
-                            f"this room has its {most} spectators: try again later")
+            raise RaceError(
+                ErrorCode.TOO_MANY_SPECTATORS,
+                f"this room has its {most} spectators: try again later",
+            )
         self.spectators.add(player_id)
 
     def leave(self, player_id: str, now: float) -> Said:
@@ -234,8 +261,15 @@ class Race:
     def _begin_countdown(self, now: float) -> list[Outgoing]:
         self.phase = Phase.COUNTDOWN
         self.starts_at = now + self.countdown_s
-        out = [self.events.say(Countdown(seq=self.events.next_seq, starts_at_ms=ms(self.starts_at),
-                                         seconds=self.countdown_s))]
+        out = [
+            self.events.say(
+                Countdown(
+                    seq=self.events.next_seq,
+                    starts_at_ms=ms(self.starts_at),
+                    seconds=self.countdown_s,
+                )
+            )
+        ]
         if self.countdown_s <= 0:
             out += self._tick(now)
         return out
@@ -244,17 +278,29 @@ class Race:
 
     def deal_to(self, racer: Racer, started_at: float) -> Game:
         """The racer's game, dealt (``Racer.deal``)."""
-        return racer.deal(self.game_type(self.seed, self.algorithm, rules=self.rules,
-                                         keep_opening=False, undo=False), started_at)
+        return racer.deal(
+            self.game_type(
+                self.seed, self.algorithm, rules=self.rules, keep_opening=False, undo=False
+            ),
+            started_at,
+        )
 
     def _start_racing(self, now: float) -> list[Outgoing]:
         assert self.starts_at is not None
         self.phase = Phase.RACING
         self.started_at = self.starts_at
-        out = [self.events.say(RaceStarted(
-            seq=self.events.next_seq, started_at_ms=ms(self.started_at), commitment=self.commitment,
-            deal_number=str(self.seed) if self.deal_kind == "number" else None,
-            algorithm=self.algorithm, rules=self.rules))]
+        out = [
+            self.events.say(
+                RaceStarted(
+                    seq=self.events.next_seq,
+                    started_at_ms=ms(self.started_at),
+                    commitment=self.commitment,
+                    deal_number=str(self.seed) if self.deal_kind == "number" else None,
+                    algorithm=self.algorithm,
+                    rules=self.rules,
+                )
+            )
+        ]
         self._began = RaceBegan(ms(self.started_at), tuple(self.racers))
         for racer in self.racers.values():
             game = self.deal_to(racer, self.started_at)
@@ -273,16 +319,20 @@ class Race:
             return None
         return racer.game.legal_move_named(text)
 
-    def move(self, player_id: str, move: Move, now: float,
-             request_id: str | None = None) -> Said:
+    def move(self, player_id: str, move: Move, now: float, request_id: str | None = None) -> Said:
         return self._said(self._move(player_id, move, now, request_id))
 
-    def _move(self, player_id: str, move: Move, now: float,
-              request_id: str | None) -> list[Outgoing]:
+    def _move(
+        self, player_id: str, move: Move, now: float, request_id: str | None
+    ) -> list[Outgoing]:
         racer = self._racer(player_id)
         if self.phase is not Phase.RACING:
-            raise RaceError(ErrorCode.NOT_RACING, "the race has not started" if self.phase in (
-                Phase.LOBBY, Phase.COUNTDOWN) else "the race is over")
+            raise RaceError(
+                ErrorCode.NOT_RACING,
+                "the race has not started"
+                if self.phase in (Phase.LOBBY, Phase.COUNTDOWN)
+                else "the race is over",
+            )
         if racer.finished:
             raise RaceError(ErrorCode.FINISHED, f"you have finished ({racer.status})")
         assert racer.game is not None and self.started_at is not None
@@ -290,8 +340,7 @@ class Race:
         if deadline is not None and now >= deadline:
             return self._move_after_deadline(racer, move, now, request_id)
         try:
-            reply, made = racer.play(move, now, self.started_at, request_id,
-                                     self.events.next_seq)
+            reply, made = racer.play(move, now, self.started_at, request_id, self.events.next_seq)
         except IllegalMoveError as refused:
             raise RaceError(ErrorCode.ILLEGAL_MOVE, refused.reason) from None
         self._made.append(made)
@@ -306,8 +355,9 @@ class Race:
             out += self._end_if_all_finished(now)
         return out
 
-    def _move_after_deadline(self, racer: Racer, move: Move, now: float,
-                             request_id: str | None) -> list[Outgoing]:
+    def _move_after_deadline(
+        self, racer: Racer, move: Move, now: float, request_id: str | None
+    ) -> list[Outgoing]:
         """A deadline (the time limit, an idle while) passed before the timer woke the race:
         apply it now, then answer the move as one sent after it. Every request gets exactly one
         reply, and what the deadline did reaches the room even when the move is refused."""
@@ -321,8 +371,13 @@ class Race:
                 return [*out, *self._move(racer.player_id, move, now, request_id)]
             except RaceError as refused:
                 refusal = refused
-        return [*out, Outgoing(racer.player_id, ErrorMessage(
-            id=request_id, code=refusal.code, message=refusal.message))]
+        return [
+            *out,
+            Outgoing(
+                racer.player_id,
+                ErrorMessage(id=request_id, code=refusal.code, message=refusal.message),
+            ),
+        ]
 
     def resign(self, player_id: str, now: float, request_id: str | None = None) -> Said:
         return self.move(player_id, RESIGN, now, request_id)
@@ -337,8 +392,9 @@ class Race:
             return []
         return self._finish(racer, FINISHED_AS[outcome.status], now)
 
-    def _finish(self, racer: Racer, status: SeatStatus, now: float,
-                resign: bool = False) -> list[Outgoing]:
+    def _finish(
+        self, racer: Racer, status: SeatStatus, now: float, resign: bool = False
+    ) -> list[Outgoing]:
         if resign:
             assert self.started_at is not None
             self._made.extend(racer.resign(now, self.started_at))
@@ -353,9 +409,13 @@ class Race:
         self.ended_at = now
         ranked = self.ranking()
         self.result = RaceFinished(
-            seq=self.events.next_seq, race_id=self.race_id,
+            seq=self.events.next_seq,
+            race_id=self.race_id,
             seed=str(self.seed) if self.reveals_seed else None,
-            algorithm=self.algorithm, rules=self.rules, ranking=ranked)
+            algorithm=self.algorithm,
+            rules=self.rules,
+            ranking=ranked,
+        )
         announced = self.events.say(self.result)
         self._ended = RaceEnded(now, ranked, announced)
         return [announced, self._room_changed()]
@@ -364,9 +424,14 @@ class Race:
         """The rating changes storing the result made: from now on the result, and the room
         event that announced it (``result_frame``), carry them."""
         assert self.result is not None
-        self.result = self.result.model_copy(update={"ranking": [
-            entry.model_copy(update={"rating": ratings.get(entry.player_id)})
-            for entry in self.result.ranking]})
+        self.result = self.result.model_copy(
+            update={
+                "ranking": [
+                    entry.model_copy(update={"rating": ratings.get(entry.player_id)})
+                    for entry in self.result.ranking
+                ]
+            }
+        )
         self.events.replace(self.result.seq, self.result_frame())
 
     def result_frame(self) -> str:
@@ -389,8 +454,11 @@ class Race:
         """When the race ends for whoever is still racing: its time limit, or its longest."""
         if self.phase is not Phase.RACING or self.started_at is None:
             return None
-        length = self.max_race_s if self.time_limit_s is None else min(
-            self.time_limit_s, self.max_race_s)
+        length = (
+            self.max_race_s
+            if self.time_limit_s is None
+            else min(self.time_limit_s, self.max_race_s)
+        )
         return self.started_at + length
 
     def _idle_until(self, racer: Racer) -> float | None:
@@ -410,8 +478,10 @@ class Race:
         for racer in self.racers.values():
             if racer.finished_at is not None:
                 continue
-            for when in (self._idle_until(racer), None if racer.away_since is None
-                         else racer.away_since + self.grace_s):
+            for when in (
+                self._idle_until(racer),
+                None if racer.away_since is None else racer.away_since + self.grace_s,
+            ):
                 if when is not None and (soonest is None or when < soonest):
                     soonest = when
         return soonest
@@ -429,14 +499,18 @@ class Race:
             if self.phase is Phase.LOBBY or self.phase is Phase.COUNTDOWN:
                 out += self._leave(racer.player_id, now)
             elif self.phase is Phase.RACING and not racer.finished:
-                out += self._finish(racer, "abandoned", racer.away_since + self.grace_s,
-                                    resign=True)
+                out += self._finish(
+                    racer, "abandoned", racer.away_since + self.grace_s, resign=True
+                )
         limit = self._limit()
         for racer in list(self.racers.values()):
             idle_until = self._idle_until(racer)
             # Whichever came first: a racer idle past the time limit was timed out by it.
-            if idle_until is not None and now >= idle_until and (
-                    limit is None or idle_until < limit):
+            if (
+                idle_until is not None
+                and now >= idle_until
+                and (limit is None or idle_until < limit)
+            ):
                 out += self._finish(racer, "abandoned", idle_until, resign=True)
         if limit is not None and now >= limit:
             for racer in self.racers.values():

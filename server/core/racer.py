@@ -19,7 +19,10 @@ def ms(seconds: float) -> int:
 
 
 FINISHED_AS: dict[Status, SeatStatus] = {
-    Status.WON: "won", Status.LOST: "lost", Status.RESIGNED: "resigned"}
+    Status.WON: "won",
+    Status.LOST: "lost",
+    Status.RESIGNED: "resigned",
+}
 """A seat's status once the rules have ended its game."""
 
 
@@ -54,8 +57,9 @@ class Racer:
         self.reached, self.reached_at = game.foundation_count(), started_at
         return game
 
-    def play(self, move: Move, now: float, started_at: float, request_id: str | None,
-             seq: int) -> tuple[MoveAccepted, MoveMade]:
+    def play(
+        self, move: Move, now: float, started_at: float, request_id: str | None, seq: int
+    ) -> tuple[MoveAccepted, MoveMade]:
         """Play a move (``IllegalMoveError`` if it is not legal) at ``now``: the reply to the
         mover, with the ``seq`` of the progress event the room hears of it, and the move to
         store. A move that ends the game finishes the racer."""
@@ -72,11 +76,18 @@ class Racer:
         if outcome.is_over:
             self.status, self.finished_at = FINISHED_AS[outcome.status], now
         return MoveAccepted(
-            id=request_id, move=str(move), events=[str(event) for event in events],
-            changed=changed, legal_moves=[str(m) for m in game.legal_moves()],
-            status=outcome.status.value, reason=outcome.reason,
-            on_foundations=progress.on_foundations, moves=progress.moves,
-            notes=game.notes(), seq=seq), made
+            id=request_id,
+            move=str(move),
+            events=[str(event) for event in events],
+            changed=changed,
+            legal_moves=[str(m) for m in game.legal_moves()],
+            status=outcome.status.value,
+            reason=outcome.reason,
+            on_foundations=progress.on_foundations,
+            moves=progress.moves,
+            notes=game.notes(),
+            seq=seq,
+        ), made
 
     def resign(self, now: float, started_at: float) -> list[MoveMade]:
         """Resign a game still going (a racer who leaves, or whom a deadline finishes): the
@@ -90,23 +101,37 @@ class Racer:
         """The move just played, at ``now``: noted, and to store."""
         assert self.game is not None
         self.move_times.append(now)
-        return MoveMade(self.player_id, len(self.move_times) - 1, str(self.game.history[-1]),
-                        ms(now - started_at))
+        return MoveMade(
+            self.player_id,
+            len(self.move_times) - 1,
+            str(self.game.history[-1]),
+            ms(now - started_at),
+        )
 
     def progress_event(self, seq: int) -> ProgressEvent:
         assert self.game is not None
         progress = self.game.progress()
-        return ProgressEvent(seq=seq, player_id=self.player_id,
-                             on_foundations=progress.on_foundations, total=progress.total,
-                             moves=progress.moves, status=self.status)
+        return ProgressEvent(
+            seq=seq,
+            player_id=self.player_id,
+            on_foundations=progress.on_foundations,
+            total=progress.total,
+            moves=progress.moves,
+            status=self.status,
+        )
 
     def seat_info(self) -> SeatInfo:
         progress = self.game.progress() if self.game else None
         return SeatInfo(
-            player_id=self.player_id, name=self.name, ready=self.ready, connected=self.connected,
+            player_id=self.player_id,
+            name=self.name,
+            ready=self.ready,
+            connected=self.connected,
             on_foundations=progress.on_foundations if progress else 0,
-            total=progress.total if progress else 0, moves=progress.moves if progress else 0,
-            status=self.status)
+            total=progress.total if progress else 0,
+            moves=progress.moves if progress else 0,
+            status=self.status,
+        )
 
 
 def ranking(racers: Iterable[Racer], started_at: float) -> list[RankEntry]:
@@ -120,9 +145,16 @@ def ranking(racers: Iterable[Racer], started_at: float) -> list[RankEntry]:
         return (1, 0.0, -racer.reached, reached_at)
 
     ordered = sorted(racers, key=key)
-    return [RankEntry(
-        rank=place, player_id=racer.player_id, name=racer.name, status=racer.status,
-        time_ms=None if racer.finished_at is None else ms(racer.finished_at - start),
-        on_foundations=racer.reached,
-        reached_at_ms=None if racer.reached_at is None else ms(racer.reached_at - start),
-        moves=len(racer.move_times)) for place, racer in enumerate(ordered, start=1)]
+    return [
+        RankEntry(
+            rank=place,
+            player_id=racer.player_id,
+            name=racer.name,
+            status=racer.status,
+            time_ms=None if racer.finished_at is None else ms(racer.finished_at - start),
+            on_foundations=racer.reached,
+            reached_at_ms=None if racer.reached_at is None else ms(racer.reached_at - start),
+            moves=len(racer.move_times),
+        )
+        for place, racer in enumerate(ordered, start=1)
+    ]

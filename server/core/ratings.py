@@ -111,17 +111,22 @@ class Candidate:
         return sum(ago < HOUR_S for ago, _ in self.recent)
 
 
-def roles(deal_kind: str, racers: Sequence[Candidate],
-          rules: RatingRules) -> dict[str, RatedAs | None]:
+def roles(
+    deal_kind: str, racers: Sequence[Candidate], rules: RatingRules
+) -> dict[str, RatedAs | None]:
     """How each racer of a race starting now may be rated in it: ``ESTABLISHED``,
     ``PROVISIONAL``, or None (left out; see the module's docstring)."""
     if deal_kind != "secret" or len(racers) < 2:
         return {racer.player_id: None for racer in racers}
     sharing = Counter(racer.address for racer in racers)
-    return {racer.player_id: None if (sharing[racer.address] > 1 or racer.busy()
-                                      or racer.rated_last_hour() >= rules.per_hour)
-            else PROVISIONAL if racer.age_s < rules.provisional_s else ESTABLISHED
-            for racer in racers}
+    return {
+        racer.player_id: None
+        if (sharing[racer.address] > 1 or racer.busy() or racer.rated_last_hour() >= rules.per_hour)
+        else PROVISIONAL
+        if racer.age_s < rules.provisional_s
+        else ESTABLISHED
+        for racer in racers
+    }
 
 
 def moved(entry: RankEntry) -> bool:
@@ -129,12 +134,14 @@ def moved(entry: RankEntry) -> bool:
     return entry.moves - (entry.status in RESIGNING) > 0
 
 
-def rated_ranking(ranking: Sequence[RankEntry],
-                  rated_as: Mapping[str, str | None]) -> list[RankEntry]:
+def rated_ranking(
+    ranking: Sequence[RankEntry], rated_as: Mapping[str, str | None]
+) -> list[RankEntry]:
     """The racers a finished race rates, in the race's order: those ``roles`` let in who made
     a move; none unless they are two or more and one of them is established."""
-    counted = [entry for entry in ranking
-               if rated_as.get(entry.player_id) is not None and moved(entry)]
+    counted = [
+        entry for entry in ranking if rated_as.get(entry.player_id) is not None and moved(entry)
+    ]
     if len(counted) < 2 or all(rated_as[entry.player_id] == PROVISIONAL for entry in counted):
         return []
     return counted
@@ -171,12 +178,15 @@ def rate(ranking: Sequence[RankEntry], current: Mapping[str, Rating]) -> dict[st
     before = [current.get(entry.player_id, NEW) for entry in ranking]
     teams = [[MODEL.create_rating([rating.mu, rating.sigma])] for rating in before]
     after = MODEL.rate(teams, ranks=[float(place) for place in tied_ranks(ranking)])
-    return {entry.player_id: Rating(team[0].mu, team[0].sigma)
-            for entry, team in zip(ranking, after, strict=True)}
+    return {
+        entry.player_id: Rating(team[0].mu, team[0].sigma)
+        for entry, team in zip(ranking, after, strict=True)
+    }
 
 
 def changes(before: Mapping[str, Rating], after: Mapping[str, Rating]) -> dict[str, RatingChange]:
     """Each racer's change, as ``race_finished`` carries it."""
-    return {player_id: RatingChange(before=before.get(player_id, NEW).wire(),
-                                    after=rating.wire())
-            for player_id, rating in after.items()}
+    return {
+        player_id: RatingChange(before=before.get(player_id, NEW).wire(), after=rating.wire())
+        for player_id, rating in after.items()
+    }

@@ -28,16 +28,18 @@ from wire.protocol import ErrorCode
 def may_rematch(race: Race, player_id: str) -> None:
     """Raise the ``RaceError`` that refuses the player's rematch, if any."""
     if player_id not in race.racers:
-        raise RaceError(ErrorCode.NOT_IN_ROOM, "only a racer seated in this room may ask for "
-                        "a rematch")
+        raise RaceError(
+            ErrorCode.NOT_IN_ROOM, "only a racer seated in this room may ask for a rematch"
+        )
     if race.deal_kind == "daily":
         raise RaceError(ErrorCode.NO_REMATCH, "the daily deal is played once a day: no rematch")
     if race.phase is not Phase.FINISHED:
         raise RaceError(ErrorCode.NOT_OVER, "a rematch is for once the race is over")
 
 
-def rematch(race: Race, player_id: str, *, race_id: str, seed: int, algorithm: int,
-            winnable: bool | None) -> tuple[Race, Said]:
+def rematch(
+    race: Race, player_id: str, *, race_id: str, seed: int, algorithm: int, winnable: bool | None
+) -> tuple[Race, Said]:
     """The room's next race, asked for by ``player_id``, and the room event that says so.
     ``seed`` is the new deal's (the same number for a chosen deal); ``winnable`` what drawing
     it found, as for a new room (``RoomState.winnable``)."""
@@ -45,14 +47,32 @@ def rematch(race: Race, player_id: str, *, race_id: str, seed: int, algorithm: i
     staying = [racer for racer in race.racers.values() if racer.connected]
     if not staying:
         raise RaceError(ErrorCode.NOT_IN_ROOM, "no racer is left in this room")
-    host = next(racer for racer in sorted(staying, key=lambda racer: (
-        racer.player_id != race.host_id, racer.player_id != player_id)))
+    host = next(
+        racer
+        for racer in sorted(
+            staying,
+            key=lambda racer: (racer.player_id != race.host_id, racer.player_id != player_id),
+        )
+    )
     following = Race(
-        race_id=race_id, code=race.code, rule_set=race.rule_set, seed=seed, algorithm=algorithm,
-        deal_kind=race.deal_kind, host_id=host.player_id, host_name=host.name,
-        seats_max=race.seats_max, time_limit_s=race.time_limit_s, countdown_s=race.countdown_s,
-        grace_s=race.grace_s, max_race_s=race.max_race_s, idle_s=race.idle_s,
-        winnable=winnable, public=race.public, events=race.events)
+        race_id=race_id,
+        code=race.code,
+        rule_set=race.rule_set,
+        seed=seed,
+        algorithm=algorithm,
+        deal_kind=race.deal_kind,
+        host_id=host.player_id,
+        host_name=host.name,
+        seats_max=race.seats_max,
+        time_limit_s=race.time_limit_s,
+        countdown_s=race.countdown_s,
+        grace_s=race.grace_s,
+        max_race_s=race.max_race_s,
+        idle_s=race.idle_s,
+        winnable=winnable,
+        public=race.public,
+        events=race.events,
+    )
     for racer in staying:
         if racer.player_id not in following.racers:
             following.racers[racer.player_id] = Racer(racer.player_id, racer.name)

@@ -11,16 +11,23 @@ from server.core.racer import FINISHED_AS, Racer
 from server.core.room_events import EVENTS_KEPT, RoomEvents
 
 
-def resume_race(*, started_at: float | None, racers: list[tuple[str, str, list[tuple[str, int]]]],
-                now: float, **settings: Any) -> Race:
+def resume_race(
+    *,
+    started_at: float | None,
+    racers: list[tuple[str, str, list[tuple[str, int]]]],
+    now: float,
+    **settings: Any,
+) -> Race:
     """A race rebuilt after a restart from what was stored: each racer's moves replayed
     with their times. Everyone counts as away since ``now`` (the grace period applies); a
     race that never started reopens its lobby with the host alone. Call its ``catch_up`` next."""
     # Its room events are numbered on from the time of the rebuilding, in ms: above any
     # number the race's earlier life gave (it made fewer than one event a millisecond), so a
     # client resuming with a last_seq of that life gets a full resync, never wrong events.
-    race = Race(**settings, events=RoomEvents(settings.get("events_kept", EVENTS_KEPT),
-                                             first_seq=round(now * 1000)))
+    race = Race(
+        **settings,
+        events=RoomEvents(settings.get("events_kept", EVENTS_KEPT), first_seq=round(now * 1000)),
+    )
     for racer in race.racers.values():
         racer.connected, racer.away_since = False, now
     if started_at is None:
@@ -29,8 +36,9 @@ def resume_race(*, started_at: float | None, racers: list[tuple[str, str, list[t
     race.starts_at = race.started_at = started_at
     race.racers = {}
     for player_id, name, moves in racers:
-        racer = race.racers[player_id] = Racer(player_id, name, connected=False,
-                                               away_since=now, status="racing")
+        racer = race.racers[player_id] = Racer(
+            player_id, name, connected=False, away_since=now, status="racing"
+        )
         game = race.deal_to(racer, started_at)
         for text, at_ms in moves:
             when = started_at + at_ms / 1000

@@ -70,5 +70,6 @@ class RoomEvents:
         ``seq`` is not one of this room's)."""
         if seq < self._dropped_through or seq > self.seq:
             return None
-        return [SERVER_MESSAGE.validate_json(frame) for number, frame in self._events
-                if number > seq]
+        return [
+            SERVER_MESSAGE.validate_json(frame) for number, frame in self._events if number > seq
+        ]

@@ -70,7 +70,12 @@ class Said(list[Outgoing]):
 
     __slots__ = ("moves", "began", "ended")
 
-    def __init__(self, out: Iterable[Outgoing] = (), moves: Sequence[MoveMade] = (),
-                 began: RaceBegan | None = None, ended: RaceEnded | None = None) -> None:
+    def __init__(
+        self,
+        out: Iterable[Outgoing] = (),
+        moves: Sequence[MoveMade] = (),
+        began: RaceBegan | None = None,
+        ended: RaceEnded | None = None,
+    ) -> None:
         super().__init__(out)
         self.moves, self.began, self.ended = moves, began, ended

@@ -12,7 +12,13 @@ def pile_model(pile: PileView) -> PileModel:
 
 def view_model(view: View) -> ViewModel:
     return ViewModel(
-        rule_set=view.rule_set, piles=[pile_model(pile) for pile in view.piles],
-        legal_moves=[str(move) for move in view.legal_moves], status=view.outcome.status.value,
-        reason=view.outcome.reason, on_foundations=view.progress.on_foundations,
-        total=view.progress.total, moves=view.progress.moves, notes=list(view.notes))
+        rule_set=view.rule_set,
+        piles=[pile_model(pile) for pile in view.piles],
+        legal_moves=[str(move) for move in view.legal_moves],
+        status=view.outcome.status.value,
+        reason=view.outcome.reason,
+        on_foundations=view.progress.on_foundations,
+        total=view.progress.total,
+        moves=view.progress.moves,
+        notes=list(view.notes),
+    )

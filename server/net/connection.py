@@ -70,8 +70,14 @@ FLOOD_CLOSE_CODE = 1008  # policy violation
 class Gateway:
     """The connections of this process."""
 
-    def __init__(self, settings: Settings, sessions: Sessions, writer: Writer, bus: Bus,
-                 clock: Callable[[], float]) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        sessions: Sessions,
+        writer: Writer,
+        bus: Bus,
+        clock: Callable[[], float],
+    ) -> None:
         self.settings, self.sessions, self.writer = settings, sessions, writer
         self.rank_cache: RedisRanks | None = None
         """Set by the service when Redis is configured (``server.cluster.rank_cache``)."""
@@ -79,25 +85,40 @@ class Gateway:
         self.clients: dict[str, Client] = {}
         """Open connections, by ``connection_id``."""
         self.loads = json_loads(settings.json_library)
-        self.addresses = AddressBook(settings.connections_per_address,
-                                     settings.new_players_per_address_per_min,
-                                     settings.http_rate_clients, settings.http_rate_per_s,
-                                     settings.http_rate_burst)
+        self.addresses = AddressBook(
+            settings.connections_per_address,
+            settings.new_players_per_address_per_min,
+            settings.http_rate_clients,
+            settings.http_rate_per_s,
+            settings.http_rate_burst,
+        )
         self.closing = False
         self._closing_tasks: set[asyncio.Task[None]] = set()
 
     async def handle(self, ws: ServerConnection) -> None:
         settings, now = self.settings, self.clock()
-        client = Client(ws, Budget(settings.rate_per_s, settings.rate_burst,
-                                   settings.flood_close_after, settings.flood_forgive_per_s,
-                                   stamp=now), self._address(ws), since=now)
+        client = Client(
+            ws,
+            Budget(
+                settings.rate_per_s,
+                settings.rate_burst,
+                settings.flood_close_after,
+                settings.flood_forgive_per_s,
+                stamp=now,
+            ),
+            self._address(ws),
+            since=now,
+        )
         if self.closing:
             await self.close([client], self.settings.shutdown_s)
             return
         if not self.addresses.connect(client.address):
-            self.error(client, None, ErrorCode.TOO_MANY_CONNECTIONS,
-                       f"at most {settings.connections_per_address} connections from one "
-                       "address")
+            self.error(
+                client,
+                None,
+                ErrorCode.TOO_MANY_CONNECTIONS,
+                f"at most {settings.connections_per_address} connections from one address",
+            )
             await ws.close(FLOOD_CLOSE_CODE, "too many connections")
             return
         self.clients[client.connection_id] = client
@@ -149,8 +170,14 @@ class Gateway:
         except (RecursionError, ValueError):  # JSON, but more than the parser takes; both fit
             # in a frame: nesting a thousand deep, or a number longer than int() reads (4,300
             # digits, Python's guard against quadratic conversion)
-            return self._unread(client, (ErrorCode.BAD_JSON, "that frame is nested too deeply, "
-                                         "or holds a number too long, to read"), now)
+            return self._unread(
+                client,
+                (
+                    ErrorCode.BAD_JSON,
+                    "that frame is nested too deeply, or holds a number too long, to read",
+                ),
+                now,
+            )
         echoed = request_id(data)
         if not client.budget.allow(now):
             return self._refuse_rate(client, echoed, now)
@@ -159,8 +186,9 @@ class Gateway:
         except ValidationError as invalid:
             if not is_known_type(data):
                 return self._refuse(client, echoed, ErrorCode.UNKNOWN_TYPE, UNKNOWN_TYPE, now)
-            return self._refuse(client, echoed, ErrorCode.INVALID_MESSAGE,
-                                invalid_text(invalid), now)
+            return self._refuse(
+                client, echoed, ErrorCode.INVALID_MESSAGE, invalid_text(invalid), now
+            )
         try:
             await self._dispatch(client, message)
         except (Refusal, RaceError) as refused:
@@ -169,8 +197,9 @@ class Gateway:
             self.error(client, echoed, refused.code, refused.message)
         return True
 
-    def _refuse(self, client: Client, request_id: str | None, code: ErrorCode, text: str,
-                now: float) -> bool:
+    def _refuse(
+        self, client: Client, request_id: str | None, code: ErrorCode, text: str, now: float
+    ) -> bool:
         """Refuse a frame not understood: it counts against the allowance of errors (and,
         read or not, against the rate); False once the allowance is spent."""
         if not client.budget.error(now):
@@ -187,8 +216,12 @@ class Gateway:
     def _refuse_rate(self, client: Client, request_id: str | None, now: float) -> bool:
         if not client.budget.error(now):
             return False
-        self.error(client, request_id, ErrorCode.RATE_LIMITED,
-                   f"slow down: at most {self.settings.rate_per_s:g} messages a second")
+        self.error(
+            client,
+            request_id,
+            ErrorCode.RATE_LIMITED,
+            f"slow down: at most {self.settings.rate_per_s:g} messages a second",
+        )
         return True
 
     async def _dispatch(self, client: Client, message: ClientMessage) -> None:
@@ -198,24 +231,32 @@ class Gateway:
         if client.player_id is None:
             raise Refusal(ErrorCode.NOT_IDENTIFIED, "say hello first, with a name or your token")
         if client.anonymous and not isinstance(message, WATCHING):
-            raise Refusal(ErrorCode.ANONYMOUS, "you are watching without a name: say hello "
-                          "with a name (or your token) to race")
+            raise Refusal(
+                ErrorCode.ANONYMOUS,
+                "you are watching without a name: say hello with a name (or your token) to race",
+            )
         if isinstance(message, ROOM_REQUESTS):
             await self.bus.request(client, message)
             return
         self._may_read(client.address)
         if isinstance(message, GetLeaderboard):
             if message.rule_set not in RULE_SET_NAMES:  # as HTTP's 404, not an empty board
-                raise Refusal(ErrorCode.UNKNOWN_RULE_SET,
-                              f"choose one of {', '.join(RULE_SET_NAMES)}")
+                raise Refusal(
+                    ErrorCode.UNKNOWN_RULE_SET, f"choose one of {', '.join(RULE_SET_NAMES)}"
+                )
             me = None if client.anonymous else client.player_id
-            board = await leaderboard(self.sessions, message, me,
-                                      datetime.fromtimestamp(self.clock(), UTC),
-                                      self.rank_cache)
+            board = await leaderboard(
+                self.sessions,
+                message,
+                me,
+                datetime.fromtimestamp(self.clock(), UTC),
+                self.rank_cache,
+            )
             self.send(client, board)
         elif isinstance(message, GetRace):
-            record = await race_record(self.sessions, message.race_id,
-                                       datetime.fromtimestamp(self.clock(), UTC))
+            record = await race_record(
+                self.sessions, message.race_id, datetime.fromtimestamp(self.clock(), UTC)
+            )
             if record is None:
                 raise Refusal(ErrorCode.NOT_FOUND, f"no finished race {message.race_id!r}")
             self.send(client, RaceRecord(id=message.id, record=record))
@@ -229,10 +270,13 @@ class Gateway:
         """Refuse a board or a race record past the address's allowance of reads."""
         if self.read_wait(address) > 0:
             settings = self.settings
-            raise Refusal(ErrorCode.RATE_LIMITED, "slow down: at most "
-                          f"{settings.http_rate_per_s:g} boards and race records a second from "
-                          f"one address (over HTTP and WebSocket together), "
-                          f"{settings.http_rate_burst:g} at once")
+            raise Refusal(
+                ErrorCode.RATE_LIMITED,
+                "slow down: at most "
+                f"{settings.http_rate_per_s:g} boards and race records a second from "
+                f"one address (over HTTP and WebSocket together), "
+                f"{settings.http_rate_burst:g} at once",
+            )
 
     async def _hello(self, client: Client, message: Hello) -> None:
         """Who the connection is from now on. Not someone else while in a room: the room knows
@@ -247,27 +291,31 @@ class Gateway:
         elif message.name is not None:
             self._same_in_room(client, None)
             if not self.addresses.new_player(client.address, self.clock()):
-                raise Refusal(ErrorCode.TOO_MANY_PLAYERS, "too many new players from your address: "
-                              "come back with your token, or later")
+                raise Refusal(
+                    ErrorCode.TOO_MANY_PLAYERS,
+                    "too many new players from your address: come back with your token, or later",
+                )
             name = message.name.strip()
             player, token = await write_for_client(
-                self.writer, lambda: create_player(self.sessions, name),
-                self.settings.write_wait_s)
+                self.writer, lambda: create_player(self.sessions, name), self.settings.write_wait_s
+            )
         else:
             self._same_in_room(client, client.player_id if client.anonymous else None)
             self._anonymous(client, message)
             return
         client.player_id, client.name, client.anonymous = player.id, player.name, False
         client.own_progress = message.own_progress
-        self.send(client, Welcome(id=message.id, player_id=player.id, name=player.name,
-                                  token=token))
+        self.send(
+            client, Welcome(id=message.id, player_id=player.id, name=player.name, token=token)
+        )
 
     def _same_in_room(self, client: Client, player_id: str | None) -> None:
         """Refuse a hello that would make a connection in a room someone else (``player_id``
         None: a new player)."""
         if client.room is not None and (player_id is None or player_id != client.player_id):
-            raise Refusal(ErrorCode.IN_ANOTHER_ROOM, "leave your room first: you came in as "
-                          "someone else")
+            raise Refusal(
+                ErrorCode.IN_ANOTHER_ROOM, "leave your room first: you came in as someone else"
+            )
 
     def _anonymous(self, client: Client, message: Hello) -> None:
         """A hello with neither name nor token: no player is made or named. The connection
@@ -281,8 +329,9 @@ class Gateway:
         """Tell them the server is stopping and close their connections, all at once. Those not
         closed ``within`` seconds are dropped: a client that never answers the close would
         otherwise hold its connection for websockets' close timeout (10 s)."""
-        notice = ShuttingDown(message="the server is restarting; every accepted move is saved: "
-                              "reconnect and resume")
+        notice = ShuttingDown(
+            message="the server is restarting; every accepted move is saved: reconnect and resume"
+        )
         closing = {}
         for client in clients:
             self.send(client, notice)

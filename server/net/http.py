@@ -70,6 +70,7 @@ from wire.protocol import GetLeaderboard
 if TYPE_CHECKING:
     from websockets.asyncio.server import ServerConnection
 
+
 class Served(Protocol):
     """What the HTTP API reads of its process's service (``server.service.Service``)."""
 
@@ -83,12 +84,10 @@ class Served(Protocol):
     filler: PoolFiller | None
 
     @property
-    def rooms(self) -> dict[str, Room]:
-        ...
+    def rooms(self) -> dict[str, Room]: ...
 
     @property
-    def worker_name(self) -> str | None:
-        ...
+    def worker_name(self) -> str | None: ...
 
 
 WEBSOCKET_PATH = "/ws"
@@ -115,8 +114,11 @@ class HttpApi:
 
     def _client(self, connection: ServerConnection, request: Request) -> str:
         """Whom a request counts against (``server.core.budgets.address_of``)."""
-        return address_of(connection.remote_address, request.headers.get("X-Forwarded-For"),
-                          self.service.settings.trusted_proxies)
+        return address_of(
+            connection.remote_address,
+            request.headers.get("X-Forwarded-For"),
+            self.service.settings.trusted_proxies,
+        )
 
     async def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
         """The answer to a plain HTTP request, or None to let a WebSocket handshake go on."""
@@ -124,9 +126,10 @@ class HttpApi:
         path = url.path.rstrip("/") or "/"
         allowed = WEBSOCKET_METHODS if path == WEBSOCKET_PATH else HTTP_METHODS
         if request.method not in allowed:
-            response = error_response(HTTPStatus.METHOD_NOT_ALLOWED,
-                                      f"{request.method} is not answered here, only "
-                                      f"{' and '.join(allowed)}")
+            response = error_response(
+                HTTPStatus.METHOD_NOT_ALLOWED,
+                f"{request.method} is not answered here, only {' and '.join(allowed)}",
+            )
             response.headers["Allow"] = ", ".join(allowed)
         elif path == WEBSOCKET_PATH:
             if not self.service.gateway.addresses.full(self._client(connection, request)):
@@ -135,10 +138,13 @@ class HttpApi:
             # an error frame and a closing handshake (a client reconnecting in a loop cost the
             # server three times as many writes, and moved its racers).
             response = error_response(
-                HTTPStatus.TOO_MANY_REQUESTS, "too_many_connections: at most "
-                f"{self.service.settings.connections_per_address} connections from one address")
-        elif path.startswith("/api/") and (wait := self.service.gateway.read_wait(
-                self._client(connection, request))):
+                HTTPStatus.TOO_MANY_REQUESTS,
+                "too_many_connections: at most "
+                f"{self.service.settings.connections_per_address} connections from one address",
+            )
+        elif path.startswith("/api/") and (
+            wait := self.service.gateway.read_wait(self._client(connection, request))
+        ):
             response = self.too_many(wait)
         else:
             response = await self.answer(url.path, path, dict(parse_qsl(url.query)))
@@ -179,15 +185,17 @@ class HttpApi:
         """The public rooms open for racers (``server.cluster.listing``): every worker's, through
         Redis, when there are several."""
         bus = self.service.redis_bus
-        return local_list(self.service.rooms.values()) if bus is None else (
-            await bus.listing.read())
+        return (
+            local_list(self.service.rooms.values()) if bus is None else (await bus.listing.read())
+        )
 
     def too_many(self, wait_s: float) -> Response:
         settings = self.service.settings
         response = error_response(
             HTTPStatus.TOO_MANY_REQUESTS,
             f"slow down: at most {settings.http_rate_per_s:g} requests a second under /api/ "
-            f"from one address, {settings.http_rate_burst:g} at once")
+            f"from one address, {settings.http_rate_burst:g} at once",
+        )
         response.headers["Retry-After"] = retry_after(wait_s)
         return response
 
@@ -196,7 +204,8 @@ class HttpApi:
         (it must answer while the database stalls). When they are older than
         ``POOL_COUNTS_S``, they are read again in the background, for the next request."""
         stale = self._pool_counts_at is None or (
-            self.clock() - self._pool_counts_at > POOL_COUNTS_S)
+            self.clock() - self._pool_counts_at > POOL_COUNTS_S
+        )
         if stale and self._pool_counting is None:
             self._pool_counting = asyncio.create_task(self._count_pool())
         return self._pool_counts
@@ -218,18 +227,24 @@ class HttpApi:
         redis_down = bus is not None and bus.down_since is not None
         body = {
             "status": "degraded" if writer.failing_since is not None or redis_down else "ok",
-            "database": {"writes_failing": writer.failing_since is not None,
-                         "last_error": writer.last_error, "queued_writes": writer.pending,
-                         "moves_stored": writer.moves_written, "move_commits": writer.batches},
+            "database": {
+                "writes_failing": writer.failing_since is not None,
+                "last_error": writer.last_error,
+                "queued_writes": writer.pending,
+                "moves_stored": writer.moves_written,
+                "move_commits": writer.batches,
+            },
             "rooms": len(self.service.rooms),
             "connections": len(self.service.gateway.clients),
             "worker": self.service.worker_name,
             "redis": None if bus is None else "down" if redis_down else "ok",
             "winnable_pool": {
                 "target": settings.winnable_pool_target,
-                "ready": None if ready is None else {
-                    name: ready.get(name, 0) for name in settings.winnable_pool_rule_sets},
-                "filled_here": self.service.filler is not None},
+                "ready": None
+                if ready is None
+                else {name: ready.get(name, 0) for name in settings.winnable_pool_rule_sets},
+                "filled_here": self.service.filler is not None,
+            },
             "solver": self._solver(),
         }
         status = HTTPStatus.OK if body["status"] == "ok" else HTTPStatus.SERVICE_UNAVAILABLE
@@ -246,23 +261,37 @@ class HttpApi:
     async def leaderboard(self, rule_set: str, query: dict[str, str]) -> Response:
         unknown = sorted(query.keys() - LEADERBOARD_PARAMETERS)
         if unknown:
-            return error_response(HTTPStatus.BAD_REQUEST, f"unknown parameter {unknown[0]!r}: "
-                                  f"use {', '.join(sorted(LEADERBOARD_PARAMETERS))}")
+            return error_response(
+                HTTPStatus.BAD_REQUEST,
+                f"unknown parameter {unknown[0]!r}: "
+                f"use {', '.join(sorted(LEADERBOARD_PARAMETERS))}",
+            )
         player = query.pop("player", None)
         if player is not None and not ID.fullmatch(player):
-            return error_response(HTTPStatus.BAD_REQUEST,
-                                  "player: a player id is 1 to 64 of A-Z a-z 0-9 _ -")
+            return error_response(
+                HTTPStatus.BAD_REQUEST, "player: a player id is 1 to 64 of A-Z a-z 0-9 _ -"
+            )
         try:
             request = GetLeaderboard.model_validate(
-                {**query, "type": "leaderboard", "rule_set": rule_set,
-                 "around_me": player is not None})
+                {
+                    **query,
+                    "type": "leaderboard",
+                    "rule_set": rule_set,
+                    "around_me": player is not None,
+                }
+            )
         except ValidationError as invalid:
-            return error_response(HTTPStatus.BAD_REQUEST, "; ".join(
-                f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in invalid.errors()))
+            return error_response(
+                HTTPStatus.BAD_REQUEST,
+                "; ".join(
+                    f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in invalid.errors()
+                ),
+            )
         if rule_set not in RULE_SET_NAMES:
             return error_response(HTTPStatus.NOT_FOUND, f"no rule set {rule_set!r}")
-        board = await leaderboard(self.service.sessions, request, player, datetime.now(UTC),
-                                  self.service.rank_cache)
+        board = await leaderboard(
+            self.service.sessions, request, player, datetime.now(UTC), self.service.rank_cache
+        )
         return json_response(HTTPStatus.OK, board.model_dump(mode="json", exclude={"id"}))
 
     async def ratings(self, rule_set: str, query: dict[str, str]) -> Response:
@@ -270,19 +299,27 @@ class HttpApi:
         asked for: ``limit`` 1 to 100 (20), ``around`` a player id."""
         unknown = sorted(query.keys() - RATINGS_PARAMETERS)
         if unknown:
-            return error_response(HTTPStatus.BAD_REQUEST, f"unknown parameter {unknown[0]!r}: "
-                                  f"use {', '.join(sorted(RATINGS_PARAMETERS))}")
+            return error_response(
+                HTTPStatus.BAD_REQUEST,
+                f"unknown parameter {unknown[0]!r}: use {', '.join(sorted(RATINGS_PARAMETERS))}",
+            )
         around = query.get("around")
         if around is not None and not ID.fullmatch(around):
-            return error_response(HTTPStatus.BAD_REQUEST,
-                                  "around: a player id is 1 to 64 of A-Z a-z 0-9 _ -")
+            return error_response(
+                HTTPStatus.BAD_REQUEST, "around: a player id is 1 to 64 of A-Z a-z 0-9 _ -"
+            )
         limit = query.get("limit", "20")
         if not (limit.isascii() and limit.isdigit() and 1 <= int(limit) <= 100):
             return error_response(HTTPStatus.BAD_REQUEST, "limit: a whole number, 1 to 100")
         if rule_set not in RULE_SET_NAMES:
             return error_response(HTTPStatus.NOT_FOUND, f"no rule set {rule_set!r}")
-        board = await rating_board(self.service.sessions, rule_set, int(limit), around,
-                                   self.service.settings.rating_board_min_races)
+        board = await rating_board(
+            self.service.sessions,
+            rule_set,
+            int(limit),
+            around,
+            self.service.settings.rating_board_min_races,
+        )
         return json_response(HTTPStatus.OK, board.model_dump(mode="json"))
 
     async def race(self, race_id: str) -> Response:
@@ -299,49 +336,83 @@ class HttpApi:
         if record is None:
             return error_response(HTTPStatus.NOT_FOUND, f"no race {race_id!r}")
         if record["logs"] is None:
-            return error_response(HTTPStatus.FORBIDDEN, "the race is not over, or its deal is "
-                                  "still secret (a daily deal's until the end of its day)")
+            return error_response(
+                HTTPStatus.FORBIDDEN,
+                "the race is not over, or its deal is "
+                "still secret (a daily deal's until the end of its day)",
+            )
         return record
 
     async def replay(self, race_id: str, player_id: str) -> Response:
         """One racer's game of a finished race, position by position, for a replay viewer
         (a browser cannot run the engine). Only once ``race_record`` reveals the move logs."""
-        return await self._revealed_once(("replay", race_id, player_id), race_id,
-                                         lambda record: self._replay(record, race_id, player_id))
+        return await self._revealed_once(
+            ("replay", race_id, player_id),
+            race_id,
+            lambda record: self._replay(record, race_id, player_id),
+        )
 
     @staticmethod
     def _replay(record: dict[str, Any], race_id: str, player_id: str) -> bytes | Response:
         log = record["logs"].get(player_id)
         if log is None:
             racers = ", ".join(player["player_id"] for player in record["players"])
-            return error_response(HTTPStatus.NOT_FOUND,
-                                  f"no racer {player_id!r} in that race: ?player= one of {racers}")
+            return error_response(
+                HTTPStatus.NOT_FOUND,
+                f"no racer {player_id!r} in that race: ?player= one of {racers}",
+            )
         name = next(p["name"] for p in record["players"] if p["player_id"] == player_id)
-        return encode({"race_id": race_id, "rule_set": record["rule_set"],
-                       "player_id": player_id, "name": name,
-                       "steps": replay_steps(MoveLog.from_json(log))})
+        return encode(
+            {
+                "race_id": race_id,
+                "rule_set": record["rule_set"],
+                "player_id": player_id,
+                "name": name,
+                "steps": replay_steps(MoveLog.from_json(log)),
+            }
+        )
 
     async def solver_line(self, race_id: str) -> Response:
         """The solver's winning line on a finished race's deal, position by position, as a
         racer's replay: beside the racers' own games in the replay viewer. Only once the race
         record reveals the deal, and only for a deal the solver won."""
-        return await self._revealed_once(("solver", race_id), race_id,
-                                         lambda record: self._solver_line(record, race_id))
+        return await self._revealed_once(
+            ("solver", race_id), race_id, lambda record: self._solver_line(record, race_id)
+        )
 
     @staticmethod
     def _solver_line(record: dict[str, Any], race_id: str) -> bytes | Response:
         solver = record.get("solver")
         if solver is None or solver["result"] != "won":
-            return error_response(HTTPStatus.NOT_FOUND, "the solver has no winning line for "
-                                  "this deal (not searched yet, lost, or undecided)")
-        log = MoveLog(record["rule_set"], int(record["seed"]), record["algorithm"],
-                      tuple(Move.parse(move) for move in solver["line"]), rules=record["rules"])
-        return encode({"race_id": race_id, "rule_set": record["rule_set"], "player_id": None,
-                       "name": "the solver", "knowledge": solver["knowledge"],
-                       "steps": replay_steps(log)})
+            return error_response(
+                HTTPStatus.NOT_FOUND,
+                "the solver has no winning line for "
+                "this deal (not searched yet, lost, or undecided)",
+            )
+        log = MoveLog(
+            record["rule_set"],
+            int(record["seed"]),
+            record["algorithm"],
+            tuple(Move.parse(move) for move in solver["line"]),
+            rules=record["rules"],
+        )
+        return encode(
+            {
+                "race_id": race_id,
+                "rule_set": record["rule_set"],
+                "player_id": None,
+                "name": "the solver",
+                "knowledge": solver["knowledge"],
+                "steps": replay_steps(log),
+            }
+        )
 
-    async def _revealed_once(self, key: tuple[str, ...], race_id: str,
-                             build: Callable[[dict[str, Any]], bytes | Response]) -> Response:
+    async def _revealed_once(
+        self,
+        key: tuple[str, ...],
+        race_id: str,
+        build: Callable[[dict[str, Any]], bytes | Response],
+    ) -> Response:
         """What ``build`` makes of a revealed race's record, made once and then answered from
         the cache (a revealed race is final); a refusal is never kept."""
         data = self.finished.get(key)

@@ -21,8 +21,14 @@ def game_info(name: str) -> dict[str, Any]:
     """A rule set for clients: its names, and where each pile lies on the table (the layout the
     text describes), so a client can draw any rule set's board without knowing it."""
     game = find_rule_set(name)
-    return {"name": name, "title": game.title, "source": game.source, "packs": game.packs,
-            "layout": [slot.to_json() for slot in game.layout], "rules_url": rules_url(name)}
+    return {
+        "name": name,
+        "title": game.title,
+        "source": game.source,
+        "packs": game.packs,
+        "layout": [slot.to_json() for slot in game.layout],
+        "rules_url": rules_url(name),
+    }
 
 
 def replay_steps(log: MoveLog) -> list[dict[str, Any]]:
@@ -31,14 +37,17 @@ def replay_steps(log: MoveLog) -> list[dict[str, Any]]:
     game = new_game(log)
 
     def step(move: str | None, time_ms: int | None, events: list[Event]) -> dict[str, Any]:
-        return {"move": move, "time_ms": time_ms, "events": [str(event) for event in events],
-                "view": view_model(game.view()).model_dump(mode="json")}
+        return {
+            "move": move,
+            "time_ms": time_ms,
+            "events": [str(event) for event in events],
+            "view": view_model(game.view()).model_dump(mode="json"),
+        }
 
     steps = [step(None, 0, game.opening_events)]
     for index, move in enumerate(log.moves):
         events = game.push(move)
-        steps.append(step(str(move), None if log.times_ms is None else log.times_ms[index],
-                          events))
+        steps.append(step(str(move), None if log.times_ms is None else log.times_ms[index], events))
     return steps
 
 
@@ -53,11 +62,17 @@ def json_response(status: HTTPStatus, body: Any) -> Response:
 
 
 def encoded_response(status: HTTPStatus, data: bytes) -> Response:
-    headers = Headers([("Content-Type", "application/json"), ("Content-Length", str(len(data))),
-                       ("Cache-Control", "no-store")])
+    headers = Headers(
+        [
+            ("Content-Type", "application/json"),
+            ("Content-Length", str(len(data))),
+            ("Cache-Control", "no-store"),
+        ]
+    )
     return Response(status.value, status.phrase, headers, data)
 
 
 def error_response(status: HTTPStatus, message: str) -> Response:
-    return json_response(status, {"error": status.phrase.lower().replace(" ", "_"),
-                                  "message": message})
+    return json_response(
+        status, {"error": status.phrase.lower().replace(" ", "_"), "message": message}
+    )

@@ -34,10 +34,12 @@ def rules_url(rule_set: str) -> str:
 def page(title: str, markdown: str) -> str:
     """A Markdown text as a page of its own, markup in the text shown as text."""
     body = MarkdownIt("commonmark", {"html": False}).enable("table").render(markdown)
-    return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n"
-            f'<body><nav><a href="/">Back to the game</a></nav>\n{body}</body></html>\n')
+    return (
+        f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n"
+        f'<body><nav><a href="/">Back to the game</a></nav>\n{body}</body></html>\n'
+    )
 
 
 @cache
@@ -54,7 +56,12 @@ def rules_response(rule_set: str) -> Response | None:
     data = rules_html(rule_set)
     if data is None:
         return None
-    headers = Headers([("Content-Type", "text/html; charset=utf-8"),
-                       ("Content-Length", str(len(data))), ("Cache-Control", "no-cache"),
-                       ("Content-Security-Policy", CONTENT_SECURITY)])
+    headers = Headers(
+        [
+            ("Content-Type", "text/html; charset=utf-8"),
+            ("Content-Length", str(len(data))),
+            ("Cache-Control", "no-cache"),
+            ("Content-Security-Policy", CONTENT_SECURITY),
+        ]
+    )
     return Response(200, "OK", headers, data)

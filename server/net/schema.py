@@ -24,8 +24,7 @@ def protocol_schema() -> dict[str, Any]:
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": f"patience-race protocol v{protocol.PROTOCOL_VERSION}",
         "description": "JSON text frames over one WebSocket; see docs/protocol.md.",
-        "$defs": {**definitions,
-                  "ClientMessage": client, "ServerMessage": server},
+        "$defs": {**definitions, "ClientMessage": client, "ServerMessage": server},
         "oneOf": [{"$ref": "#/$defs/ClientMessage"}, {"$ref": "#/$defs/ServerMessage"}],
     }
 

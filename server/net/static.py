@@ -43,6 +43,11 @@ def static_response(url_path: str, root: Path = WEB_ROOT) -> Response | None:
     if file is None:
         return None
     data = file.read_bytes()
-    headers = Headers([("Content-Type", CONTENT_TYPES[file.suffix]),
-                       ("Content-Length", str(len(data))), ("Cache-Control", "no-cache")])
+    headers = Headers(
+        [
+            ("Content-Type", CONTENT_TYPES[file.suffix]),
+            ("Content-Length", str(len(data))),
+            ("Cache-Control", "no-cache"),
+        ]
+    )
     return Response(200, "OK", headers, data)

@@ -40,8 +40,14 @@ MOVED_CLOSE = (1012, "the room's worker stopped: reconnect and resume")
 class Delivery:
     """The rooms of this process as the outside sees them: what leaves them, when, and to whom."""
 
-    def __init__(self, settings: Settings, sessions: Sessions, writer: Writer,
-                 clock: Callable[[], float], solver: SolverPool) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        sessions: Sessions,
+        writer: Writer,
+        clock: Callable[[], float],
+        solver: SolverPool,
+    ) -> None:
         self.settings, self.sessions, self.writer, self.clock = settings, sessions, writer, clock
         self.solver = solver
         self.rooms: dict[str, Room] = {}
@@ -50,9 +56,11 @@ class Delivery:
         """Set by the Redis bus when there are several workers."""
         self.rank_cache: ScoredLines | None = None
         """Set by the service when Redis is configured: given each stored result's lines."""
-        self.rating_rules = RatingRules(settings.rating_provisional_s,
-                                        settings.rated_races_per_player_per_hour,
-                                        settings.max_race_s)
+        self.rating_rules = RatingRules(
+            settings.rating_provisional_s,
+            settings.rated_races_per_player_per_hour,
+            settings.max_race_s,
+        )
         self.closing = False
         self._closing: set[asyncio.Future[None]] = set()
         """Connections being closed by ``let_go`` (kept referenced until they are)."""
@@ -98,13 +106,16 @@ class Delivery:
         if ended is None:
             frames = [room.address(outgoing) for outgoing in said]
         else:
-            at = next(index for index, outgoing in enumerate(said)
-                      if outgoing is ended.announced_by)
+            at = next(
+                index for index, outgoing in enumerate(said) if outgoing is ended.announced_by
+            )
             room.outbox.add([room.address(outgoing) for outgoing in said[:at]], after)
             after = self._store_result(room, ended)
             # Made as it leaves, with the rating changes that storing the result made.
-            frames = [(room.address(ended.announced_by)[0], race.result_frame),
-                      *(room.address(outgoing) for outgoing in said[at + 1:])]
+            frames = [
+                (room.address(ended.announced_by)[0], race.result_frame),
+                *(room.address(outgoing) for outgoing in said[at + 1 :]),
+            ]
         self._arm(room, after_move)
         if race.public:
             self.directory.listed(room)
@@ -117,8 +128,11 @@ class Delivery:
         race_id, epoch = room.race.race_id, room.epoch
         at = datetime.fromtimestamp(began.started_at_ms / 1000, UTC)
         addresses = {player_id: room.addresses.get(player_id, "") for player_id in began.racers}
-        return self.writer.run(lambda: record_start(
-            self.sessions, race_id, at, list(began.racers), epoch, addresses, self.rating_rules))
+        return self.writer.run(
+            lambda: record_start(
+                self.sessions, race_id, at, list(began.racers), epoch, addresses, self.rating_rules
+            )
+        )
 
     def _store_result(self, room: Room, ended: RaceEnded) -> asyncio.Future[Any]:
         """Queue the race's result for storage, ranked as the race ranked it. Once it is
@@ -128,8 +142,9 @@ class Delivery:
         ended_at = datetime.fromtimestamp(ended.ended_at, UTC)
 
         async def store_result() -> Recorded:
-            recorded = await record_results(self.sessions, race.race_id, ended_at,
-                                                    ended.ranking, epoch)
+            recorded = await record_results(
+                self.sessions, race.race_id, ended_at, ended.ranking, epoch
+            )
             if self.rank_cache is not None:  # after the commit; it never fails the write
                 await self.rank_cache.set_lines(recorded.scored)
             return recorded
@@ -139,9 +154,14 @@ class Delivery:
             if isinstance(recorded, Recorded):  # (False: never stored)
                 race.rate(recorded.ratings)
             self._close_later(room, race)
-            self.solver.after_race(race, frozenset(
-                address for player_id, address in room.addresses.items()
-                if player_id in race.racers))
+            self.solver.after_race(
+                race,
+                frozenset(
+                    address
+                    for player_id, address in room.addresses.items()
+                    if player_id in race.racers
+                ),
+            )
 
         written = self.writer.run_returning(store_result)
         written.add_done_callback(stored)  # (before the outbox's: the result leaves rated)
@@ -153,7 +173,8 @@ class Delivery:
         if not self.closing:
             asyncio.get_running_loop().call_later(
                 self.settings.finished_room_s,
-                lambda: self.forget_room(room) if room.race is race else None)
+                lambda: self.forget_room(room) if room.race is race else None,
+            )
 
     def forget_room(self, room: Room, release: bool = True) -> None:
         """Close a room: its code is free (unless ``release`` is False: another worker holds
@@ -228,4 +249,3 @@ class Delivery:
     def _wake(self, room: Room) -> None:
         room.timer = None
         self.deliver(room, room.race.tick(self.clock()))
-

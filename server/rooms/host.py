@@ -62,8 +62,9 @@ log = logging.getLogger("patience_race.rooms")
 class RoomHost:
     """The rooms of this process, and everything done in them."""
 
-    def __init__(self, settings: Settings, sessions: Sessions, writer: Writer,
-                 clock: Callable[[], float]) -> None:
+    def __init__(
+        self, settings: Settings, sessions: Sessions, writer: Writer, clock: Callable[[], float]
+    ) -> None:
         self.settings, self.sessions, self.writer, self.clock = settings, sessions, writer, clock
         self.address = ""
         """This worker's own WebSocket address, given as ``reconnect_to`` to another worker's
@@ -98,8 +99,9 @@ class RoomHost:
         now = self.clock()
         match message:
             case CreateRoom():
-                await self._enter_opened(client, await self.openings.create(client, message),
-                                         message.id)
+                await self._enter_opened(
+                    client, await self.openings.create(client, message), message.id
+                )
             case JoinRoom():
                 room = self.room(message.code)
                 self._may_enter(client, room)
@@ -141,17 +143,31 @@ class RoomHost:
                 self.delivery.deliver(room, room.race.start(client.player_id, now))
             case AskHint():
                 room = self._current(client)
-                given = await self.solver.hint(room.race, client.player_id, client.address,
-                                               message.id, now)
+                given = await self.solver.hint(
+                    room.race, client.player_id, client.address, message.id, now
+                )
                 await room.reply(client, given)
             case FollowVerdicts():
                 room = self._current(client)
                 player_id = client.player_id
-                self.solver.follow(room.race, player_id, client.address,
-                                   lambda verdict: room.outbox.add([(
-                                       [member for member in room.members
-                                        if member.player_id == player_id],
-                                       as_frame(verdict))]), message.on)
+                self.solver.follow(
+                    room.race,
+                    player_id,
+                    client.address,
+                    lambda verdict: room.outbox.add(
+                        [
+                            (
+                                [
+                                    member
+                                    for member in room.members
+                                    if member.player_id == player_id
+                                ],
+                                as_frame(verdict),
+                            )
+                        ]
+                    ),
+                    message.on,
+                )
                 await room.reply(client, Ok(id=message.id))
             case Rematch():
                 room = self._current(client)
@@ -201,20 +217,25 @@ class RoomHost:
         room.members.add(client)
         racers = room.race.racers
         if client.player_id in racers:  # (kept for those seated now only: at most the seats)
-            room.addresses = {player_id: address for player_id, address in
-                              [*room.addresses.items(), (client.player_id, client.address)]
-                              if player_id in racers}
+            room.addresses = {
+                player_id: address
+                for player_id, address in [
+                    *room.addresses.items(),
+                    (client.player_id, client.address),
+                ]
+                if player_id in racers
+            }
 
     # -- racing ---------------------------------------------------------------------------------
 
-    async def _move(self, client: Member, move: Move, request_id: str | None,
-                    now: float) -> None:
+    async def _move(self, client: Member, move: Move, request_id: str | None, now: float) -> None:
         """Validate, store, then acknowledge: an acknowledged move is never lost. The
         connection's next request is read once the reply is out."""
         assert client.player_id is not None
         room = self._current(client)
-        sent = self.delivery.deliver(room, room.race.move(client.player_id, move, now, request_id),
-                            after_move=True)
+        sent = self.delivery.deliver(
+            room, room.race.move(client.player_id, move, now, request_id), after_move=True
+        )
         self.solver.moved(room.race, client.player_id)  # (its live verdict, said after these)
         await sent
 
@@ -232,9 +253,16 @@ class RoomHost:
         full = missed is None
         if missed is None:
             missed = race.catch_up_state()
-        await room.reply(client, Resynced(
-            id=message.id, full=full, missed=[event.model_dump(mode="json") for event in missed],
-            reconnect_to=self._hint(client)), *self._own_view(client, room, message.id))
+        await room.reply(
+            client,
+            Resynced(
+                id=message.id,
+                full=full,
+                missed=[event.model_dump(mode="json") for event in missed],
+                reconnect_to=self._hint(client),
+            ),
+            *self._own_view(client, room, message.id),
+        )
 
     async def _enter_opened(self, client: Member, room: Room, request_id: str | None) -> None:
         """Enter the host of a room just opened, and list it if it is public."""
@@ -242,8 +270,9 @@ class RoomHost:
         self.delivery.directory.listed(room)
         await self._reply_room(client, room, request_id)
 
-    def _reply_room(self, client: Member, room: Room,
-                    request_id: str | None) -> asyncio.Future[bool]:
+    def _reply_room(
+        self, client: Member, room: Room, request_id: str | None
+    ) -> asyncio.Future[bool]:
         """The reply to create, join and spectate: the room now, and your own board if you are
         racing in it."""
         state = room.race.room_state(request_id)
@@ -256,8 +285,7 @@ class RoomHost:
         """``reconnect_to`` for a connection held by another worker."""
         return self.address or None if isinstance(client, RemoteMember) else None
 
-    def _own_view(self, client: Member, room: Room,
-                  request_id: str | None) -> list[Message]:
+    def _own_view(self, client: Member, room: Room, request_id: str | None) -> list[Message]:
         assert client.player_id is not None
         view = room.race.own_view(client.player_id, request_id)
         return [] if view is None else [view]

@@ -37,20 +37,30 @@ CODE_LENGTH = 8
 
 
 class Openings:
-    def __init__(self, settings: Settings, sessions: Sessions, writer: Writer,
-                 clock: Callable[[], float], delivery: Delivery) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        sessions: Sessions,
+        writer: Writer,
+        clock: Callable[[], float],
+        delivery: Delivery,
+    ) -> None:
         self.settings, self.sessions, self.writer, self.clock = settings, sessions, writer, clock
         self.delivery = delivery
         self.holder = holding.process_name()
         """This process's name as the holder of its races (its name on the bus, if any)."""
-        self.room_quota = AddressLimiter(settings.rooms_per_player_per_hour / 3600,
-                                         max(1.0, settings.rooms_per_player_per_hour),
-                                         settings.http_rate_clients)
+        self.room_quota = AddressLimiter(
+            settings.rooms_per_player_per_hour / 3600,
+            max(1.0, settings.rooms_per_player_per_hour),
+            settings.http_rate_clients,
+        )
         """Rooms each player may open (a rematch's race included): a bucket per player id
         (bounded, as the HTTP one)."""
-        self.winnable_quota = AddressLimiter(settings.winnable_rooms_per_player_per_hour / 3600,
-                                             max(1.0, settings.winnable_rooms_per_player_per_hour),
-                                             settings.http_rate_clients)
+        self.winnable_quota = AddressLimiter(
+            settings.winnable_rooms_per_player_per_hour / 3600,
+            max(1.0, settings.winnable_rooms_per_player_per_hour),
+            settings.http_rate_clients,
+        )
         """Rooms asking for a winnable deal each player may open: so one identity cannot take
         the whole pool (``server.rooms.pool``)."""
         self._opening: Counter[tuple[str, str]] = Counter()
@@ -80,20 +90,31 @@ class Openings:
             if deal.winnable:
                 self._take_winnable(client)
             self._take_room(client)
-            seed, winnable = await self._draw(message.rule_set, int(deal.number or 0)
-                                              if deal.kind == "number" else None, deal.winnable)
-            return await self._open(client, rule_set=message.rule_set, seed=seed,
-                             deal_kind=deal.kind, winnable=winnable, seats_max=message.seats,
-                             time_limit_s=message.time_limit_s, public=message.public,
-                             countdown_s=self.settings.countdown_s)
+            seed, winnable = await self._draw(
+                message.rule_set,
+                int(deal.number or 0) if deal.kind == "number" else None,
+                deal.winnable,
+            )
+            return await self._open(
+                client,
+                rule_set=message.rule_set,
+                seed=seed,
+                deal_kind=deal.kind,
+                winnable=winnable,
+                seats_max=message.seats,
+                time_limit_s=message.time_limit_s,
+                public=message.public,
+                countdown_s=self.settings.countdown_s,
+            )
         finally:
             for key in opening:
                 self._opening[key] -= 1
                 if not self._opening[key]:
                     del self._opening[key]
 
-    async def _draw(self, rule_set: str, number: int | None,
-                    winnable: bool) -> tuple[int, bool | None]:
+    async def _draw(
+        self, rule_set: str, number: int | None, winnable: bool
+    ) -> tuple[int, bool | None]:
         """A room's deal: the chosen ``number``, or a new secret seed; asked to be winnable, a
         pooled seed, or after a wait an unproved one (``server.rooms.pool``), and which it is."""
         seed = secrets.randbits(64) if number is None else number
@@ -110,11 +131,18 @@ class Openings:
         self._take_room(client)  # before the claim: a refused room costs no day's play
         day, rule_set = datetime.fromtimestamp(now, UTC).date(), message.rule_set
         pooled = daily_draw(self.settings, rule_set)
-        seed, winnable = await self._write(lambda: daily_seed(self.sessions, rule_set, day,
-                                                                    pooled))
-        return await self._open(client, rule_set=rule_set, seed=seed, deal_kind="daily",
-                                winnable=winnable, seats_max=1, time_limit_s=None,
-                                countdown_s=0, daily_day=day)
+        seed, winnable = await self._write(lambda: daily_seed(self.sessions, rule_set, day, pooled))
+        return await self._open(
+            client,
+            rule_set=rule_set,
+            seed=seed,
+            deal_kind="daily",
+            winnable=winnable,
+            seats_max=1,
+            time_limit_s=None,
+            countdown_s=0,
+            daily_day=day,
+        )
 
     def _may_list(self, client: Member) -> list[tuple[str, str]]:
         """Refuse a public lobby past those one player, or one address, may host at once,
@@ -124,34 +152,47 @@ class Openings:
         assert client.player_id is not None
         settings = self.settings
         player, address = ("player", client.player_id), ("address", client.address or "")
-        by_player, by_address = public_lobbies(self.delivery.rooms.values(), client.player_id,
-                                               client.address)
+        by_player, by_address = public_lobbies(
+            self.delivery.rooms.values(), client.player_id, client.address
+        )
         by_player += self._opening[player]
         by_address += self._opening[address]
         if by_player >= settings.public_lobbies_per_player:
-            raise Refusal(ErrorCode.TOO_MANY_LOBBIES, "you host too many public lobbies: at "
-                          f"most {settings.public_lobbies_per_player} at once; start or leave "
-                          "one, or open this room private")
+            raise Refusal(
+                ErrorCode.TOO_MANY_LOBBIES,
+                "you host too many public lobbies: at "
+                f"most {settings.public_lobbies_per_player} at once; start or leave "
+                "one, or open this room private",
+            )
         if by_address >= settings.public_lobbies_per_address:
-            raise Refusal(ErrorCode.TOO_MANY_LOBBIES, "your address hosts too many public "
-                          f"lobbies: at most {settings.public_lobbies_per_address} at once; "
-                          "open this room private")
+            raise Refusal(
+                ErrorCode.TOO_MANY_LOBBIES,
+                "your address hosts too many public "
+                f"lobbies: at most {settings.public_lobbies_per_address} at once; "
+                "open this room private",
+            )
         return [player] if client.address is None else [player, address]
 
     def _take_room(self, client: Member) -> None:
         assert client.player_id is not None
         if self.room_quota.take(client.player_id, self.clock()) > 0:
-            raise Refusal(ErrorCode.TOO_MANY_ROOMS, "you have opened too many rooms (a "
-                          "rematch is one): at most "
-                          f"{self.settings.rooms_per_player_per_hour:g} an hour")
+            raise Refusal(
+                ErrorCode.TOO_MANY_ROOMS,
+                "you have opened too many rooms (a "
+                "rematch is one): at most "
+                f"{self.settings.rooms_per_player_per_hour:g} an hour",
+            )
 
     def _take_winnable(self, client: Member) -> None:
         assert client.player_id is not None
         if self.winnable_quota.take(client.player_id, self.clock()) > 0:
-            raise Refusal(ErrorCode.TOO_MANY_WINNABLE, "you have asked for too many winnable "
-                          "deals: at most "
-                          f"{self.settings.winnable_rooms_per_player_per_hour:g} an hour; a "
-                          "room without \"winnable\" is welcome")
+            raise Refusal(
+                ErrorCode.TOO_MANY_WINNABLE,
+                "you have asked for too many winnable "
+                "deals: at most "
+                f"{self.settings.winnable_rooms_per_player_per_hour:g} an hour; a "
+                'room without "winnable" is welcome',
+            )
 
     async def _open(self, client: Member, **race_settings: Any) -> Room:
         """A new room with a new race, hosted by ``client``, stored (the host enters it). A
@@ -159,10 +200,17 @@ class Openings:
         write."""
         assert client.player_id is not None
         code = await self._new_code()
-        race = Race(race_id=secrets.token_hex(8), code=code, algorithm=DEAL_ALGORITHM,
-                    host_id=client.player_id, host_name=client.name or "",
-                    grace_s=self.settings.reconnect_grace_s, max_race_s=self.settings.max_race_s,
-                    idle_s=self.settings.idle_s, **race_settings)
+        race = Race(
+            race_id=secrets.token_hex(8),
+            code=code,
+            algorithm=DEAL_ALGORITHM,
+            host_id=client.player_id,
+            host_name=client.name or "",
+            grace_s=self.settings.reconnect_grace_s,
+            max_race_s=self.settings.max_race_s,
+            idle_s=self.settings.idle_s,
+            **race_settings,
+        )
         try:
             stored = await self._store(race)
         except Refusal:
@@ -170,20 +218,33 @@ class Openings:
             raise
         if stored is None:
             self.delivery.directory.release(code)
-            raise Refusal(ErrorCode.ALREADY_PLAYED,
-                          f"you have played today's {race.rule_set} deal")
+            raise Refusal(ErrorCode.ALREADY_PLAYED, f"you have played today's {race.rule_set} deal")
         room = self.delivery.rooms[race.code] = Room(
-            race, self.delivery.outbox(), opened=self.clock(), host_address=client.address)
+            race, self.delivery.outbox(), opened=self.clock(), host_address=client.address
+        )
         return room
 
     def _store(self, race: Race) -> Awaitable[RaceRow | None]:
         """Store a new race, in its lobby (a client waits for it)."""
-        return self._write(lambda: create_race(
-            self.sessions, race_id=race.race_id, code=race.code, rule_set=race.rule_set,
-            deal_kind=race.deal_kind, seed=race.seed, algorithm=race.algorithm,
-            rules=race.rules, host_id=race.host_id, seats_max=race.seats_max,
-            time_limit_s=race.time_limit_s, holder=self.holder, daily_day=race.daily_day,
-            winnable=race.winnable, public=race.public))
+        return self._write(
+            lambda: create_race(
+                self.sessions,
+                race_id=race.race_id,
+                code=race.code,
+                rule_set=race.rule_set,
+                deal_kind=race.deal_kind,
+                seed=race.seed,
+                algorithm=race.algorithm,
+                rules=race.rules,
+                host_id=race.host_id,
+                seats_max=race.seats_max,
+                time_limit_s=race.time_limit_s,
+                holder=self.holder,
+                daily_day=race.daily_day,
+                winnable=race.winnable,
+                public=race.public,
+            )
+        )
 
     async def rematch(self, client: Member, room: Room) -> None:
         """The room's next race (``server.core.rematch``), stored before anyone hears of it. The
@@ -201,12 +262,21 @@ class Openings:
         self._take_room(client)  # a rematch's race is a room's: the same quota
         room.rematching = asyncio.get_running_loop().create_future()
         try:
-            seed, winnable = await self._draw(finished.rule_set, finished.seed if (
-                finished.deal_kind == "number") else None, finished.winnable is not None)
+            seed, winnable = await self._draw(
+                finished.rule_set,
+                finished.seed if (finished.deal_kind == "number") else None,
+                finished.winnable is not None,
+            )
             if self.delivery.rooms.get(finished.code) is not room:
                 raise Refusal(ErrorCode.ROOM_CLOSED, f"room {finished.code} has closed")
-            following, out = rematch(finished, client.player_id, race_id=secrets.token_hex(8),
-                                     seed=seed, algorithm=DEAL_ALGORITHM, winnable=winnable)
+            following, out = rematch(
+                finished,
+                client.player_id,
+                race_id=secrets.token_hex(8),
+                seed=seed,
+                algorithm=DEAL_ALGORITHM,
+                winnable=winnable,
+            )
             await self._store(following)
             self.delivery.solver.forget_race(finished.race_id)
             room.race, room.opened, room.epoch = following, self.clock(), 1

@@ -51,8 +51,9 @@ class Outbox:
         """Entries not sent yet."""
         return len(self._queue)
 
-    def add(self, frames: Iterable[Addressed],
-            after: asyncio.Future[Any] | None = None) -> asyncio.Future[bool]:
+    def add(
+        self, frames: Iterable[Addressed], after: asyncio.Future[Any] | None = None
+    ) -> asyncio.Future[bool]:
         """Queue frames, to leave once ``after`` is written and everything queued before has
         left. The future says when: True once they are sent, False if they never will be."""
         entry = _Entry(list(frames), after, asyncio.get_running_loop().create_future())
@@ -71,8 +72,7 @@ class Outbox:
             if entry.after is not None and not entry.after.done():
                 return
             self._queue.popleft()
-            written = entry.after is None or (not entry.after.cancelled()
-                                              and entry.after.result())
+            written = entry.after is None or (not entry.after.cancelled() and entry.after.result())
             if written:
                 for members, frame in entry.frames:
                     self._hand_over(members, frame if isinstance(frame, str) else frame())

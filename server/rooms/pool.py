@@ -55,9 +55,12 @@ POLL_S = 0.5
 """How often a room waiting for a winnable deal looks for one."""
 
 
-async def winnable_seed(settings: Settings, sessions: Sessions, rule_set: str,
-                        write: Callable[[Callable[[], Awaitable[int | None]]],
-                                        Awaitable[int | None]]) -> int | None:
+async def winnable_seed(
+    settings: Settings,
+    sessions: Sessions,
+    rule_set: str,
+    write: Callable[[Callable[[], Awaitable[int | None]]], Awaitable[int | None]],
+) -> int | None:
     """A pooled seed for a new room, waiting up to ``winnable_pool_wait_s`` for one; None:
     fall back to an unproved secret deal. ``write`` does the claim through the writer."""
     if rule_set not in settings.winnable_pool_rule_sets:
@@ -71,8 +74,9 @@ async def winnable_seed(settings: Settings, sessions: Sessions, rule_set: str,
         await asyncio.sleep(POLL_S)
 
 
-def daily_draw(settings: Settings, rule_set: str
-               ) -> Callable[[AsyncSession], Awaitable[int | None]] | None:
+def daily_draw(
+    settings: Settings, rule_set: str
+) -> Callable[[AsyncSession], Awaitable[int | None]] | None:
     """How a day's daily deal is drawn, the first time it is asked for: from the pool (it
     does not wait: none ready, a random deal, and the room says ``winnable: false``), unless
     ``daily_winnable`` is off or the rule set is not pooled (then ``winnable`` is null)."""
@@ -108,17 +112,36 @@ class PoolFiller:
     async def fill_round(self) -> bool:
         """Search one random deal of each rule set short of its target; False if none is."""
         counts = await ready_counts(self.sessions)
-        short = [rule_set for rule_set in self.settings.winnable_pool_rule_sets
-                 if counts.get(rule_set, 0) < self.settings.winnable_pool_target]
+        short = [
+            rule_set
+            for rule_set in self.settings.winnable_pool_rule_sets
+            if counts.get(rule_set, 0) < self.settings.winnable_pool_target
+        ]
         budget = self.settings.winnable_pool_budget_s
         for rule_set in short:
             seed = secrets.randbits(64)
-            answer = await self.solver.run(solve_deal, rule_set, seed, DEAL_ALGORITHM,
-                                           RULES_VERSION, budget, within_s=budget + SLACK_S)
+            answer = await self.solver.run(
+                solve_deal,
+                rule_set,
+                seed,
+                DEAL_ALGORITHM,
+                RULES_VERSION,
+                budget,
+                within_s=budget + SLACK_S,
+            )
             self.searched += 1
             if answer["result"] == "won":
-                await self.writer.run(partial(add_winnable, self.sessions, rule_set, seed,
-                                              answer["line"], budget, datetime.now(UTC)))
+                await self.writer.run(
+                    partial(
+                        add_winnable,
+                        self.sessions,
+                        rule_set,
+                        seed,
+                        answer["line"],
+                        budget,
+                        datetime.now(UTC),
+                    )
+                )
         return bool(short)
 
     def close(self) -> None:

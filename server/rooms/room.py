@@ -50,10 +50,36 @@ from wire.protocol import (
 
 T = TypeVar("T")
 
-RoomRequest = (CreateRoom | JoinRoom | Spectate | LeaveRoom | Ready | StartRace | MakeMove
-               | Resign | Resume | PlayDaily | AskHint | FollowVerdicts | Rematch)
-ROOM_REQUESTS = (CreateRoom, JoinRoom, Spectate, LeaveRoom, Ready, StartRace, MakeMove, Resign,
-                 Resume, PlayDaily, AskHint, FollowVerdicts, Rematch)
+RoomRequest = (
+    CreateRoom
+    | JoinRoom
+    | Spectate
+    | LeaveRoom
+    | Ready
+    | StartRace
+    | MakeMove
+    | Resign
+    | Resume
+    | PlayDaily
+    | AskHint
+    | FollowVerdicts
+    | Rematch
+)
+ROOM_REQUESTS = (
+    CreateRoom,
+    JoinRoom,
+    Spectate,
+    LeaveRoom,
+    Ready,
+    StartRace,
+    MakeMove,
+    Resign,
+    Resume,
+    PlayDaily,
+    AskHint,
+    FollowVerdicts,
+    Rematch,
+)
 """The requests a room answers; the connection's gateway answers the rest itself."""
 
 
@@ -110,8 +136,7 @@ class RemoteMember:
 class Carrier(Protocol):
     """What takes frames to members held by other workers (``server.cluster.hops``)."""
 
-    def send_frames(self, members: Sequence[RemoteMember], frame: str) -> None:
-        ...
+    def send_frames(self, members: Sequence[RemoteMember], frame: str) -> None: ...
 
     def out_of_room(self, members: Sequence[RemoteMember]) -> None:
         """Their room has closed."""
@@ -201,9 +226,15 @@ class Room:
     def address(self, outgoing: Outgoing) -> tuple[list[Member], str]:
         """What the race said, to the members in the room now that it is meant for."""
         to, but = outgoing.to, outgoing.but
-        return ([member for member in self.members if (to is None or member.player_id == to)
-                 and (but is None or member.player_id != but or member.own_progress)],
-                outgoing.text())
+        return (
+            [
+                member
+                for member in self.members
+                if (to is None or member.player_id == to)
+                and (but is None or member.player_id != but or member.own_progress)
+            ],
+            outgoing.text(),
+        )
 
     def reply(self, client: Member, *messages: Message) -> asyncio.Future[bool]:
         """A reply to a request about this room: it leaves after everything said in the room
@@ -216,30 +247,51 @@ def restore_race(row: RaceRow, settings: Settings, now: float) -> Race:
 
     The race clock does not run while no server holds it: it carries on from the race's last
     stored move, so the outage is charged to nobody, and to every racer of the race alike."""
-    last_move_ms = max((move.at_ms for entry in row.entries for move in entry.move_log),
-                       default=0)
+    last_move_ms = max((move.at_ms for entry in row.entries for move in entry.move_log), default=0)
     return resume_race(
         started_at=None if row.started_at is None else now - last_move_ms / 1000,
-        racers=[(entry.player_id, entry.player.name,
-                 [(move.text, move.at_ms) for move in entry.move_log]) for entry in row.entries],
-        now=now, race_id=row.id, code=row.code, rule_set=row.rule_set, seed=row.seed,
-        algorithm=row.algorithm, rules=row.rules, deal_kind=row.deal_kind, host_id=row.host_id,
-        host_name=row.host.name, seats_max=row.seats_max, time_limit_s=row.time_limit_s,
-        countdown_s=settings.countdown_s, grace_s=settings.reconnect_grace_s,
-        max_race_s=settings.max_race_s, idle_s=settings.idle_s, daily_day=row.daily_day,
-        winnable=row.winnable, public=row.public)
+        racers=[
+            (
+                entry.player_id,
+                entry.player.name,
+                [(move.text, move.at_ms) for move in entry.move_log],
+            )
+            for entry in row.entries
+        ],
+        now=now,
+        race_id=row.id,
+        code=row.code,
+        rule_set=row.rule_set,
+        seed=row.seed,
+        algorithm=row.algorithm,
+        rules=row.rules,
+        deal_kind=row.deal_kind,
+        host_id=row.host_id,
+        host_name=row.host.name,
+        seats_max=row.seats_max,
+        time_limit_s=row.time_limit_s,
+        countdown_s=settings.countdown_s,
+        grace_s=settings.reconnect_grace_s,
+        max_race_s=settings.max_race_s,
+        idle_s=settings.idle_s,
+        daily_day=row.daily_day,
+        winnable=row.winnable,
+        public=row.public,
+    )
 
 
-async def write_for_client(writer: Writer, action: Callable[[], Awaitable[T]],
-                           within_s: float) -> T:
+async def write_for_client(
+    writer: Writer, action: Callable[[], Awaitable[T]], within_s: float
+) -> T:
     """A write a client waits for, through the writer like every write (never beside it: on
     SQLite two writers contend for one lock); ``unavailable`` if the database does not take it
     within ``within_s``."""
     try:
         return await writer.call(action, within_s)
     except WriteGivenUp:
-        raise Refusal(ErrorCode.UNAVAILABLE,
-                      "the database is busy: try again in a moment") from None
+        raise Refusal(
+            ErrorCode.UNAVAILABLE, "the database is busy: try again in a moment"
+        ) from None
 
 
 def parse_move(message: MakeMove) -> Move:
@@ -261,8 +313,11 @@ def opened_by(room: Room) -> str:
 
 def local_list(rooms: Iterable[Room]) -> list[dict[str, Any]]:
     """The list, from one process's rooms."""
-    return in_turn((room.opened, opened_by(room), listing) for room in rooms
-                   if (listing := entry(room.race)) is not None)
+    return in_turn(
+        (room.opened, opened_by(room), listing)
+        for room in rooms
+        if (listing := entry(room.race)) is not None
+    )
 
 
 def public_lobbies(rooms: Iterable[Room], player_id: str, address: str | None) -> tuple[int, int]:

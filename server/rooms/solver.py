@@ -159,43 +159,60 @@ class SolverPool:
     """The server's solver processes for hints and for verdicts, and who may use them how
     much."""
 
-    def __init__(self, settings: Settings, writer: Writer, sessions: Sessions,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        writer: Writer,
+        sessions: Sessions,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.settings, self.writer, self.sessions, self.clock = settings, writer, sessions, clock
         self.hints = SolverProcesses("hints", settings.solver_processes, NICENESS)
         self.verdicts = SolverProcesses(
-            "verdicts", settings.verdict_processes if settings.verdict_budget_s > 0 else 0,
-            BACKGROUND_NICENESS)
+            "verdicts",
+            settings.verdict_processes if settings.verdict_budget_s > 0 else 0,
+            BACKGROUND_NICENESS,
+        )
         self._searches: set[asyncio.Task[None]] = set()
         """Deals being searched after their race."""
         self._closed = False
-        self._player_quota = AddressLimiter(settings.hints_per_player_per_min / 60,
-                                            max(1.0, settings.hints_per_player_per_min / 4),
-                                            settings.http_rate_clients)
-        self._address_quota = AddressLimiter(settings.hints_per_address_per_min / 60,
-                                             max(1.0, settings.hints_per_address_per_min / 4),
-                                             settings.http_rate_clients)
+        self._player_quota = AddressLimiter(
+            settings.hints_per_player_per_min / 60,
+            max(1.0, settings.hints_per_player_per_min / 4),
+            settings.http_rate_clients,
+        )
+        self._address_quota = AddressLimiter(
+            settings.hints_per_address_per_min / 60,
+            max(1.0, settings.hints_per_address_per_min / 4),
+            settings.http_rate_clients,
+        )
         self._hinting = InFlight(settings.hints_at_once_per_address, settings.hint_queue_max)
         self._turns = Turns(settings.solver_processes)
-        self._verdicting = InFlight(settings.verdicts_at_once_per_address,
-                                    settings.verdict_queue_max)
+        self._verdicting = InFlight(
+            settings.verdicts_at_once_per_address, settings.verdict_queue_max
+        )
         self._following: dict[tuple[str, str], Following] = {}
         """Racers saying the live verdict, by race and player: at most one per seat of a race
         of one racer, each forgotten once its game is over or its room closed."""
         self._live_player_quota = AddressLimiter(
             settings.live_verdicts_per_player_per_min / 60,
-            max(1.0, settings.live_verdicts_per_player_per_min / 4), settings.http_rate_clients)
+            max(1.0, settings.live_verdicts_per_player_per_min / 4),
+            settings.http_rate_clients,
+        )
         self._live_address_quota = AddressLimiter(
             settings.live_verdicts_per_address_per_min / 60,
-            max(1.0, settings.live_verdicts_per_address_per_min / 4), settings.http_rate_clients)
+            max(1.0, settings.live_verdicts_per_address_per_min / 4),
+            settings.http_rate_clients,
+        )
 
     async def start(self) -> None:
         """Start and warm the processes: the hints' first, as a player waits for a hint."""
         await self.hints.start()
         await self.verdicts.start()
 
-    async def hint(self, race: Race, player_id: str, address: str, request_id: str | None,
-                   now: float) -> HintGiven:
+    async def hint(
+        self, race: Race, player_id: str, address: str, request_id: str | None, now: float
+    ) -> HintGiven:
         """A hint for the player's position now, or the refusal raised. ``address``: whom the
         asking connection counts against (``server.core.budgets.address_of``)."""
         refused = refusal(race, player_id)
@@ -206,14 +223,21 @@ class SolverPool:
         if crowded == "total":
             raise Refusal(ErrorCode.UNAVAILABLE, "the solver is busy: try again in a moment")
         if crowded == "client":
-            raise Refusal(ErrorCode.RATE_LIMITED, f"at most {settings.hints_at_once_per_address} "
-                          "hints at once from one address: ask again once one is answered")
+            raise Refusal(
+                ErrorCode.RATE_LIMITED,
+                f"at most {settings.hints_at_once_per_address} "
+                "hints at once from one address: ask again once one is answered",
+            )
         if self._player_quota.take(player_id, now) > 0:
-            raise Refusal(ErrorCode.RATE_LIMITED,
-                          f"at most {settings.hints_per_player_per_min:g} hints a minute")
+            raise Refusal(
+                ErrorCode.RATE_LIMITED,
+                f"at most {settings.hints_per_player_per_min:g} hints a minute",
+            )
         if self._address_quota.take(address, now) > 0:
-            raise Refusal(ErrorCode.RATE_LIMITED, f"at most {settings.hints_per_address_per_min:g}"
-                          " hints a minute from one address")
+            raise Refusal(
+                ErrorCode.RATE_LIMITED,
+                f"at most {settings.hints_per_address_per_min:g} hints a minute from one address",
+            )
         game = race.racers[player_id].game
         assert game is not None
         moves = len(game.history)
@@ -223,16 +247,23 @@ class SolverPool:
         self._hinting.begin(addresses)
         try:
             async with self._turns.turn(address):
-                answer = await self.hints.run(hint_for_log, log_json, seconds,
-                                              within_s=seconds + SLACK_S)
+                answer = await self.hints.run(
+                    hint_for_log, log_json, seconds, within_s=seconds + SLACK_S
+                )
         finally:
             self._hinting.end(addresses)
         return HintGiven(id=request_id, after_moves=moves, knowledge=FULL_KNOWLEDGE, **answer)
 
     # -- the live verdict --------------------------------------------------------------------
 
-    def follow(self, race: Race, player_id: str, address: str,
-               send: Callable[[LiveVerdictGiven], object], on: bool) -> None:
+    def follow(
+        self,
+        race: Race,
+        player_id: str,
+        address: str,
+        send: Callable[[LiveVerdictGiven], object],
+        on: bool,
+    ) -> None:
         """Say the live verdict on the player's position (``send``) at once and after each of
         their moves (``moved``), or (``on`` false) no more. Refused as a hint is."""
         key = (race.race_id, player_id)
@@ -295,9 +326,14 @@ class SolverPool:
                 known = searched[1]
             if known is not None:
                 following.said = made
-                following.send(LiveVerdictGiven(after_moves=made, result=known.value,
-                                                message=LIVE_WORDS[known],
-                                                knowledge=FULL_KNOWLEDGE))
+                following.send(
+                    LiveVerdictGiven(
+                        after_moves=made,
+                        result=known.value,
+                        message=LIVE_WORDS[known],
+                        knowledge=FULL_KNOWLEDGE,
+                    )
+                )
                 return
             searched = await self._search_live(following, made)
 
@@ -306,9 +342,11 @@ class SolverPool:
         bounds: it is "unknown" past them), and learn from the answer: after how many moves
         the position searched was, and its verdict."""
         address, now = following.address, self.clock()
-        if (self._hinting.refusal((address,)) is not None
-                or self._live_player_quota.take(following.player_id, now) > 0
-                or self._live_address_quota.take(address, now) > 0):
+        if (
+            self._hinting.refusal((address,)) is not None
+            or self._live_player_quota.take(following.player_id, now) > 0
+            or self._live_address_quota.take(address, now) > 0
+        ):
             return made, Result.UNKNOWN
         seconds = self.settings.hint_budget_s or hint_budget(following.race.rule_set).seconds
         assert seconds is not None
@@ -322,8 +360,9 @@ class SolverPool:
                 assert game is not None
                 log_json = MoveLog.of(game).to_json()
                 try:
-                    answer = await self.hints.run(verdict_for_log, log_json, seconds,
-                                                  within_s=seconds + SLACK_S)
+                    answer = await self.hints.run(
+                        verdict_for_log, log_json, seconds, within_s=seconds + SLACK_S
+                    )
                 except Refusal:  # the solver failed or was late
                     return len(moves), Result.UNKNOWN
         finally:
@@ -340,9 +379,12 @@ class SolverPool:
             return  # (a deal from the winnable pool has its verdict already)
         crowded = self._verdicting.refusal(addresses)
         if crowded is not None:
-            log.warning("race %s: its deal is left unsearched, %d others are waiting%s",
-                        race.race_id, self._verdicting.count,
-                        " for races of one of its racers' addresses" * (crowded == "client"))
+            log.warning(
+                "race %s: its deal is left unsearched, %d others are waiting%s",
+                race.race_id,
+                self._verdicting.count,
+                " for races of one of its racers' addresses" * (crowded == "client"),
+            )
             return
         self._verdicting.begin(addresses)
         task = asyncio.create_task(self._search(race))
@@ -353,16 +395,32 @@ class SolverPool:
     async def _search(self, race: Race) -> None:
         seconds = self.settings.verdict_budget_s
         try:
-            answer = await self.verdicts.run(solve_deal, race.rule_set, race.seed,
-                                             race.algorithm, race.rules, seconds,
-                                             within_s=seconds + SLACK_S)
+            answer = await self.verdicts.run(
+                solve_deal,
+                race.rule_set,
+                race.seed,
+                race.algorithm,
+                race.rules,
+                seconds,
+                within_s=seconds + SLACK_S,
+            )
         except Refusal as failed:
             log.warning("race %s: its deal was not searched: %s", race.race_id, failed.message)
             return
         now = datetime.now(UTC)
-        await self.writer.run(lambda: save_verdict(
-            self.sessions, race.rule_set, race.seed, race.algorithm, race.rules,
-            answer["result"], answer["line"], seconds, now))
+        await self.writer.run(
+            lambda: save_verdict(
+                self.sessions,
+                race.rule_set,
+                race.seed,
+                race.algorithm,
+                race.rules,
+                answer["result"],
+                answer["line"],
+                seconds,
+                now,
+            )
+        )
 
     def health(self) -> dict[str, Any]:
         """For ``/healthz``: the core that searches, and each kind's processes."""

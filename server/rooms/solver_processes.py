@@ -41,8 +41,11 @@ def core() -> dict[str, Any]:
     """Which search core the solver processes use, for ``/healthz``: ``compiled`` (the C core,
     for the rule sets it knows, the Python search for the others) or ``python``. The processes
     are spawned from this one's installation and environment, so they load what it loads."""
-    return {"name": core_name(), "compiled_rule_sets": sorted(COMPILED_RULE_SETS),
-            "description": core_description()}
+    return {
+        "name": core_name(),
+        "compiled_rule_sets": sorted(COMPILED_RULE_SETS),
+        "description": core_description(),
+    }
 
 
 class SolverProcesses:
@@ -68,8 +71,11 @@ class SolverProcesses:
             raise Refusal(ErrorCode.UNAVAILABLE, "the server is stopping")
         if self._executor is None:
             self._executor = ProcessPoolExecutor(
-                self.count, multiprocessing.get_context("spawn"), initializer=begin,
-                initargs=(os.getpid(), self.niceness, warm_up))
+                self.count,
+                multiprocessing.get_context("spawn"),
+                initializer=begin,
+                initargs=(os.getpid(), self.niceness, warm_up),
+            )
         return self._executor
 
     async def start(self) -> None:
@@ -83,16 +89,26 @@ class SolverProcesses:
         began, answered = loop.time(), set[int]()
         try:
             while len(answered) < self.count:
-                answered.update(await asyncio.gather(*(
-                    self.run(pid_after, SPREAD_S, within_s=WARM_WITHIN_S)
-                    for _ in range(self.count))))
+                answered.update(
+                    await asyncio.gather(
+                        *(
+                            self.run(pid_after, SPREAD_S, within_s=WARM_WITHIN_S)
+                            for _ in range(self.count)
+                        )
+                    )
+                )
         except Refusal as failed:
             log.error("the solver processes for %s did not start: %s", self.kind, failed.message)
             return
         self.warm = not self._closed
-        log.info("%d solver process%s for %s warm in %.1f s (pid %s)", self.count,
-                 "es" * (self.count != 1), self.kind, loop.time() - began,
-                 ", ".join(map(str, sorted(answered))))
+        log.info(
+            "%d solver process%s for %s warm in %.1f s (pid %s)",
+            self.count,
+            "es" * (self.count != 1),
+            self.kind,
+            loop.time() - began,
+            ", ".join(map(str, sorted(answered))),
+        )
 
     async def run(self, function: Any, *args: Any, within_s: float) -> Any:
         """``function(*args)`` in one of the processes; ``unavailable`` when the answer does not
@@ -121,8 +137,12 @@ class SolverProcesses:
 
     def health(self) -> dict[str, Any]:
         """For ``/healthz``."""
-        return {"processes": self.count, "warm": self.warm, "searching": self.searching,
-                "restarts": self.restarts}
+        return {
+            "processes": self.count,
+            "warm": self.warm,
+            "searching": self.searching,
+            "restarts": self.restarts,
+        }
 
     def close(self) -> None:
         """Stop the processes (a search under way is dropped)."""

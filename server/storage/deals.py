@@ -35,16 +35,22 @@ async def claim_daily(session: AsyncSession, player_id: str, rule_set: str, day:
     ``daily_plays``): of simultaneous inserts exactly one is stored, and the others find it
     there and insert nothing."""
     connection = await session.connection()
-    claimed = (await connection.execute(
-        dialect.insert_or_ignore(connection, DailyPlayRow)
-        .values(rule_set=rule_set, day=day, player_id=player_id)
-        .returning(DailyPlayRow.player_id))).first()
+    claimed = (
+        await connection.execute(
+            dialect.insert_or_ignore(connection, DailyPlayRow)
+            .values(rule_set=rule_set, day=day, player_id=player_id)
+            .returning(DailyPlayRow.player_id)
+        )
+    ).first()
     return claimed is not None
 
 
-async def daily_seed(sessions: Sessions, rule_set: str, day: date,
-                     pooled: Callable[[AsyncSession], Awaitable[int | None]] | None = None
-                     ) -> tuple[int, bool | None]:
+async def daily_seed(
+    sessions: Sessions,
+    rule_set: str,
+    day: date,
+    pooled: Callable[[AsyncSession], Awaitable[int | None]] | None = None,
+) -> tuple[int, bool | None]:
     """The day's secret seed for the rule set, and whether it was proved winnable: drawn once,
     the first time it is asked for (two servers asking at once agree, as the insert keeps
     whichever came first). The draw takes a deal from the winnable pool when ``pooled`` gives
@@ -53,10 +59,18 @@ async def daily_seed(sessions: Sessions, rule_set: str, day: date,
         row = await session.get(DailyDealRow, (rule_set, day))
         if row is None:
             taken = None if pooled is None else await pooled(session)
-            await dialect.insert_new(await session.connection(), DailyDealRow, [{
-                "rule_set": rule_set, "day": day,
-                "seed": secrets.randbits(64) if taken is None else taken,
-                "winnable": None if pooled is None else taken is not None}])
+            await dialect.insert_new(
+                await session.connection(),
+                DailyDealRow,
+                [
+                    {
+                        "rule_set": rule_set,
+                        "day": day,
+                        "seed": secrets.randbits(64) if taken is None else taken,
+                        "winnable": None if pooled is None else taken is not None,
+                    }
+                ],
+            )
             row = await session.get_one(DailyDealRow, (rule_set, day))
         return row.seed, row.winnable
 
@@ -69,8 +83,10 @@ async def solver_fields(sessions: Sessions, record: dict[str, Any]) -> dict[str,
     ``race_record`` gives them): to look again for a verdict stored after the record was
     read, without reading the race again."""
     async with sessions.begin() as session:
-        verdict = await session.get(DealVerdictRow, (
-            record["rule_set"], int(record["seed"]), record["algorithm"], record["rules"]))
+        verdict = await session.get(
+            DealVerdictRow,
+            (record["rule_set"], int(record["seed"]), record["algorithm"], record["rules"]),
+        )
     return verdict_fields(verdict)
 
 
@@ -80,20 +96,47 @@ def verdict_fields(verdict: DealVerdictRow | None) -> dict[str, Any]:
     if verdict is None:
         return {"winnable": None, "solver": None}
     line = verdict.line.split("\n") if verdict.line else []
-    return {"winnable": {"won": True, "lost": False}.get(verdict.result),
-            "solver": {"result": verdict.result, "moves": len(line), "line": line,
-                       "budget_s": verdict.budget_s, "knowledge": FULL_KNOWLEDGE}}
+    return {
+        "winnable": {"won": True, "lost": False}.get(verdict.result),
+        "solver": {
+            "result": verdict.result,
+            "moves": len(line),
+            "line": line,
+            "budget_s": verdict.budget_s,
+            "knowledge": FULL_KNOWLEDGE,
+        },
+    }
 
 
-async def save_verdict(sessions: Sessions, rule_set: str, seed: int, algorithm: int, rules: int,
-                       result: str, line: list[str], budget_s: float, now: datetime) -> None:
+async def save_verdict(
+    sessions: Sessions,
+    rule_set: str,
+    seed: int,
+    algorithm: int,
+    rules: int,
+    result: str,
+    line: list[str],
+    budget_s: float,
+    now: datetime,
+) -> None:
     """Store the solver's verdict on a deal; a deal searched already keeps its first one."""
     async with sessions.begin() as session:
         connection = await session.connection()
-        await connection.execute(dialect.insert_or_ignore(connection, DealVerdictRow), [{
-            "rule_set": rule_set, "seed": seed, "algorithm": algorithm, "rules": rules,
-            "result": result, "line": "\n".join(line), "budget_s": budget_s,
-            "solved_at": now}])
+        await connection.execute(
+            dialect.insert_or_ignore(connection, DealVerdictRow),
+            [
+                {
+                    "rule_set": rule_set,
+                    "seed": seed,
+                    "algorithm": algorithm,
+                    "rules": rules,
+                    "result": result,
+                    "line": "\n".join(line),
+                    "budget_s": budget_s,
+                    "solved_at": now,
+                }
+            ],
+        )
 
 
 # -- the winnable pool ------------------------------------------------------------------------
@@ -103,21 +146,36 @@ async def ready_counts(sessions: Sessions) -> dict[str, int]:
     """Deals ready (proved winnable, unused) per rule set, for this deal algorithm and rules."""
     async with sessions.begin() as session:
         rows = await session.execute(
-            select(WinnableDealRow.rule_set, func.count()).where(
-                WinnableDealRow.used_at.is_(None), WinnableDealRow.algorithm == DEAL_ALGORITHM,
-                WinnableDealRow.rules == RULES_VERSION).group_by(WinnableDealRow.rule_set))
+            select(WinnableDealRow.rule_set, func.count())
+            .where(
+                WinnableDealRow.used_at.is_(None),
+                WinnableDealRow.algorithm == DEAL_ALGORITHM,
+                WinnableDealRow.rules == RULES_VERSION,
+            )
+            .group_by(WinnableDealRow.rule_set)
+        )
         return {rule_set: count for rule_set, count in rows}
 
 
-async def add_winnable(sessions: Sessions, rule_set: str, seed: int, line: list[str],
-                       budget_s: float, now: datetime) -> None:
+async def add_winnable(
+    sessions: Sessions, rule_set: str, seed: int, line: list[str], budget_s: float, now: datetime
+) -> None:
     """Keep a deal the solver won: its verdict (with the line), then its place in the pool."""
-    await save_verdict(sessions, rule_set, seed, DEAL_ALGORITHM, RULES_VERSION, "won",
-                       line, budget_s, now)
+    await save_verdict(
+        sessions, rule_set, seed, DEAL_ALGORITHM, RULES_VERSION, "won", line, budget_s, now
+    )
     async with sessions.begin() as session:
         if await session.get(WinnableDealRow, (rule_set, seed)) is None:
-            session.add(WinnableDealRow(rule_set=rule_set, seed=seed, algorithm=DEAL_ALGORITHM,
-                                        rules=RULES_VERSION, moves=len(line), solved_at=now))
+            session.add(
+                WinnableDealRow(
+                    rule_set=rule_set,
+                    seed=seed,
+                    algorithm=DEAL_ALGORITHM,
+                    rules=RULES_VERSION,
+                    moves=len(line),
+                    solved_at=now,
+                )
+            )
 
 
 async def take_winnable(sessions: Sessions, rule_set: str, now: datetime) -> int | None:
@@ -132,15 +190,23 @@ async def take_in(session: AsyncSession, rule_set: str, now: datetime) -> int | 
     table = WinnableDealRow
     for _ in range(TAKE_TRIES):
         seed = await session.scalar(
-            select(table.seed).where(table.rule_set == rule_set, table.used_at.is_(None),
-                                     table.algorithm == DEAL_ALGORITHM,
-                                     table.rules == RULES_VERSION)
-            .order_by(table.solved_at, table.seed).limit(1))
+            select(table.seed)
+            .where(
+                table.rule_set == rule_set,
+                table.used_at.is_(None),
+                table.algorithm == DEAL_ALGORITHM,
+                table.rules == RULES_VERSION,
+            )
+            .order_by(table.solved_at, table.seed)
+            .limit(1)
+        )
         if seed is None:
             return None
         taken = await session.execute(
-            update(table).where(table.rule_set == rule_set, table.seed == seed,
-                                table.used_at.is_(None)).values(used_at=now))
+            update(table)
+            .where(table.rule_set == rule_set, table.seed == seed, table.used_at.is_(None))
+            .values(used_at=now)
+        )
         if taken.rowcount == 1:  # type: ignore[attr-defined]
             return int(seed)
     return None
@@ -151,6 +217,7 @@ async def give_back(session: AsyncSession, rule_set: str, seed: int) -> None:
     transaction that deletes that race: nobody was dealt it, and its commitment was never
     published (a lobby shows none), so it is as good as unused."""
     await session.execute(
-        update(WinnableDealRow).where(WinnableDealRow.rule_set == rule_set,
-                                      WinnableDealRow.seed == seed)
-        .values(used_at=None))
+        update(WinnableDealRow)
+        .where(WinnableDealRow.rule_set == rule_set, WinnableDealRow.seed == seed)
+        .values(used_at=None)
+    )

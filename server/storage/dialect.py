@@ -29,15 +29,18 @@ def insert(connection: AsyncConnection, table: Table) -> postgresql.Insert | sql
     raise NotImplementedError(f"insert on conflict is not written for {dialect}")
 
 
-def insert_or_ignore(connection: AsyncConnection,
-                     model: type[Base]) -> postgresql.Insert | sqlite.Insert:
+def insert_or_ignore(
+    connection: AsyncConnection, model: type[Base]
+) -> postgresql.Insert | sqlite.Insert:
     """An insert that skips a row whose primary key is taken, in the connection's dialect."""
     return insert(connection, cast(Table, model.__table__)).on_conflict_do_nothing(
-        index_elements=inspect(model).primary_key)
+        index_elements=inspect(model).primary_key
+    )
 
 
-async def insert_new(connection: AsyncConnection, model: type[Base],
-                     rows: list[dict[str, Any]]) -> None:
+async def insert_new(
+    connection: AsyncConnection, model: type[Base], rows: list[dict[str, Any]]
+) -> None:
     """Insert the rows whose primary key is not taken yet. The rows are plain column values:
     nothing is loaded into a session."""
     if not rows:

@@ -48,8 +48,12 @@ def make_engine(url: str) -> AsyncEngine:
     """
     driver = make_url(url).get_driver_name()
     if driver == "asyncpg":
-        return create_async_engine(url, hide_parameters=True, pool_pre_ping=True,
-                                   connect_args={"timeout": 5.0, "command_timeout": 10.0})
+        return create_async_engine(
+            url,
+            hide_parameters=True,
+            pool_pre_ping=True,
+            connect_args={"timeout": 5.0, "command_timeout": 10.0},
+        )
     engine = create_async_engine(url, hide_parameters=True)
     if engine.dialect.name == "sqlite":
         event.listen(engine.sync_engine, "connect", _configure_sqlite)

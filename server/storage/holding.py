@@ -71,16 +71,18 @@ def lease_end(now: datetime) -> datetime:
     return now + timedelta(seconds=LEASE_S)
 
 
-async def stale(connection: AsyncConnection | AsyncSession,
-                epochs: Mapping[str, int]) -> set[str]:
+async def stale(connection: AsyncConnection | AsyncSession, epochs: Mapping[str, int]) -> set[str]:
     """Of these races (id: the writer's epoch), those whose epoch has moved on; the rows of the
     others are locked until the transaction ends. One statement, whatever the number of
     races: it is made with every commit of moves."""
     if not epochs:
         return set()
     kept = await connection.execute(
-        update(_RACES).where(tuple_(_RACES.c.id, _RACES.c.holder_epoch).in_(list(epochs.items())))
-        .values(holder_epoch=_RACES.c.holder_epoch).returning(_RACES.c.id))
+        update(_RACES)
+        .where(tuple_(_RACES.c.id, _RACES.c.holder_epoch).in_(list(epochs.items())))
+        .values(holder_epoch=_RACES.c.holder_epoch)
+        .returning(_RACES.c.id)
+    )
     return set(epochs) - set(kept.scalars())
 
 
@@ -91,8 +93,13 @@ async def check(session: AsyncSession, race_id: str, epoch: int | None) -> None:
         raise Fenced([race_id])
 
 
-async def take(sessions: async_sessionmaker[AsyncSession], codes: Collection[str] | None,
-               holder: str, now: datetime, force: bool = False) -> list[RaceRow]:
+async def take(
+    sessions: async_sessionmaker[AsyncSession],
+    codes: Collection[str] | None,
+    holder: str,
+    now: datetime,
+    force: bool = False,
+) -> list[RaceRow]:
     """Take the races in progress of these room codes (None: of every room) that may be taken,
     and return them, oldest first, with what it takes to rebuild them (host, entries and
     players, each entry's moves in order) and their new epochs."""
@@ -100,52 +107,74 @@ async def take(sessions: async_sessionmaker[AsyncSession], codes: Collection[str
     if codes is not None:
         taking &= _RACES.c.code.in_(codes)
     if not force:
-        taking &= or_(_RACES.c.holder.is_(None), _RACES.c.holder == holder,
-                      _RACES.c.held_until < now)
+        taking &= or_(
+            _RACES.c.holder.is_(None), _RACES.c.holder == holder, _RACES.c.held_until < now
+        )
     async with sessions.begin() as session:
-        taken = list((await session.execute(
-            update(_RACES).where(taking).values(
-                holder=holder, holder_epoch=_RACES.c.holder_epoch + 1,
-                held_until=lease_end(now)).returning(_RACES.c.id))).scalars())
+        taken = list(
+            (
+                await session.execute(
+                    update(_RACES)
+                    .where(taking)
+                    .values(
+                        holder=holder,
+                        holder_epoch=_RACES.c.holder_epoch + 1,
+                        held_until=lease_end(now),
+                    )
+                    .returning(_RACES.c.id)
+                )
+            ).scalars()
+        )
         if not taken:
             return []
         races = await session.scalars(
-            select(RaceRow).where(RaceRow.id.in_(taken)).order_by(RaceRow.created_at)
-            .options(selectinload(RaceRow.host),
-                     selectinload(RaceRow.entries).selectinload(EntryRow.player),
-                     selectinload(RaceRow.entries).selectinload(EntryRow.move_log)))
+            select(RaceRow)
+            .where(RaceRow.id.in_(taken))
+            .order_by(RaceRow.created_at)
+            .options(
+                selectinload(RaceRow.host),
+                selectinload(RaceRow.entries).selectinload(EntryRow.player),
+                selectinload(RaceRow.entries).selectinload(EntryRow.move_log),
+            )
+        )
         return list(races)
 
 
-async def holders(sessions: async_sessionmaker[AsyncSession],
-                  codes: Collection[str]) -> dict[str, str]:
+async def holders(
+    sessions: async_sessionmaker[AsyncSession], codes: Collection[str]
+) -> dict[str, str]:
     """Who holds the races in progress of these room codes, by code (a race nobody holds is
     left out)."""
     async with sessions.begin() as session:
         rows = await session.execute(
             select(RaceRow.code, RaceRow.holder).where(
-                RaceRow.code.in_(codes), RaceRow.ended_at.is_(None),
-                RaceRow.holder.is_not(None)))
+                RaceRow.code.in_(codes), RaceRow.ended_at.is_(None), RaceRow.holder.is_not(None)
+            )
+        )
         return {code: holder for code, holder in rows if holder is not None}
 
 
-async def epochs(sessions: async_sessionmaker[AsyncSession],
-                 race_ids: Collection[str]) -> dict[str, int]:
+async def epochs(
+    sessions: async_sessionmaker[AsyncSession], race_ids: Collection[str]
+) -> dict[str, int]:
     """The epochs of these races now, by id."""
     async with sessions.begin() as session:
         rows = await session.execute(
-            select(RaceRow.id, RaceRow.holder_epoch).where(RaceRow.id.in_(race_ids)))
+            select(RaceRow.id, RaceRow.holder_epoch).where(RaceRow.id.in_(race_ids))
+        )
         return {race_id: epoch for race_id, epoch in rows}
 
 
-async def renew(sessions: async_sessionmaker[AsyncSession], holder: str,
-                now: datetime) -> set[str]:
+async def renew(sessions: async_sessionmaker[AsyncSession], holder: str, now: datetime) -> set[str]:
     """Renew the lease of every race in progress this holder holds, in one statement; return
     their ids (a race of the holder's rooms that is not among them has been taken)."""
     async with sessions.begin() as session:
         renewed = await session.execute(
-            update(_RACES).where(_RACES.c.holder == holder, _RACES.c.ended_at.is_(None))
-            .values(held_until=lease_end(now)).returning(_RACES.c.id))
+            update(_RACES)
+            .where(_RACES.c.holder == holder, _RACES.c.ended_at.is_(None))
+            .values(held_until=lease_end(now))
+            .returning(_RACES.c.id)
+        )
         return set(renewed.scalars())
 
 
@@ -153,5 +182,7 @@ async def release(sessions: async_sessionmaker[AsyncSession], holder: str) -> No
     """The holder stops: its races in progress may be taken at once."""
     async with sessions.begin() as session:
         await session.execute(
-            update(_RACES).where(_RACES.c.holder == holder, _RACES.c.ended_at.is_(None))
-            .values(holder=None))
+            update(_RACES)
+            .where(_RACES.c.holder == holder, _RACES.c.ended_at.is_(None))
+            .values(holder=None)
+        )

@@ -91,9 +91,16 @@ class Board(Generic[L]):
     """With ``around``: that player's best line, if they have one on this board."""
 
 
-async def fastest_wins(sessions: Sessions, rule_set: str, period: Period, limit: int,
-                       now: datetime, *, around: str | None = None,
-        cache: ranks.RankCache | None = None) -> Board[ResultLine]:
+async def fastest_wins(
+    sessions: Sessions,
+    rule_set: str,
+    period: Period,
+    limit: int,
+    now: datetime,
+    *,
+    around: str | None = None,
+    cache: ranks.RankCache | None = None,
+) -> Board[ResultLine]:
     """Every ranked win of the rule set, fastest first (a player may hold several lines)."""
     today = utc_day(now)
     since = period_start(period, now)
@@ -106,42 +113,93 @@ async def fastest_wins(sessions: Sessions, rule_set: str, period: Period, limit:
         values["since"] = since
         values["tomorrow"] = datetime.combine(today + timedelta(days=1), time(tzinfo=UTC))
         days = [since.date() + timedelta(days=n) for n in range((today - since.date()).days + 1)]
-    counted = ranks.Counted(tuple(ranks.fastest_board(rule_set, day) for day in days),
-                            ranks.WIN_WIDTH)
-    return await _board(sessions, _fastest_statements(period), values, counted, limit, around,
-                        _result_line(today), cache)
+    counted = ranks.Counted(
+        tuple(ranks.fastest_board(rule_set, day) for day in days), ranks.WIN_WIDTH
+    )
+    return await _board(
+        sessions,
+        _fastest_statements(period),
+        values,
+        counted,
+        limit,
+        around,
+        _result_line(today),
+        cache,
+    )
 
 
-async def most_wins(sessions: Sessions, rule_set: str, limit: int, *,
-                    around: str | None = None,
-        cache: ranks.RankCache | None = None) -> Board[WinsLine]:
+async def most_wins(
+    sessions: Sessions,
+    rule_set: str,
+    limit: int,
+    *,
+    around: str | None = None,
+    cache: ranks.RankCache | None = None,
+) -> Board[WinsLine]:
     """Players by their number of ranked wins; of two with as many, the one who got there first
     (whose last win is the earlier). Read from ``player_wins``, along ``ix_player_wins_board``,
     which holds this order."""
     counted = ranks.Counted((ranks.wins_board(rule_set),), 1)
-    return await _board(sessions, _most_wins_statements(), {"rule_set": rule_set}, counted,
-                        limit, around, _wins_line, cache)
+    return await _board(
+        sessions,
+        _most_wins_statements(),
+        {"rule_set": rule_set},
+        counted,
+        limit,
+        around,
+        _wins_line,
+        cache,
+    )
 
 
-async def deal_board(sessions: Sessions, rule_set: str, seed: int, limit: int, *,
-                     around: str | None = None,
-        cache: ranks.RankCache | None = None) -> Board[ResultLine]:
+async def deal_board(
+    sessions: Sessions,
+    rule_set: str,
+    seed: int,
+    limit: int,
+    *,
+    around: str | None = None,
+    cache: ranks.RankCache | None = None,
+) -> Board[ResultLine]:
     """Everyone who finished a race on this deal, ranked as a race ranks its racers: every
     result on the deal, chosen, secret or daily, ranked or not (this board is about the deal)."""
     counted = ranks.Counted((ranks.deal_board(rule_set, seed),), ranks.STANDING_WIDTH)
-    return await _board(sessions, _deal_statements(), {"rule_set": rule_set, "seed": seed},
-                        counted, limit, around, _result_line(None), cache)
+    return await _board(
+        sessions,
+        _deal_statements(),
+        {"rule_set": rule_set, "seed": seed},
+        counted,
+        limit,
+        around,
+        _result_line(None),
+        cache,
+    )
 
 
-async def daily_board(sessions: Sessions, rule_set: str, day: date, limit: int, now: datetime,
-                      *, around: str | None = None,
-        cache: ranks.RankCache | None = None) -> Board[ResultLine]:
+async def daily_board(
+    sessions: Sessions,
+    rule_set: str,
+    day: date,
+    limit: int,
+    now: datetime,
+    *,
+    around: str | None = None,
+    cache: ranks.RankCache | None = None,
+) -> Board[ResultLine]:
     """Everyone ranked who finished that day's daily deal (identities made before the day
     began), ranked as a race ranks its racers. The seed is in the lines only once the day is
     over."""
     counted = ranks.Counted((ranks.daily_board(rule_set, day),), ranks.STANDING_WIDTH)
-    return await _board(sessions, _daily_statements(), {"rule_set": rule_set, "day": day},
-                        counted, limit, around, _result_line(utc_day(now)), cache)
+    return await _board(
+        sessions,
+        _daily_statements(),
+        {"rule_set": rule_set, "day": day},
+        counted,
+        limit,
+        around,
+        _result_line(utc_day(now)),
+        cache,
+    )
 
 
 def period_start(period: Period, now: datetime) -> datetime | None:
@@ -174,22 +232,30 @@ class _Statements:
     keys: int
 
 
-def _statements(lines: Select[*tuple[Any, ...]], player: ColumnElement[str],
-                order: tuple[ColumnElement[Any], ...], width: int) -> _Statements:
+def _statements(
+    lines: Select[*tuple[Any, ...]],
+    player: ColumnElement[str],
+    order: tuple[ColumnElement[Any], ...],
+    width: int,
+) -> _Statements:
     """The statements of a board whose lines ``lines`` selects, one row per line, with
     ``player`` its player id column; ``order`` is ascending, best first, and total; its first
     term, an integer column, decides the rank (lines equal on it tie) and is counted in
     ``board_counts`` by buckets of ``width``. Every board selects from its table itself, not
     from a subquery, so that each page is one plain range of an index."""
     keys = [term.label(f"key{number}") for number, term in enumerate(order)]
-    bound = tuple_(*(bindparam(f"key{number}", type_=term.type)
-                     for number, term in enumerate(order)))
+    bound = tuple_(
+        *(bindparam(f"key{number}", type_=term.type) for number, term in enumerate(order))
+    )
     named = lines.join(PlayerRow, PlayerRow.id == player).add_columns(PlayerRow.name)
     after = named.add_columns(literal_column("1").label("part"), *keys).order_by(*order)
     after_key = after.where(tuple_(*order) >= bound).limit(bindparam("limit"))
-    before = (named.add_columns(literal_column("0").label("part"), *keys)
-              .where(tuple_(*order) < bound)
-              .order_by(*(term.desc() for term in order)).limit(bindparam("above")))
+    before = (
+        named.add_columns(literal_column("0").label("part"), *keys)
+        .where(tuple_(*order) < bound)
+        .order_by(*(term.desc() for term in order))
+        .limit(bindparam("above"))
+    )
     both = union_all(select(before.subquery()), select(after_key.subquery())).subquery()
     rank_term = order[0]
 
@@ -197,18 +263,24 @@ def _statements(lines: Select[*tuple[Any, ...]], player: ColumnElement[str],
         below = ranks.lines_below(bindparam(f"bucket{number}"))
         if width == 1:
             return below
-        return below + lines.with_only_columns(func.count(), maintain_column_froms=True).where(
-            rank_term >= bindparam(f"low{number}"),
-            rank_term < bindparam(f"term{number}")).scalar_subquery()
+        return (
+            below
+            + lines.with_only_columns(func.count(), maintain_column_froms=True)
+            .where(rank_term >= bindparam(f"low{number}"), rank_term < bindparam(f"term{number}"))
+            .scalar_subquery()
+        )
 
     return _Statements(
         best=lines.with_only_columns(*keys, maintain_column_froms=True)
-        .where(player == bindparam("around")).order_by(*order).limit(1),
+        .where(player == bindparam("around"))
+        .order_by(*order)
+        .limit(1),
         top=after.limit(bindparam("limit")),
         after=after_key,
         around=select(both).order_by(both.c.part, *(both.c[key.name] for key in keys)),
         ranks=(select(better(0)), select(better(0), better(1))),
-        keys=len(keys))
+        keys=len(keys),
+    )
 
 
 _E = _ENTRIES
@@ -220,18 +292,24 @@ def _fastest_statements(period: Period) -> _Statements:
     if period == "today":
         conditions.append(_E.finish_day == bindparam("today"))  # ix_entries_today, time order
     elif period == "week":
-        conditions += [_E.finished_at >= bindparam("since"),
-                       _E.finished_at < bindparam("tomorrow")]
-    return _statements(_result_lines(*conditions), _E.player_id,
-                       (_E.time_ms, _E.finished_at, _E.race_id, _E.player_id), ranks.WIN_WIDTH)
+        conditions += [_E.finished_at >= bindparam("since"), _E.finished_at < bindparam("tomorrow")]
+    return _statements(
+        _result_lines(*conditions),
+        _E.player_id,
+        (_E.time_ms, _E.finished_at, _E.race_id, _E.player_id),
+        ranks.WIN_WIDTH,
+    )
 
 
 @functools.cache
 def _most_wins_statements() -> _Statements:
     w = _PLAYER_WINS
-    return _statements(select(w.player_id, w.wins, w.last_win_at)
-                       .where(w.rule_set == bindparam("rule_set")),
-                       w.player_id, (w.minus_wins, w.last_win_at, w.player_id), 1)
+    return _statements(
+        select(w.player_id, w.wins, w.last_win_at).where(w.rule_set == bindparam("rule_set")),
+        w.player_id,
+        (w.minus_wins, w.last_win_at, w.player_id),
+        1,
+    )
 
 
 _RACE_ORDER = (_E.standing, _E.finished_at, _E.race_id, _E.player_id)
@@ -241,34 +319,63 @@ first, then by when that count was reached); ties broken by who finished first."
 
 @functools.cache
 def _deal_statements() -> _Statements:
-    return _statements(_result_lines(_E.rule_set == bindparam("rule_set"),
-                                     _E.seed == bindparam("seed"), _E.standing.is_not(None),
-                                     daily_day=False),
-                       _E.player_id, _RACE_ORDER, ranks.STANDING_WIDTH)
+    return _statements(
+        _result_lines(
+            _E.rule_set == bindparam("rule_set"),
+            _E.seed == bindparam("seed"),
+            _E.standing.is_not(None),
+            daily_day=False,
+        ),
+        _E.player_id,
+        _RACE_ORDER,
+        ranks.STANDING_WIDTH,
+    )
 
 
 @functools.cache
 def _daily_statements() -> _Statements:
-    return _statements(_result_lines(_E.rule_set == bindparam("rule_set"),
-                                     _E.daily_day == bindparam("day"), _E.ranked == true(),
-                                     _E.standing.is_not(None)),
-                       _E.player_id, _RACE_ORDER, ranks.STANDING_WIDTH)
+    return _statements(
+        _result_lines(
+            _E.rule_set == bindparam("rule_set"),
+            _E.daily_day == bindparam("day"),
+            _E.ranked == true(),
+            _E.standing.is_not(None),
+        ),
+        _E.player_id,
+        _RACE_ORDER,
+        ranks.STANDING_WIDTH,
+    )
 
 
-def _result_lines(*conditions: ColumnElement[bool],
-                  daily_day: bool = True) -> Select[*tuple[Any, ...]]:
+def _result_lines(
+    *conditions: ColumnElement[bool], daily_day: bool = True
+) -> Select[*tuple[Any, ...]]:
     """The entries a time board lists, with the columns its lines show; without ``daily_day``
     (which only hides a daily deal's seed) the deal board reads its index alone."""
     e = _ENTRIES
-    return select(e.race_id, e.player_id, e.status, e.time_ms, e.on_foundations,
-                  e.reached_at_ms, e.seed, e.daily_day if daily_day else null().label("daily_day"),
-                  e.finished_at).where(*conditions)
+    return select(
+        e.race_id,
+        e.player_id,
+        e.status,
+        e.time_ms,
+        e.on_foundations,
+        e.reached_at_ms,
+        e.seed,
+        e.daily_day if daily_day else null().label("daily_day"),
+        e.finished_at,
+    ).where(*conditions)
 
 
-async def _board(sessions: Sessions, statements: _Statements, values: dict[str, Any],
-                 counted: ranks.Counted, limit: int, around: str | None,
-                 make_line: Callable[[Row[Any], str, int], L],
-                 cache: ranks.RankCache | None) -> Board[L]:
+async def _board(
+    sessions: Sessions,
+    statements: _Statements,
+    values: dict[str, Any],
+    counted: ranks.Counted,
+    limit: int,
+    around: str | None,
+    make_line: Callable[[Row[Any], str, int], L],
+    cache: ranks.RankCache | None,
+) -> Board[L]:
     """The top ``limit`` lines, or with ``around`` the ``limit`` lines centred on that player's
     best line, in three statements: the player's best line, the window with its names, the
     ranks (at ten million results a statement's round trip costs more than the database's
@@ -290,39 +397,57 @@ async def _board(sessions: Sessions, statements: _Statements, values: dict[str, 
         connection = await session.connection()
         mine: tuple[Any, ...] | None = None
         if around is not None:
-            best = (await connection.execute(statements.best,
-                                             {**values, "around": around})).first()
+            best = (await connection.execute(statements.best, {**values, "around": around})).first()
             mine = None if best is None else tuple(best)
         rows: Sequence[Row[Any]] = []
         above = 0
         if mine is not None:
-            window = {**values, "limit": limit - above_limit, "above": above_limit,
-                      **{f"key{number}": value for number, value in enumerate(mine)}}
-            rows = (await connection.execute(
-                statements.around if above_limit else statements.after, window)).all()
+            window = {
+                **values,
+                "limit": limit - above_limit,
+                "above": above_limit,
+                **{f"key{number}": value for number, value in enumerate(mine)},
+            }
+            rows = (
+                await connection.execute(
+                    statements.around if above_limit else statements.after, window
+                )
+            ).all()
             above = sum(1 for row in rows if row.part == 0)
         if mine is None or above < above_limit and len(rows) - above == limit - above_limit:
             # From the top: no player, or fewer lines above them than half a window and more
             # below than the window holds.
             rows = (await connection.execute(statements.top, {**values, "limit": limit})).all()
-        full_keys = [tuple(row)[-statements.keys:] for row in rows]
+        full_keys = [tuple(row)[-statements.keys :] for row in rows]
         terms = [key[0] for key in full_keys]
         known = {0: 1}
         if mine is not None and rows and above == above_limit:  # lines may be above it
             second = next((n for n, term in enumerate(terms) if term != terms[0]), None)
             numbers = (0,) if second is None else (0, second)
-            better = await _better(connection, statements, values, counted,
-                                   [terms[number] for number in numbers], cache)
+            better = await _better(
+                connection,
+                statements,
+                values,
+                counted,
+                [terms[number] for number in numbers],
+                cache,
+            )
             known = {number: 1 + lines for number, lines in zip(numbers, better, strict=True)}
-    made = [make_line(row, row.name, rank)
-            for row, rank in zip(rows, _ranks(terms, known), strict=True)]
+    made = [
+        make_line(row, row.name, rank) for row, rank in zip(rows, _ranks(terms, known), strict=True)
+    ]
     me = next((line for line, key in zip(made, full_keys, strict=True) if key == mine), None)
     return Board(made, me)
 
 
-async def _better(connection: AsyncConnection, statements: _Statements, values: dict[str, Any],
-                  counted: ranks.Counted, terms: list[int],
-                  cache: ranks.RankCache | None) -> list[int]:
+async def _better(
+    connection: AsyncConnection,
+    statements: _Statements,
+    values: dict[str, Any],
+    counted: ranks.Counted,
+    terms: list[int],
+    cache: ranks.RankCache | None,
+) -> list[int]:
     """How many lines of the board rank strictly better than each of ``terms``: from the cache
     if it holds the board, else, in one statement, the counts of the buckets below each term's
     plus the lines of its own bucket below it (one short range of the board's index)."""
@@ -333,8 +458,11 @@ async def _better(connection: AsyncConnection, statements: _Statements, values: 
     asked = {**values, "boards": list(counted.boards)}
     for number, term in enumerate(terms):
         bucket = counted.bucket(term)
-        asked |= {f"bucket{number}": bucket, f"low{number}": bucket * counted.width,
-                  f"term{number}": term}
+        asked |= {
+            f"bucket{number}": bucket,
+            f"low{number}": bucket * counted.width,
+            f"term{number}": term,
+        }
     row = (await connection.execute(statements.ranks[len(terms) - 1], asked)).one()
     return [int(lines) for lines in row]
 
@@ -362,14 +490,22 @@ def _result_line(today: date | None) -> Callable[[Row[Any], str, int], ResultLin
     def make(row: Row[Any], name: str, rank: int) -> ResultLine:
         hidden = today is not None and row.daily_day is not None and row.daily_day >= today
         return ResultLine(
-            rank=rank, player_id=row.player_id, name=name, race_id=row.race_id,
-            status=row.status, time_ms=row.time_ms, on_foundations=row.on_foundations,
-            reached_at_ms=row.reached_at_ms, seed=None if hidden else row.seed,
-            finished_at=row.finished_at)
+            rank=rank,
+            player_id=row.player_id,
+            name=name,
+            race_id=row.race_id,
+            status=row.status,
+            time_ms=row.time_ms,
+            on_foundations=row.on_foundations,
+            reached_at_ms=row.reached_at_ms,
+            seed=None if hidden else row.seed,
+            finished_at=row.finished_at,
+        )
 
     return make
 
 
 def _wins_line(row: Row[Any], name: str, rank: int) -> WinsLine:
-    return WinsLine(rank=rank, player_id=row.player_id, name=name, wins=row.wins,
-                    last_win_at=row.last_win_at)
+    return WinsLine(
+        rank=rank, player_id=row.player_id, name=name, wins=row.wins, last_win_at=row.last_win_at
+    )

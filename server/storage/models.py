@@ -156,7 +156,8 @@ class RaceRow(Base):
 
     host: Mapped[PlayerRow] = relationship(lazy="raise")
     entries: Mapped[list[EntryRow]] = relationship(
-        back_populates="race", lazy="raise", order_by="EntryRow.player_id")
+        back_populates="race", lazy="raise", order_by="EntryRow.player_id"
+    )
 
 
 class EntryRow(Base):
@@ -171,21 +172,70 @@ class EntryRow(Base):
     __table_args__ = (
         # Each board's lines are found, and mostly ordered and counted, from one of these
         # indexes alone (migration 0002 says which query each serves).
-        Index("ix_entries_fastest", "rule_set", "status", "ranked", "time_ms", "finished_at",
-              "race_id", "player_id"),
-        Index("ix_entries_wins", "rule_set", "status", "ranked", "player_id", "time_ms",
-              "finished_at", "race_id"),
-        Index("ix_entries_deal", "rule_set", "seed", "player_id", "standing", "finished_at",
-              "race_id"),
-        Index("ix_entries_daily", "rule_set", "daily_day", "player_id", "ranked", "standing",
-              "finished_at", "race_id"),
+        Index(
+            "ix_entries_fastest",
+            "rule_set",
+            "status",
+            "ranked",
+            "time_ms",
+            "finished_at",
+            "race_id",
+            "player_id",
+        ),
+        Index(
+            "ix_entries_wins",
+            "rule_set",
+            "status",
+            "ranked",
+            "player_id",
+            "time_ms",
+            "finished_at",
+            "race_id",
+        ),
+        Index(
+            "ix_entries_deal", "rule_set", "seed", "player_id", "standing", "finished_at", "race_id"
+        ),
+        Index(
+            "ix_entries_daily",
+            "rule_set",
+            "daily_day",
+            "player_id",
+            "ranked",
+            "standing",
+            "finished_at",
+            "race_id",
+        ),
         # In board order, for pages by key and the counts within a bucket (migration 0007).
-        Index("ix_entries_today", "rule_set", "status", "ranked", "finish_day", "time_ms",
-              "finished_at", "race_id", "player_id"),
-        Index("ix_entries_deal_board", "rule_set", "seed", "standing", "finished_at",
-              "race_id", "player_id"),
-        Index("ix_entries_daily_board", "rule_set", "daily_day", "ranked", "standing",
-              "finished_at", "race_id", "player_id"),
+        Index(
+            "ix_entries_today",
+            "rule_set",
+            "status",
+            "ranked",
+            "finish_day",
+            "time_ms",
+            "finished_at",
+            "race_id",
+            "player_id",
+        ),
+        Index(
+            "ix_entries_deal_board",
+            "rule_set",
+            "seed",
+            "standing",
+            "finished_at",
+            "race_id",
+            "player_id",
+        ),
+        Index(
+            "ix_entries_daily_board",
+            "rule_set",
+            "daily_day",
+            "ranked",
+            "standing",
+            "finished_at",
+            "race_id",
+            "player_id",
+        ),
         # A player's rated races of the last hours, at each start (migration 0011).
         Index("ix_entries_rated", "player_id", "rated_at"),
     )
@@ -249,8 +299,7 @@ class PlayerWinsRow(Base):
 
     __tablename__ = "player_wins"
     __table_args__ = (
-        Index("ix_player_wins_board", "rule_set", "minus_wins", "last_win_at", "player_id",
-              "wins"),
+        Index("ix_player_wins_board", "rule_set", "minus_wins", "last_win_at", "player_id", "wins"),
     )
 
     rule_set: Mapped[str] = mapped_column(String(40), primary_key=True)
@@ -357,7 +406,6 @@ class WinnableDealRow(Base):
     """The winning line's length."""
     solved_at: Mapped[datetime] = mapped_column(UTCDateTime())
     used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
-
 
 
 class RatingRow(Base):

@@ -31,8 +31,9 @@ def token_hash(token: str) -> str:
 async def create_player(sessions: Sessions, name: str) -> tuple[PlayerRow, str]:
     """A new player and their secret token, which is returned once and stored only hashed."""
     token = secrets.token_urlsafe(32)
-    player = PlayerRow(id=new_id(), name=name, token_hash=token_hash(token),
-                       created_at=datetime.now(UTC))
+    player = PlayerRow(
+        id=new_id(), name=name, token_hash=token_hash(token), created_at=datetime.now(UTC)
+    )
     async with sessions.begin() as session:
         session.add(player)
     return player, token
@@ -41,4 +42,5 @@ async def create_player(sessions: Sessions, name: str) -> tuple[PlayerRow, str]:
 async def player_by_token(sessions: Sessions, token: str) -> PlayerRow | None:
     async with sessions.begin() as session:
         return await session.scalar(
-            select(PlayerRow).where(PlayerRow.token_hash == token_hash(token)))
+            select(PlayerRow).where(PlayerRow.token_hash == token_hash(token))
+        )

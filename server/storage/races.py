@@ -37,11 +37,24 @@ from wire.commitment import commitment
 _RACES = cast(Table, RaceRow.__table__)
 
 
-async def create_race(sessions: Sessions, *, race_id: str, code: str, rule_set: str,
-                      deal_kind: DealKind, seed: int, algorithm: int, rules: int, host_id: str,
-                      seats_max: int, time_limit_s: int | None,
-                      holder: str | None = None, daily_day: date | None = None,
-                      winnable: bool | None = None, public: bool = False) -> RaceRow | None:
+async def create_race(
+    sessions: Sessions,
+    *,
+    race_id: str,
+    code: str,
+    rule_set: str,
+    deal_kind: DealKind,
+    seed: int,
+    algorithm: int,
+    rules: int,
+    host_id: str,
+    seats_max: int,
+    time_limit_s: int | None,
+    holder: str | None = None,
+    daily_day: date | None = None,
+    winnable: bool | None = None,
+    public: bool = False,
+) -> RaceRow | None:
     """A race in its lobby, held by ``holder`` at epoch 1 (``server.storage.holding``). The
     commitment is computed here from the seed, as the race does.
 
@@ -53,11 +66,26 @@ async def create_race(sessions: Sessions, *, race_id: str, code: str, rule_set: 
     if (deal_kind == "daily") != (daily_day is not None):
         raise ValueError("a daily deal, and only a daily deal, has a daily day")
     now = datetime.now(UTC)
-    race = RaceRow(id=race_id, code=code, rule_set=rule_set, deal_kind=deal_kind, seed=seed,
-                   algorithm=algorithm, rules=rules, commitment=commitment(seed),
-                   daily_day=daily_day, winnable=winnable, public=public,
-                   seats_max=seats_max, time_limit_s=time_limit_s, host_id=host_id,
-                   created_at=now, holder=holder, holder_epoch=1, held_until=holding.lease_end(now))
+    race = RaceRow(
+        id=race_id,
+        code=code,
+        rule_set=rule_set,
+        deal_kind=deal_kind,
+        seed=seed,
+        algorithm=algorithm,
+        rules=rules,
+        commitment=commitment(seed),
+        daily_day=daily_day,
+        winnable=winnable,
+        public=public,
+        seats_max=seats_max,
+        time_limit_s=time_limit_s,
+        host_id=host_id,
+        created_at=now,
+        holder=holder,
+        holder_epoch=1,
+        held_until=holding.lease_end(now),
+    )
     async with sessions.begin() as session:
         if daily_day is not None:
             written = await session.get(RaceRow, race_id)
@@ -87,10 +115,15 @@ def ranked(deal_kind: str, daily_day: date | None, player_made_at: datetime) -> 
     return False
 
 
-async def record_start(sessions: Sessions, race_id: str, started_at: datetime,
-                       player_ids: Sequence[str], epoch: int | None = None,
-                       addresses: Mapping[str, str] | None = None,
-                       rating: RatingRules = DEFAULT_RULES) -> None:
+async def record_start(
+    sessions: Sessions,
+    race_id: str,
+    started_at: datetime,
+    player_ids: Sequence[str],
+    epoch: int | None = None,
+    addresses: Mapping[str, str] | None = None,
+    rating: RatingRules = DEFAULT_RULES,
+) -> None:
     """The race started with these racers: each gets an entry, ``racing``, ``ranked`` or not,
     and how they may be rated in it (``ratings.roles``: ``addresses`` are where each racer
     connected from; without them, each racer counts as from an address of their own). Safe
@@ -103,47 +136,88 @@ async def record_start(sessions: Sessions, race_id: str, started_at: datetime,
     async with sessions.begin() as session:
         await holding.check(session, race_id, epoch)
         # Core statements, not the ORM's unit of work: this is written for every race.
-        race = (await session.execute(
-            update(_RACES).where(_RACES.c.id == race_id).values(started_at=started_at)
-            .returning(_RACES.c.deal_kind, _RACES.c.rule_set, _RACES.c.seed,
-                       _RACES.c.daily_day))).one()
-        made_at: dict[str, datetime] = dict((await session.execute(
-            select(PlayerRow.id, PlayerRow.created_at).where(PlayerRow.id.in_(player_ids))
-            .order_by(PlayerRow.id).with_for_update(key_share=True))).all())
-        recent = (await _rated_lately(session, race_id, started_at, player_ids, rating)
-                  if race.deal_kind == "secret" and len(player_ids) > 1 else {})
-        roles = ratings.roles(race.deal_kind, [
-            ratings.Candidate(player_id, player_id if addresses is None
-                              else addresses.get(player_id, ""),
-                              (started_at - made_at[player_id]).total_seconds(),
-                              recent.get(player_id, ()))
-            for player_id in player_ids], rating)
-        await dialect.insert_new(await session.connection(), EntryRow, [
-            {"race_id": race_id, "player_id": player_id, "status": "racing",
-             "on_foundations": 0, "moves": 0, "rule_set": race.rule_set, "seed": race.seed,
-             "daily_day": race.daily_day,
-             "ranked": ranked(race.deal_kind, race.daily_day, made_at[player_id]),
-             "rated_as": roles[player_id],
-             "rated_at": None if roles[player_id] is None else started_at}
-            for player_id in player_ids])
+        race = (
+            await session.execute(
+                update(_RACES)
+                .where(_RACES.c.id == race_id)
+                .values(started_at=started_at)
+                .returning(_RACES.c.deal_kind, _RACES.c.rule_set, _RACES.c.seed, _RACES.c.daily_day)
+            )
+        ).one()
+        made_at: dict[str, datetime] = dict(
+            (
+                await session.execute(
+                    select(PlayerRow.id, PlayerRow.created_at)
+                    .where(PlayerRow.id.in_(player_ids))
+                    .order_by(PlayerRow.id)
+                    .with_for_update(key_share=True)
+                )
+            ).all()
+        )
+        recent = (
+            await _rated_lately(session, race_id, started_at, player_ids, rating)
+            if race.deal_kind == "secret" and len(player_ids) > 1
+            else {}
+        )
+        roles = ratings.roles(
+            race.deal_kind,
+            [
+                ratings.Candidate(
+                    player_id,
+                    player_id if addresses is None else addresses.get(player_id, ""),
+                    (started_at - made_at[player_id]).total_seconds(),
+                    recent.get(player_id, ()),
+                )
+                for player_id in player_ids
+            ],
+            rating,
+        )
+        await dialect.insert_new(
+            await session.connection(),
+            EntryRow,
+            [
+                {
+                    "race_id": race_id,
+                    "player_id": player_id,
+                    "status": "racing",
+                    "on_foundations": 0,
+                    "moves": 0,
+                    "rule_set": race.rule_set,
+                    "seed": race.seed,
+                    "daily_day": race.daily_day,
+                    "ranked": ranked(race.deal_kind, race.daily_day, made_at[player_id]),
+                    "rated_as": roles[player_id],
+                    "rated_at": None if roles[player_id] is None else started_at,
+                }
+                for player_id in player_ids
+            ],
+        )
 
 
-async def _rated_lately(session: AsyncSession, race_id: str, started_at: datetime,
-                        player_ids: Sequence[str],
-                        rating: RatingRules) -> dict[str, list[tuple[float, bool]]]:
+async def _rated_lately(
+    session: AsyncSession,
+    race_id: str,
+    started_at: datetime,
+    player_ids: Sequence[str],
+    rating: RatingRules,
+) -> dict[str, list[tuple[float, bool]]]:
     """Each racer's other rated races started in the ``looks_back_s`` before ``started_at``:
     how long before, and whether still under way (``ratings.Candidate.recent``), read along
     ``ix_entries_rated``."""
     e = EntryRow
     rows = await session.execute(
-        select(e.player_id, e.rated_at, e.ended_at)
-        .where(e.player_id.in_(player_ids), e.race_id != race_id,
-               e.rated_at > started_at - timedelta(seconds=rating.looks_back_s)))
+        select(e.player_id, e.rated_at, e.ended_at).where(
+            e.player_id.in_(player_ids),
+            e.race_id != race_id,
+            e.rated_at > started_at - timedelta(seconds=rating.looks_back_s),
+        )
+    )
     recent: dict[str, list[tuple[float, bool]]] = {}
     for player_id, rated_at, ended_at in rows:
         assert rated_at is not None  # (the query's range leaves out the nulls)
         recent.setdefault(player_id, []).append(
-            ((started_at - rated_at).total_seconds(), ended_at is None))
+            ((started_at - rated_at).total_seconds(), ended_at is None)
+        )
     return recent
 
 
@@ -162,8 +236,9 @@ async def record_moves(sessions: Sessions, moves: Sequence[AcceptedMove]) -> Non
     """Store accepted moves, all in one transaction; moves already stored are skipped, so a
     batch can be retried whole after an error."""
     async with sessions.begin() as session:
-        await dialect.insert_new(await session.connection(), MoveRow,
-                                 [dict(move) for move in moves])
+        await dialect.insert_new(
+            await session.connection(), MoveRow, [dict(move) for move in moves]
+        )
 
 
 class MoveRecorder:
@@ -178,8 +253,9 @@ class MoveRecorder:
         self._engine = engine
         self._connection: AsyncConnection | None = None
 
-    async def __call__(self, moves: Mapping[str, Sequence[MoveMade]],
-                       epochs: Mapping[str, int]) -> set[str]:
+    async def __call__(
+        self, moves: Mapping[str, Sequence[MoveMade]], epochs: Mapping[str, int]
+    ) -> set[str]:
         """Store the moves of each race (by race id) still held at these epochs (race id:
         epoch), in one transaction; return the races held by another process now, whose moves
         are not stored (``server.storage.holding``)."""
@@ -188,11 +264,22 @@ class MoveRecorder:
         try:
             async with self._connection.begin():
                 fenced = await holding.stale(self._connection, epochs)
-                await dialect.insert_new(self._connection, MoveRow, [
-                    {"race_id": race_id, "player_id": move.player_id, "index": move.index,
-                     "text": move.text, "at_ms": move.at_ms}
-                    for race_id, made in moves.items() if race_id not in fenced
-                    for move in made])
+                await dialect.insert_new(
+                    self._connection,
+                    MoveRow,
+                    [
+                        {
+                            "race_id": race_id,
+                            "player_id": move.player_id,
+                            "index": move.index,
+                            "text": move.text,
+                            "at_ms": move.at_ms,
+                        }
+                        for race_id, made in moves.items()
+                        if race_id not in fenced
+                        for move in made
+                    ],
+                )
                 return fenced
         except Exception:
             await self.close()
@@ -215,10 +302,17 @@ async def delete_unstarted_race(sessions: Sessions, race_id: str, epoch: int) ->
     """Delete a race that never started (its lobby closed), unless another process holds it
     now (it is theirs), and give its winnable deal back to the pool (``deals.give_back``)."""
     async with sessions.begin() as session:
-        deleted = (await session.execute(
-            delete(RaceRow).where(RaceRow.id == race_id, RaceRow.started_at.is_(None),
-                                  RaceRow.holder_epoch == epoch)
-            .returning(RaceRow.rule_set, RaceRow.seed, RaceRow.winnable))).first()
+        deleted = (
+            await session.execute(
+                delete(RaceRow)
+                .where(
+                    RaceRow.id == race_id,
+                    RaceRow.started_at.is_(None),
+                    RaceRow.holder_epoch == epoch,
+                )
+                .returning(RaceRow.rule_set, RaceRow.seed, RaceRow.winnable)
+            )
+        ).first()
         if deleted is not None and deleted.winnable:
             await give_back(session, deleted.rule_set, deleted.seed)
 
@@ -236,17 +330,29 @@ async def race_record(sessions: Sessions, race_id: str, now: datetime) -> dict[s
     if not ID.fullmatch(race_id):
         return None
     async with sessions.begin() as session:
-        race = await session.get(RaceRow, race_id, options=[
-            selectinload(RaceRow.entries).selectinload(EntryRow.player),
-            selectinload(RaceRow.entries).selectinload(EntryRow.move_log)])
+        race = await session.get(
+            RaceRow,
+            race_id,
+            options=[
+                selectinload(RaceRow.entries).selectinload(EntryRow.player),
+                selectinload(RaceRow.entries).selectinload(EntryRow.move_log),
+            ],
+        )
         if race is None:
             return None
-        revealed = race.ended_at is not None and (race.daily_day is None
-                                                  or race.daily_day < utc_day(now))
-        verdict = await session.get(DealVerdictRow, (race.rule_set, race.seed, race.algorithm,
-                                                     race.rules)) if revealed else None
-    entries = sorted(race.entries, key=lambda entry: (entry.rank is None, entry.rank or 0,
-                                                      entry.player.name))
+        revealed = race.ended_at is not None and (
+            race.daily_day is None or race.daily_day < utc_day(now)
+        )
+        verdict = (
+            await session.get(
+                DealVerdictRow, (race.rule_set, race.seed, race.algorithm, race.rules)
+            )
+            if revealed
+            else None
+        )
+    entries = sorted(
+        race.entries, key=lambda entry: (entry.rank is None, entry.rank or 0, entry.player.name)
+    )
     return {
         "race_id": race.id,
         "rule_set": race.rule_set,
@@ -259,14 +365,23 @@ async def race_record(sessions: Sessions, race_id: str, now: datetime) -> dict[s
         "created_at": race.created_at.isoformat(),
         "started_at": None if race.started_at is None else race.started_at.isoformat(),
         "ended_at": None if race.ended_at is None else race.ended_at.isoformat(),
-        "players": [{"player_id": entry.player_id, "name": entry.player.name}
-                    for entry in entries],
-        "results": [{"rank": entry.rank, "player_id": entry.player_id, "status": entry.status,
-                     "time_ms": entry.time_ms, "on_foundations": entry.on_foundations,
-                     "reached_at_ms": entry.reached_at_ms, "moves": entry.moves}
-                    for entry in entries if entry.rank is not None],
+        "players": [{"player_id": entry.player_id, "name": entry.player.name} for entry in entries],
+        "results": [
+            {
+                "rank": entry.rank,
+                "player_id": entry.player_id,
+                "status": entry.status,
+                "time_ms": entry.time_ms,
+                "on_foundations": entry.on_foundations,
+                "reached_at_ms": entry.reached_at_ms,
+                "moves": entry.moves,
+            }
+            for entry in entries
+            if entry.rank is not None
+        ],
         "logs": {entry.player_id: _move_log(race, entry) for entry in entries}
-        if revealed else None,
+        if revealed
+        else None,
         **verdict_fields(verdict),
     }
 
@@ -274,8 +389,9 @@ async def race_record(sessions: Sessions, race_id: str, now: datetime) -> dict[s
 def _move_log(race: RaceRow, entry: EntryRow) -> dict[str, Any]:
     """The racer's move log, with the outcome their moves reach (found by replaying them)."""
     moves = tuple(Move.parse(move.text) for move in entry.move_log)
-    game = replay_trusted(MoveLog(race.rule_set, race.seed, race.algorithm, moves,
-                                  rules=race.rules))
+    game = replay_trusted(
+        MoveLog(race.rule_set, race.seed, race.algorithm, moves, rules=race.rules)
+    )
     return MoveLog.of(game, [move.at_ms for move in entry.move_log]).to_json()
 
 

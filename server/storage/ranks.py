@@ -51,8 +51,9 @@ STANDING_WIDTH = 10_000
 _COUNTS = cast(Table, BoardCountRow.__table__)
 
 
-def standing(status: str, time_ms: int | None, on_foundations: int,
-             reached_at_ms: int | None) -> int:
+def standing(
+    status: str, time_ms: int | None, on_foundations: int, reached_at_ms: int | None
+) -> int:
     """A result's place in a race's order (``Race.ranking``) as one number, lower is better:
     a win by its time; after every win, the most cards home, then who reached that count first.
     With it a deal's and a day's board is ordered, paged and bucketed by one indexed column."""
@@ -63,8 +64,10 @@ def standing(status: str, time_ms: int | None, on_foundations: int,
     return NOT_WON + (MOST_CARDS - on_foundations) * SPAN + (reached_at_ms or 0)
 
 
-STANDING_SQL = (f"CASE WHEN status = 'won' THEN time_ms ELSE {NOT_WON} + ({MOST_CARDS} - "
-                f"on_foundations) * {SPAN} + COALESCE(reached_at_ms, 0) END")
+STANDING_SQL = (
+    f"CASE WHEN status = 'won' THEN time_ms ELSE {NOT_WON} + ({MOST_CARDS} - "
+    f"on_foundations) * {SPAN} + COALESCE(reached_at_ms, 0) END"
+)
 """``standing`` in SQL, over the columns of ``entries``."""
 
 
@@ -100,8 +103,7 @@ class Counted:
 class RankCache(Protocol):
     """Ranks held outside the database (``server.cluster.rank_cache``), for the boards it holds."""
 
-    async def lines_below(self, boards: tuple[str, ...],
-                          terms: Sequence[int]) -> list[int] | None:
+    async def lines_below(self, boards: tuple[str, ...], terms: Sequence[int]) -> list[int] | None:
         """How many lines of the board have a rank term below each of ``terms`` (one round
         trip); None when the cache does not hold that board (or is not ready): the database
         answers then."""
@@ -133,14 +135,17 @@ def result_changes(result: StoredResult) -> list[Change]:
     """The lines a newly stored result adds to the time boards."""
     changes = [(deal_board(result.rule_set, result.seed), result.standing // STANDING_WIDTH, 1)]
     if result.ranked and result.daily_day is not None:
-        changes.append((daily_board(result.rule_set, result.daily_day),
-                        result.standing // STANDING_WIDTH, 1))
+        changes.append(
+            (daily_board(result.rule_set, result.daily_day), result.standing // STANDING_WIDTH, 1)
+        )
     if result.ranked and result.status == "won":
         if result.time_ms is None or result.finish_day is None:
             raise ValueError("a win has a time and a day")
         bucket = result.time_ms // WIN_WIDTH
-        changes += [(fastest_board(result.rule_set), bucket, 1),
-                    (fastest_board(result.rule_set, result.finish_day), bucket, 1)]
+        changes += [
+            (fastest_board(result.rule_set), bucket, 1),
+            (fastest_board(result.rule_set, result.finish_day), bucket, 1),
+        ]
     return changes
 
 
@@ -158,22 +163,32 @@ async def add_counts(connection: AsyncConnection, changes: Iterable[Change]) -> 
     total: Counter[tuple[str, int]] = Counter()
     for board, bucket, lines in changes:
         total[board, bucket] += lines
-    rows = [{"board": board, "bucket": bucket, "lines": lines}
-            for (board, bucket), lines in sorted(total.items()) if lines]
+    rows = [
+        {"board": board, "bucket": bucket, "lines": lines}
+        for (board, bucket), lines in sorted(total.items())
+        if lines
+    ]
     if not rows:
         return
     statement = dialect.insert(connection, _COUNTS)
-    await connection.execute(statement.on_conflict_do_update(
-        index_elements=[_COUNTS.c.board, _COUNTS.c.bucket],
-        set_={"lines": _COUNTS.c.lines + statement.excluded.lines}), rows)
+    await connection.execute(
+        statement.on_conflict_do_update(
+            index_elements=[_COUNTS.c.board, _COUNTS.c.bucket],
+            set_={"lines": _COUNTS.c.lines + statement.excluded.lines},
+        ),
+        rows,
+    )
 
 
 def lines_below(bucket: BindParameter[int]) -> ColumnElement[int]:
     """How many lines of the boards ``:boards`` (a list of keys) are in the buckets below
     ``bucket``: a scalar subquery, for a statement that reads several ranks at once."""
     c = _COUNTS.c
-    return select(func.coalesce(func.sum(c.lines), 0)).where(
-        c.board.in_(bindparam("boards", expanding=True)), c.bucket < bucket).scalar_subquery()
+    return (
+        select(func.coalesce(func.sum(c.lines), 0))
+        .where(c.board.in_(bindparam("boards", expanding=True)), c.bucket < bucket)
+        .scalar_subquery()
+    )
 
 
 RECOUNT = f"""
@@ -215,12 +230,12 @@ class ScoredLines(Protocol):
     """Where the lines each stored result gave are handed after its commit: the rank cache of
     several workers (``server.cluster.rank_cache.RedisRanks``)."""
 
-    async def set_lines(self, scored: Sequence[Scored]) -> None:
-        ...
+    async def set_lines(self, scored: Sequence[Scored]) -> None: ...
 
 
-async def hot_board_lines(sessions: Sessions, chunk: int) -> AsyncIterator[
-        tuple[Callable[[str], str], Sequence[tuple[str, str, int | None]]]]:
+async def hot_board_lines(
+    sessions: Sessions, chunk: int
+) -> AsyncIterator[tuple[Callable[[str], str], Sequence[tuple[str, str, int | None]]]]:
     """Every line of the hot boards (each rule set's all-time fastest and most wins), read in one
     transaction, in chunks of up to ``chunk`` rows, each with the function that names its
     board: (rule set, player id, minus wins) for ``wins_board``, then (rule set,
@@ -231,7 +246,9 @@ async def hot_board_lines(sessions: Sessions, chunk: int) -> AsyncIterator[
         async for players in wins.partitions(chunk):
             yield wins_board, players
         fastest = await session.stream(
-            select(e.rule_set, e.race_id + ":" + e.player_id, e.time_ms)
-            .where(e.status == "won", e.ranked == true()))
+            select(e.rule_set, e.race_id + ":" + e.player_id, e.time_ms).where(
+                e.status == "won", e.ranked == true()
+            )
+        )
         async for won in fastest.partitions(chunk):
             yield fastest_board, won

@@ -37,23 +37,30 @@ from wire.ratings import RatingBoard, RatingChange, RatingLine
 Sessions = async_sessionmaker[AsyncSession]
 
 
-async def rate_race(session: AsyncSession, race: RaceRow, ranking: Sequence[RankEntry],
-                    ended_at: datetime) -> dict[str, RatingChange]:
+async def rate_race(
+    session: AsyncSession, race: RaceRow, ranking: Sequence[RankEntry], ended_at: datetime
+) -> dict[str, RatingChange]:
     """Rate a finished race in the caller's transaction (``race.entries`` loaded): each rated
     racer's change (``ratings.rated_ranking``: none when the race rates nobody). A race rated
     already gives its stored changes."""
-    ranking = ratings.rated_ranking(ranking, {entry.player_id: entry.rated_as
-                                              for entry in race.entries})
+    ranking = ratings.rated_ranking(
+        ranking, {entry.player_id: entry.rated_as for entry in race.entries}
+    )
     if not ranking:
         return {}
     players = sorted(entry.player_id for entry in ranking)
     rows = await _locked(session, race.rule_set, players, ended_at)
-    done = (await session.scalars(
-        select(RatingChangeRow).where(RatingChangeRow.race_id == race.id))).all()
+    done = (
+        await session.scalars(select(RatingChangeRow).where(RatingChangeRow.race_id == race.id))
+    ).all()
     if done:
-        return {row.player_id: RatingChange(
-            before=Rating(row.mu_before, row.sigma_before).wire(),
-            after=Rating(row.mu_after, row.sigma_after).wire()) for row in done}
+        return {
+            row.player_id: RatingChange(
+                before=Rating(row.mu_before, row.sigma_before).wire(),
+                after=Rating(row.mu_after, row.sigma_after).wire(),
+            )
+            for row in done
+        }
     before = {row.player_id: Rating(row.mu, row.sigma) for row in rows.values() if row.races}
     after = ratings.rate(ranking, before)
     for player_id, rating in after.items():
@@ -62,36 +69,60 @@ async def rate_race(session: AsyncSession, race: RaceRow, ranking: Sequence[Rank
         row.races += 1
         row.updated_at = ended_at
         old = before.get(player_id, ratings.NEW)
-        session.add(RatingChangeRow(race_id=race.id, player_id=player_id, mu_before=old.mu,
-                                    sigma_before=old.sigma, mu_after=rating.mu,
-                                    sigma_after=rating.sigma))
+        session.add(
+            RatingChangeRow(
+                race_id=race.id,
+                player_id=player_id,
+                mu_before=old.mu,
+                sigma_before=old.sigma,
+                mu_after=rating.mu,
+                sigma_after=rating.sigma,
+            )
+        )
     return ratings.changes(before, after)
 
 
-async def _locked(session: AsyncSession, rule_set: str, players: list[str],
-                  now: datetime) -> dict[str, RatingRow]:
+async def _locked(
+    session: AsyncSession, rule_set: str, players: list[str], now: datetime
+) -> dict[str, RatingRow]:
     """The racers' rating rows, locked until the transaction ends; a new player's row is made
     first (a new rating, no races yet), so that there is a row to lock."""
     connection = await session.connection()
     table = cast(Table, RatingRow.__table__)
     new = ratings.NEW
-    values = [{"rule_set": rule_set, "player_id": player_id, "mu": new.mu, "sigma": new.sigma,
-               "ordinal": new.ordinal, "races": 0, "updated_at": now}
-              for player_id in players]
-    await connection.execute(dialect.insert(connection, table).on_conflict_do_nothing(
-        index_elements=["rule_set", "player_id"]), values)
+    values = [
+        {
+            "rule_set": rule_set,
+            "player_id": player_id,
+            "mu": new.mu,
+            "sigma": new.sigma,
+            "ordinal": new.ordinal,
+            "races": 0,
+            "updated_at": now,
+        }
+        for player_id in players
+    ]
+    await connection.execute(
+        dialect.insert(connection, table).on_conflict_do_nothing(
+            index_elements=["rule_set", "player_id"]
+        ),
+        values,
+    )
     found = await session.scalars(
-        select(RatingRow).where(RatingRow.rule_set == rule_set,
-                                RatingRow.player_id.in_(players))
-        .order_by(RatingRow.player_id).with_for_update())
+        select(RatingRow)
+        .where(RatingRow.rule_set == rule_set, RatingRow.player_id.in_(players))
+        .order_by(RatingRow.player_id)
+        .with_for_update()
+    )
     return {row.player_id: row for row in found}
 
 
 # -- the rated board ----------------------------------------------------------------------------
 
 
-async def rating_board(sessions: Sessions, rule_set: str, limit: int,
-                       around: str | None = None, min_races: int = 1) -> RatingBoard:
+async def rating_board(
+    sessions: Sessions, rule_set: str, limit: int, around: str | None = None, min_races: int = 1
+) -> RatingBoard:
     """The rule set's rated players with ``min_races`` rated races or more (the others'
     ratings are provisional, and not shown) by ordinal, highest first: the top ``limit``, or
     with ``around`` the ``limit`` lines around that player's (and their line as ``me``).
@@ -104,32 +135,59 @@ async def rating_board(sessions: Sessions, rule_set: str, limit: int,
     r = RatingRow
     key = tuple_(r.ordinal, r.player_id)
     min_races = max(1, min_races)
-    lines = (select(r.player_id, PlayerRow.name, r.mu, r.sigma, r.ordinal, r.races)
-             .join(PlayerRow, PlayerRow.id == r.player_id)
-             .where(r.rule_set == rule_set, r.races >= min_races))
+    lines = (
+        select(r.player_id, PlayerRow.name, r.mu, r.sigma, r.ordinal, r.races)
+        .join(PlayerRow, PlayerRow.id == r.player_id)
+        .where(r.rule_set == rule_set, r.races >= min_races)
+    )
     async with sessions.begin() as session:
         mine = None if around is None else await session.get(RatingRow, (rule_set, around))
         if mine is not None and mine.races < min_races:
             mine = None
         if mine is None:
-            rows = list((await session.execute(
-                lines.order_by(r.ordinal.desc(), r.player_id.desc()).limit(limit))).all())
+            rows = list(
+                (
+                    await session.execute(
+                        lines.order_by(r.ordinal.desc(), r.player_id.desc()).limit(limit)
+                    )
+                ).all()
+            )
         else:
             at = tuple_(mine.ordinal, mine.player_id)
-            above = list((await session.execute(
-                lines.where(key > at).order_by(r.ordinal, r.player_id)
-                .limit((limit - 1) // 2))).all())[::-1]
-            rows = above + list((await session.execute(
-                lines.where(key <= at).order_by(r.ordinal.desc(), r.player_id.desc())
-                .limit(limit - len(above)))).all())
+            above = list(
+                (
+                    await session.execute(
+                        lines.where(key > at)
+                        .order_by(r.ordinal, r.player_id)
+                        .limit((limit - 1) // 2)
+                    )
+                ).all()
+            )[::-1]
+            rows = above + list(
+                (
+                    await session.execute(
+                        lines.where(key <= at)
+                        .order_by(r.ordinal.desc(), r.player_id.desc())
+                        .limit(limit - len(above))
+                    )
+                ).all()
+            )
         before = better = 0
         if rows:  # the lines above the window, and those of them with a higher ordinal
             first = rows[0]
-            before, better = (await session.execute(
-                select(func.count(), func.count().filter(r.ordinal > first.ordinal))
-                .where(r.rule_set == rule_set, r.races >= min_races,
-                       key > tuple_(literal(first.ordinal, r.ordinal.type),
-                                    literal(first.player_id, r.player_id.type))))).one()
+            before, better = (
+                await session.execute(
+                    select(func.count(), func.count().filter(r.ordinal > first.ordinal)).where(
+                        r.rule_set == rule_set,
+                        r.races >= min_races,
+                        key
+                        > tuple_(
+                            literal(first.ordinal, r.ordinal.type),
+                            literal(first.player_id, r.player_id.type),
+                        ),
+                    )
+                )
+            ).one()
     made: list[RatingLine] = []
     for number, row in enumerate(rows):
         if not made:
@@ -138,10 +196,20 @@ async def rating_board(sessions: Sessions, rule_set: str, limit: int,
             rank = made[-1].rank
         else:
             rank = before + number + 1
-        made.append(RatingLine(rank=rank, player_id=row.player_id, name=row.name, mu=row.mu,
-                               sigma=row.sigma, ordinal=row.ordinal, races=row.races))
-    me = next((line for line in made if mine is not None and line.player_id == mine.player_id),
-              None)
+        made.append(
+            RatingLine(
+                rank=rank,
+                player_id=row.player_id,
+                name=row.name,
+                mu=row.mu,
+                sigma=row.sigma,
+                ordinal=row.ordinal,
+                races=row.races,
+            )
+        )
+    me = next(
+        (line for line in made if mine is not None and line.player_id == mine.player_id), None
+    )
     return RatingBoard(rule_set=rule_set, min_races=min_races, lines=made, me=me)
 
 
@@ -153,12 +221,24 @@ async def rebuild(sessions: Sessions) -> int:
     then their id), as ``rate_race`` rated them live; return how many races were rated. One
     transaction: the board never shows a half-rebuilt table. Safe while servers run."""
     e = EntryRow
-    results = (select(e.race_id, e.player_id, e.rank, e.status, e.time_ms, e.on_foundations,
-                      e.reached_at_ms, e.moves, e.rated_as, RaceRow.rule_set,
-                      RaceRow.ended_at)
-               .join(RaceRow, RaceRow.id == e.race_id)
-               .where(RaceRow.ended_at.is_not(None), e.rank.is_not(None))
-               .order_by(RaceRow.ended_at, RaceRow.id, e.rank))
+    results = (
+        select(
+            e.race_id,
+            e.player_id,
+            e.rank,
+            e.status,
+            e.time_ms,
+            e.on_foundations,
+            e.reached_at_ms,
+            e.moves,
+            e.rated_as,
+            RaceRow.rule_set,
+            RaceRow.ended_at,
+        )
+        .join(RaceRow, RaceRow.id == e.race_id)
+        .where(RaceRow.ended_at.is_not(None), e.rank.is_not(None))
+        .order_by(RaceRow.ended_at, RaceRow.id, e.rank)
+    )
     async with sessions.begin() as session:
         if (await session.connection()).dialect.name == "postgresql":
             # Races finishing meanwhile wait, then are rated from the rebuilt table (SQLite's
@@ -174,22 +254,45 @@ async def rebuild(sessions: Sessions) -> int:
             entries = list(group)
             first = entries[0]
             ranking = ratings.rated_ranking(
-                [RankEntry(rank=row.rank, player_id=row.player_id, name="", status=row.status,
-                           time_ms=row.time_ms, on_foundations=row.on_foundations,
-                           reached_at_ms=row.reached_at_ms, moves=row.moves)
-                 for row in entries], {row.player_id: row.rated_as for row in entries})
+                [
+                    RankEntry(
+                        rank=row.rank,
+                        player_id=row.player_id,
+                        name="",
+                        status=row.status,
+                        time_ms=row.time_ms,
+                        on_foundations=row.on_foundations,
+                        reached_at_ms=row.reached_at_ms,
+                        moves=row.moves,
+                    )
+                    for row in entries
+                ],
+                {row.player_id: row.rated_as for row in entries},
+            )
             if not ranking:
                 continue
             rated += 1
-            before = {entry.player_id: Rating(held.mu, held.sigma) for entry in ranking
-                      if (held := current.get((first.rule_set, entry.player_id))) is not None}
+            before = {
+                entry.player_id: Rating(held.mu, held.sigma)
+                for entry in ranking
+                if (held := current.get((first.rule_set, entry.player_id))) is not None
+            }
             for player_id, rating in ratings.rate(ranking, before).items():
                 old = before.get(player_id, ratings.NEW)
-                changes.append({"race_id": race_id, "player_id": player_id,
-                                "mu_before": old.mu, "sigma_before": old.sigma,
-                                "mu_after": rating.mu, "sigma_after": rating.sigma})
-                held = current.setdefault((first.rule_set, player_id), RatingRow(
-                    rule_set=first.rule_set, player_id=player_id, races=0))
+                changes.append(
+                    {
+                        "race_id": race_id,
+                        "player_id": player_id,
+                        "mu_before": old.mu,
+                        "sigma_before": old.sigma,
+                        "mu_after": rating.mu,
+                        "sigma_after": rating.sigma,
+                    }
+                )
+                held = current.setdefault(
+                    (first.rule_set, player_id),
+                    RatingRow(rule_set=first.rule_set, player_id=player_id, races=0),
+                )
                 held.mu, held.sigma, held.ordinal = rating.mu, rating.sigma, rating.ordinal
                 held.races += 1
                 held.updated_at = first.ended_at

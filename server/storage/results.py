@@ -41,8 +41,13 @@ class Recorded:
     winner's count), for a rank cache: setting them twice changes nothing."""
 
 
-async def record_results(sessions: Sessions, race_id: str, ended_at: datetime,
-                         ranking: Sequence[RankEntry], epoch: int | None = None) -> Recorded:
+async def record_results(
+    sessions: Sessions,
+    race_id: str,
+    ended_at: datetime,
+    ranking: Sequence[RankEntry],
+    epoch: int | None = None,
+) -> Recorded:
     """The race is over: set each racer's result from the race's ranking, count each new
     ranked win in ``player_wins`` and each new line in ``board_counts`` (``server.storage.ranks``),
     and rate the race (``rating_store.rate_race``). Safe to retry.
@@ -69,8 +74,10 @@ async def record_results(sessions: Sessions, race_id: str, ended_at: datetime,
             if result.player_id not in entries:
                 raise ValueError(f"{result.player_id} did not start race {race_id}")
             finished_at[result.player_id] = (
-                None if result.time_ms is None
-                else started_at + timedelta(milliseconds=result.time_ms))
+                None
+                if result.time_ms is None
+                else started_at + timedelta(milliseconds=result.time_ms)
+            )
         # First, while the session has changed nothing: the updates must meet the stored rows.
         winners = [result.player_id for result in ranking if result.status == "won"]
         won_ranked = await _count_new_wins(session, race, winners, finished_at)
@@ -83,66 +90,120 @@ async def record_results(sessions: Sessions, race_id: str, ended_at: datetime,
             entry.finished_at = finished_at[result.player_id]
             entry.ended_at = ended_at
         race.ended_at = ended_at
-        return Recorded(await rate_race(session, race, ranking, ended_at),
-                        await _scored(session, race, ranking, won_ranked))
+        return Recorded(
+            await rate_race(session, race, ranking, ended_at),
+            await _scored(session, race, ranking, won_ranked),
+        )
 
 
-async def _count_new_lines(session: AsyncSession, race: RaceRow, ranking: Sequence[RankEntry],
-                           finished_at: dict[str, datetime | None]) -> None:
+async def _count_new_lines(
+    session: AsyncSession,
+    race: RaceRow,
+    ranking: Sequence[RankEntry],
+    finished_at: dict[str, datetime | None],
+) -> None:
     """Set each result's ``standing`` and ``finish_day`` where it had none, and count the lines
     the results that statement changed add to the boards; as for the wins, the database says
     which results are new."""
     e = _ENTRIES
-    placed = {result.player_id: (
-        ranks.standing(result.status, result.time_ms, result.on_foundations,
-                       result.reached_at_ms),
-        None if (at := finished_at[result.player_id]) is None else utc_day(at))
-        for result in ranking}
+    placed = {
+        result.player_id: (
+            ranks.standing(
+                result.status, result.time_ms, result.on_foundations, result.reached_at_ms
+            ),
+            None if (at := finished_at[result.player_id]) is None else utc_day(at),
+        )
+        for result in ranking
+    }
     connection = await session.connection()
-    new = (await connection.execute(
-        update(cast(Table, EntryRow.__table__))
-        .where(e.race_id == race.id, e.player_id.in_(placed), e.standing.is_(None))
-        .values(standing=case({player: literal(value[0], BigInteger())
-                               for player, value in placed.items()}, value=e.player_id),
-                finish_day=case({player: literal(value[1], Date())
-                                 for player, value in placed.items()}, value=e.player_id))
-        .returning(e.player_id, e.ranked))).all()
+    new = (
+        await connection.execute(
+            update(cast(Table, EntryRow.__table__))
+            .where(e.race_id == race.id, e.player_id.in_(placed), e.standing.is_(None))
+            .values(
+                standing=case(
+                    {player: literal(value[0], BigInteger()) for player, value in placed.items()},
+                    value=e.player_id,
+                ),
+                finish_day=case(
+                    {player: literal(value[1], Date()) for player, value in placed.items()},
+                    value=e.player_id,
+                ),
+            )
+            .returning(e.player_id, e.ranked)
+        )
+    ).all()
     status = {result.player_id: result for result in ranking}
-    await ranks.add_counts(connection, [change for player_id, counted in new
-                                        for change in ranks.result_changes(ranks.StoredResult(
-        race.rule_set, race.seed, race.daily_day, counted, status[player_id].status,
-        status[player_id].time_ms, *placed[player_id]))])
+    await ranks.add_counts(
+        connection,
+        [
+            change
+            for player_id, counted in new
+            for change in ranks.result_changes(
+                ranks.StoredResult(
+                    race.rule_set,
+                    race.seed,
+                    race.daily_day,
+                    counted,
+                    status[player_id].status,
+                    status[player_id].time_ms,
+                    *placed[player_id],
+                )
+            )
+        ],
+    )
 
 
-async def _scored(session: AsyncSession, race: RaceRow, ranking: Sequence[RankEntry],
-                  won_ranked: list[str]) -> list[ranks.Scored]:
+async def _scored(
+    session: AsyncSession, race: RaceRow, ranking: Sequence[RankEntry], won_ranked: list[str]
+) -> list[ranks.Scored]:
     """The race's ranked wins, and the wins its ranked winners now have."""
     if not won_ranked:
         return []
     w = PlayerWinsRow
-    counts = (await session.execute(select(w.player_id, w.wins).where(
-        w.rule_set == race.rule_set, w.player_id.in_(won_ranked)))).all()
+    counts = (
+        await session.execute(
+            select(w.player_id, w.wins).where(
+                w.rule_set == race.rule_set, w.player_id.in_(won_ranked)
+            )
+        )
+    ).all()
     times = {result.player_id: result.time_ms for result in ranking}
-    return [*((ranks.fastest_board(race.rule_set), f"{race.id}:{player_id}",
-               times[player_id] or 0) for player_id in won_ranked),
-            *((ranks.wins_board(race.rule_set), player_id, -wins) for player_id, wins in counts)]
+    return [
+        *(
+            (ranks.fastest_board(race.rule_set), f"{race.id}:{player_id}", times[player_id] or 0)
+            for player_id in won_ranked
+        ),
+        *((ranks.wins_board(race.rule_set), player_id, -wins) for player_id, wins in counts),
+    ]
 
 
-async def _count_new_wins(session: AsyncSession, race: RaceRow, winners: list[str],
-                          finished_at: dict[str, datetime | None]) -> list[str]:
+async def _count_new_wins(
+    session: AsyncSession,
+    race: RaceRow,
+    winners: list[str],
+    finished_at: dict[str, datetime | None],
+) -> list[str]:
     """Mark the winners' entries ``won`` where they were not yet, and count those wins that
     are ranked (in ``player_wins``, and its buckets in ``board_counts``). Returns the winners
     whose wins are ranked, new or not."""
-    won_ranked = [player_id for player_id in winners if any(
-        entry.player_id == player_id and entry.ranked for entry in race.entries)]
+    won_ranked = [
+        player_id
+        for player_id in winners
+        if any(entry.player_id == player_id and entry.ranked for entry in race.entries)
+    ]
     if not winners:
         return won_ranked
     e = _ENTRIES
     connection = await session.connection()
-    new = (await connection.execute(
-        update(cast(Table, EntryRow.__table__))
-        .where(e.race_id == race.id, e.player_id.in_(winners), e.status != "won")
-        .values(status="won").returning(e.player_id, e.ranked))).all()
+    new = (
+        await connection.execute(
+            update(cast(Table, EntryRow.__table__))
+            .where(e.race_id == race.id, e.player_id.in_(winners), e.status != "won")
+            .values(status="won")
+            .returning(e.player_id, e.ranked)
+        )
+    ).all()
     wins: list[dict[str, Any]] = []
     for player_id, counted in new:
         if not counted:
@@ -150,17 +211,33 @@ async def _count_new_wins(session: AsyncSession, race: RaceRow, winners: list[st
         last_win_at = finished_at[player_id]
         if last_win_at is None:
             raise ValueError(f"{player_id} won race {race.id} without a time")
-        wins.append({"rule_set": race.rule_set, "player_id": player_id, "wins": 1,
-                     "last_win_at": last_win_at})
+        wins.append(
+            {
+                "rule_set": race.rule_set,
+                "player_id": player_id,
+                "wins": 1,
+                "last_win_at": last_win_at,
+            }
+        )
     if wins:
         await _count_wins(connection, wins)
         w = PlayerWinsRow
-        now_has = (await connection.execute(select(w.wins).where(
-            w.rule_set == race.rule_set, w.player_id.in_([win["player_id"] for win in wins]))
-        )).scalars().all()
-        await ranks.add_counts(connection, [change for count in now_has
-                                            for change in ranks.wins_changes(race.rule_set,
-                                                                             count)])
+        now_has = (
+            (
+                await connection.execute(
+                    select(w.wins).where(
+                        w.rule_set == race.rule_set,
+                        w.player_id.in_([win["player_id"] for win in wins]),
+                    )
+                )
+            )
+            .scalars()
+            .all()
+        )
+        await ranks.add_counts(
+            connection,
+            [change for count in now_has for change in ranks.wins_changes(race.rule_set, count)],
+        )
     return won_ranked
 
 
@@ -172,11 +249,18 @@ async def _count_wins(connection: AsyncConnection, wins: list[dict[str, Any]]) -
     table = cast(Table, PlayerWinsRow.__table__)
     statement = dialect.insert(connection, table)
     now, new = table.c, statement.excluded
-    await connection.execute(statement.on_conflict_do_update(
-        index_elements=inspect(PlayerWinsRow).primary_key,
-        set_={"wins": now.wins + new.wins,
-              "last_win_at": case((new.last_win_at > now.last_win_at, new.last_win_at),
-                                  else_=now.last_win_at)}), wins)
+    await connection.execute(
+        statement.on_conflict_do_update(
+            index_elements=inspect(PlayerWinsRow).primary_key,
+            set_={
+                "wins": now.wins + new.wins,
+                "last_win_at": case(
+                    (new.last_win_at > now.last_win_at, new.last_win_at), else_=now.last_win_at
+                ),
+            },
+        ),
+        wins,
+    )
 
 
 async def recount_wins(sessions: Sessions) -> None:
@@ -187,8 +271,12 @@ async def recount_wins(sessions: Sessions) -> None:
     e, table = _ENTRIES, cast(Table, PlayerWinsRow.__table__)
     async with sessions.begin() as session:
         await session.execute(table.delete())
-        await session.execute(table.insert().from_select(
-            ["rule_set", "player_id", "wins", "last_win_at"],
-            select(e.rule_set, e.player_id, func.count(), func.max(e.finished_at))
-            .where(e.status == "won", e.ranked == true()).group_by(e.rule_set, e.player_id)))
+        await session.execute(
+            table.insert().from_select(
+                ["rule_set", "player_id", "wins", "last_win_at"],
+                select(e.rule_set, e.player_id, func.count(), func.max(e.finished_at))
+                .where(e.status == "won", e.ranked == true())
+                .group_by(e.rule_set, e.player_id),
+            )
+        )
         await ranks.recount(await session.connection())

@@ -77,16 +77,22 @@ class _Job:
     returns: bool = False
     """A ``run_returning``: its future holds what its action returned."""
     started: bool = False
-    done: asyncio.Future[Any] = field(default_factory=lambda: asyncio.get_running_loop()
-                                      .create_future())
+    done: asyncio.Future[Any] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
     """True once written (a ``call``: what its action returned); False if given up."""
 
 
 class Writer:
-    def __init__(self, record_moves: Callable[[dict[str, list[MoveMade]], dict[str, int]],
-                                              Awaitable[set[str]]], *,
-                 window_s: float = 0.0, max_batch: int = 1000, retry_s: float = 0.5,
-                 max_retry_s: float = 10.0) -> None:
+    def __init__(
+        self,
+        record_moves: Callable[[dict[str, list[MoveMade]], dict[str, int]], Awaitable[set[str]]],
+        *,
+        window_s: float = 0.0,
+        max_batch: int = 1000,
+        retry_s: float = 0.5,
+        max_retry_s: float = 10.0,
+    ) -> None:
         self._record_moves = record_moves
         self._queue: asyncio.Queue[_Job] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
@@ -115,8 +121,9 @@ class Writer:
     def pending(self) -> int:
         return self._queue.qsize()
 
-    def store_moves(self, race_id: str, epoch: int,
-                    moves: Sequence[MoveMade]) -> asyncio.Future[bool]:
+    def store_moves(
+        self, race_id: str, epoch: int, moves: Sequence[MoveMade]
+    ) -> asyncio.Future[bool]:
         """Queue moves of one race, held at ``epoch``; the future says True once they are
         committed, False if they never will be. It is the future of every move of the race
         queued since the last other write: each commit makes one a race."""
@@ -210,8 +217,7 @@ class Writer:
     async def _run(self) -> None:
         while True:
             first = await self._queue.get()
-            if (not first.behind and self._window_s > 0
-                    and self._queued_moves < self._max_batch):
+            if not first.behind and self._window_s > 0 and self._queued_moves < self._max_batch:
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(self._window_s):
                         await self._enough.wait()
@@ -247,8 +253,7 @@ class Writer:
                     if not jobs[0].done.done():
                         jobs[0].done.set_exception(WriteGivenUp(self.last_error))
                     return
-                log.warning("database write failed, retrying in %.1fs: %s", delay,
-                            self.last_error)
+                log.warning("database write failed, retrying in %.1fs: %s", delay, self.last_error)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, self._max_retry_s)
                 continue
@@ -257,8 +262,7 @@ class Writer:
             self.failing_since, self.last_error = None, None
             for job in jobs:
                 if not job.done.done():
-                    job.done.set_result(result if job.deadline is not None or job.returns
-                                        else True)
+                    job.done.set_result(result if job.deadline is not None or job.returns else True)
             return
 
     async def _write(self, jobs: list[_Job]) -> Any:
@@ -273,10 +277,15 @@ class Writer:
         self.batches += 1
         self.moves_written += sum(len(job.moves or []) for job in jobs)
         if fenced:
-            self.moves_written -= sum(len(job.moves or []) for job in jobs
-                                      if job.held is not None and job.held[0] in fenced)
-            self._fenced([job for job in jobs if job.held is not None
-                          and job.held[0] in fenced], frozenset(fenced))
+            self.moves_written -= sum(
+                len(job.moves or [])
+                for job in jobs
+                if job.held is not None and job.held[0] in fenced
+            )
+            self._fenced(
+                [job for job in jobs if job.held is not None and job.held[0] in fenced],
+                frozenset(fenced),
+            )
         return True
 
     def _fenced(self, jobs: list[_Job], races: frozenset[str]) -> None:

@@ -13,8 +13,9 @@ from bench.load_servers import ServerSpec
 
 def test_a_server_spec_names_its_checkout_workers_seating_and_settings() -> None:
     spec = ServerSpec.parse("w2,checkout=/tmp/x,workers=2,seating=local,event_loop=uvloop")
-    assert spec == ServerSpec("w2", Path("/tmp/x").resolve(), 2, (("EVENT_LOOP", "uvloop"),),
-                              "local")
+    assert spec == ServerSpec(
+        "w2", Path("/tmp/x").resolve(), 2, (("EVENT_LOOP", "uvloop"),), "local"
+    )
     assert ServerSpec.parse("ours") == ServerSpec()
     with pytest.raises(ValueError):
         ServerSpec.parse("echo")
@@ -28,5 +29,9 @@ async def test_local_seating_fills_a_room_per_worker_and_mixed_one_for_all() -> 
     assert all(seat.worker == index % 2 for index, (seat, _) in enumerate(local))
     mixed = [matchmaker.seat(worker=index % 2) for index in range(SEATS)]
     assert len({id(seat) for seat, _ in mixed}) == 1 and [host for _, host in mixed] == [
-        True, False, False, False]
+        True,
+        False,
+        False,
+        False,
+    ]
     await asyncio.sleep(0)

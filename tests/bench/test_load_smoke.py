@@ -20,19 +20,39 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_quick_closed_loop_prints_a_table_of_figures() -> None:
     done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "load.py"), "--quick", "--modes", "closed",
-         "--rooms", "4", "--warmup", "0.5", "--window", "2"],
-        capture_output=True, text=True, timeout=120, cwd=ROOT)
+        [
+            sys.executable,
+            str(ROOT / "bench" / "load.py"),
+            "--quick",
+            "--modes",
+            "closed",
+            "--rooms",
+            "4",
+            "--warmup",
+            "0.5",
+            "--window",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     for server in ("ours", "echo", "room echo"):
-        row = re.search(rf"^\| 1 \| {server} \| ([\d,]+) \| [\d.]+ \| [\d.]+ \| [\d.]+ \| .* \| "
-                        r"(\d+) \| (\d+) \| (\d+) \|$", done.stdout, re.MULTILINE)
+        row = re.search(
+            rf"^\| 1 \| {server} \| ([\d,]+) \| [\d.]+ \| [\d.]+ \| [\d.]+ \| .* \| "
+            r"(\d+) \| (\d+) \| (\d+) \|$",
+            done.stdout,
+            re.MULTILINE,
+        )
         assert row, done.stdout
         assert int(row.group(1).replace(",", "")) > 0, f"{server}: no acks\n{done.stdout}"
         assert row.group(2, 4) == ("0", "0"), f"{server}: errors\n{done.stderr[-2000:]}"
     for echo in ("echo", "room echo"):
-        assert re.search(rf"^\| server CPU per ack / {echo} \| [\d.]+ \| [\d.]+ \|$",
-                         done.stdout, re.MULTILINE), done.stdout
+        assert re.search(
+            rf"^\| server CPU per ack / {echo} \| [\d.]+ \| [\d.]+ \|$", done.stdout, re.MULTILINE
+        ), done.stdout
     assert "closed loop, moves/s >= 0.5 x echo messages/s" in done.stdout
 
 
@@ -42,8 +62,13 @@ def test_the_room_echo_relays_to_the_other_members_of_its_room_only() -> None:
 
 async def _relays_within_rooms_of_two() -> None:
     process = await asyncio.create_subprocess_exec(
-        sys.executable, str(ROOT / "bench" / "echo_server.py"), "--room", "2",
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+        sys.executable,
+        str(ROOT / "bench" / "echo_server.py"),
+        "--room",
+        "2",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
     assert process.stdout is not None
     try:
         async with asyncio.timeout(30):

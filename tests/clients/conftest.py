@@ -25,16 +25,20 @@ from tests.server.conftest import (  # noqa: F401
 from tests.server.test_server import Server, make_settings, start_server, stop_server
 
 RATED_BETWEEN_CLIENTS: dict[str, Any] = {
-    "trusted_proxies": frozenset({"127.0.0.1"}), "rating_provisional_s": 0.0,
-    "rating_board_min_races": 1}
+    "trusted_proxies": frozenset({"127.0.0.1"}),
+    "rating_provisional_s": 0.0,
+    "rating_board_min_races": 1,
+}
 """127.0.0.1 is taken for a reverse proxy: a client that sends ``X-Forwarded-For`` comes from
 the address it names (one that does not, from 127.0.0.1), as racers on machines of their own;
 the tests' identities are new, and race rated all the same."""
 
 
 @pytest_asyncio.fixture
-async def server(sessions: async_sessionmaker[AsyncSession],  # noqa: F811
-                 database_url: str) -> AsyncIterator[Server]:  # noqa: F811
+async def server(
+    sessions: async_sessionmaker[AsyncSession],  # noqa: F811
+    database_url: str,  # noqa: F811
+) -> AsyncIterator[Server]:
     """The real server on an ephemeral port, on an emptied database (``sessions``)."""
     running = await start_server(make_settings(database_url, **RATED_BETWEEN_CLIENTS))
     try:
@@ -46,8 +50,9 @@ async def server(sessions: async_sessionmaker[AsyncSession],  # noqa: F811
 async def rated_racer(server: Server, name: str) -> RaceClient:
     """A racer from an address of its own (``RATED_BETWEEN_CLIENTS``), as a machine apart from
     the client under test: a race between the two may be rated."""
-    client = await RaceClient.connect(server.url,
-                                      additional_headers={"X-Forwarded-For": "10.9.0.2"})
+    client = await RaceClient.connect(
+        server.url, additional_headers={"X-Forwarded-For": "10.9.0.2"}
+    )
     await client.hello(name=name)
     return client
 
@@ -56,8 +61,9 @@ async def rated_racer(server: Server, name: str) -> RaceClient:
 def hopping(monkeypatch: pytest.MonkeyPatch) -> None:
     connect = RaceClient.connect
 
-    async def staying(url: str, record: bool = False, follow_reconnect_to: bool = True,
-                      **options: Any) -> RaceClient:
+    async def staying(
+        url: str, record: bool = False, follow_reconnect_to: bool = True, **options: Any
+    ) -> RaceClient:
         return await connect(url, record, False, **options)
 
     monkeypatch.setattr(RaceClient, "connect", staying)

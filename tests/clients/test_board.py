@@ -31,18 +31,22 @@ def assert_in_layout_order(game: Game, text: str) -> None:
     reading = sorted(game.layout, key=lambda slot: (slot.row, slot.col))
     places = [place(slot, text) for slot in reading]
     assert places == sorted(places), (
-        f"piles out of order: {[str(slot.pile) for slot in reading]}\n{text}")
+        f"piles out of order: {[str(slot.pile) for slot in reading]}\n{text}"
+    )
 
 
 def terminal_piles(game: Game) -> dict[str, list[str | None]]:
-    return {str(pile.pile): [None if card is None else str(card) for card in pile.cards]
-            for pile in game.view().piles}
+    return {
+        str(pile.pile): [None if card is None else str(card) for card in pile.cards]
+        for pile in game.view().piles
+    }
 
 
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("rule_set", RULE_SET_NAMES)
 def test_the_terminal_racers_board_keeps_the_layouts_order_at_any_width(
-        rule_set: str, width: int) -> None:
+    rule_set: str, width: int
+) -> None:
     game = find_rule_set(rule_set)(DEAL)
     drawing = board_text(terminal_piles(game), game.layout, width=width)
     assert_in_layout_order(game, drawing.plain)
@@ -51,11 +55,10 @@ def test_the_terminal_racers_board_keeps_the_layouts_order_at_any_width(
 
 @pytest.mark.parametrize("width", [*WIDTHS, None])
 @pytest.mark.parametrize("rule_set", RULE_SET_NAMES)
-def test_plays_board_keeps_the_layouts_order_at_any_width(rule_set: str,
-                                                          width: int | None) -> None:
+def test_plays_board_keeps_the_layouts_order_at_any_width(rule_set: str, width: int | None) -> None:
     game = find_rule_set(rule_set)(DEAL)
     drawing = draw(game.view(), game.layout, width=width)
-    board = drawing.split("\n")[:-1 - len(game.view().notes)]
+    board = drawing.split("\n")[: -1 - len(game.view().notes)]
     assert_in_layout_order(game, "\n".join(board))
     if width is not None:  # (a pile wider than the terminal has a line of its own)
         assert all(len(line) <= width or "  " not in line.strip() for line in board), drawing

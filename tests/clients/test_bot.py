@@ -27,8 +27,9 @@ TIME_LIMIT_S = 30
 async def start_bot(url: str, code: str, *options: str) -> asyncio.subprocess.Process:
     """``patience-race bot CODE --server URL OPTIONS``, as a person runs it."""
     command = [sys.executable, "-m", "clients.cli", "bot", code, "--server", url, *options]
-    return await asyncio.create_subprocess_exec(*command, stdout=subprocess.PIPE,
-                                                stderr=subprocess.PIPE)
+    return await asyncio.create_subprocess_exec(
+        *command, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
 
 
 async def until_seated(host: RaceClient, room: RoomState, seats: int) -> None:
@@ -40,8 +41,9 @@ async def test_a_bot_races_a_person_to_the_end(server: Server) -> None:
     ann = await server.client("Ann")
     room = await ann.create_room("octagon", deal="number", number=5)
     said: list[str] = []
-    bot = asyncio.create_task(run_bot(server.url, room.code, "Robo", "greedy", pace=0, seed=1,
-                                      say=said.append))
+    bot = asyncio.create_task(
+        run_bot(server.url, room.code, "Robo", "greedy", pace=0, seed=1, say=said.append)
+    )
     await until_seated(ann, room, 2)
     await ann.ready()
     await ann.next_event(YourView)
@@ -51,16 +53,30 @@ async def test_a_bot_races_a_person_to_the_end(server: Server) -> None:
     assert [entry.name for entry in result.ranking] == ["Robo", "Ann"]
     finished = await ann.next_event(RaceFinished)
     assert finished.ranking == result.ranking
-    assert said == [f"Robo is in room {room.code} (The Octagon): greedy, as fast as the server "
-                    "answers once the race starts"], "no line per move unless verbose"
+    assert said == [
+        f"Robo is in room {room.code} (The Octagon): greedy, as fast as the server "
+        "answers once the race starts"
+    ], "no line per move unless verbose"
 
 
 async def test_the_bot_command_joins_by_code_and_with_verbose_tells_every_move(
-        server: Server) -> None:
+    server: Server,
+) -> None:
     ann = await server.client("Ann")
     room = await ann.create_room("hidden-cards", deal="number", number=7)
-    process = await start_bot(server.url, room.code, "--strategy", "random", "--pace", "0.01",
-                              "--name", "Randy", "--seed", "3", "--verbose")
+    process = await start_bot(
+        server.url,
+        room.code,
+        "--strategy",
+        "random",
+        "--pace",
+        "0.01",
+        "--name",
+        "Randy",
+        "--seed",
+        "3",
+        "--verbose",
+    )
     await until_seated(ann, room, 2)
     await ann.ready()
     await ann.next_event(YourView)
@@ -68,8 +84,10 @@ async def test_the_bot_command_joins_by_code_and_with_verbose_tells_every_move(
     out, err = await asyncio.wait_for(process.communicate(), 60)
     assert process.returncode == 0, err.decode()
     lines = out.decode().splitlines()
-    assert lines[0] == (f"Randy is in room {room.code} (Hidden Cards): random, a move every "
-                        "0.01 s once the race starts")
+    assert lines[0] == (
+        f"Randy is in room {room.code} (Hidden Cards): random, a move every "
+        "0.01 s once the race starts"
+    )
     moves = [line for line in lines if re.fullmatch(r"  \d+\. .+ \(\d+/52 home\)", line)]
     first = find_rule_set("hidden-cards")(7)
     first.play(Move.parse("5D heap:1 -> heap:5 bottom"))
@@ -83,14 +101,15 @@ async def test_the_bot_command_joins_by_code_and_with_verbose_tells_every_move(
 
 
 async def test_the_bot_says_how_the_race_ended_when_the_time_limit_ends_it_during_its_move(
-        server: Server) -> None:
+    server: Server,
+) -> None:
     """The bot's first move comes after the time limit has ended the race: the server refuses
     it (not_racing), and the bot tells how the race ended as it does at any other end."""
     ann = await server.client("Ann")
-    room = await ann.create_room("hidden-cards", deal="number", number=7,
-                                 time_limit_s=TIME_LIMIT_S)
-    process = await start_bot(server.url, room.code, "--pace", str(TIME_LIMIT_S + 2), "--name",
-                              "Robo")
+    room = await ann.create_room("hidden-cards", deal="number", number=7, time_limit_s=TIME_LIMIT_S)
+    process = await start_bot(
+        server.url, room.code, "--pace", str(TIME_LIMIT_S + 2), "--name", "Robo"
+    )
     await until_seated(ann, room, 2)
     await ann.ready()
     await ann.next_event(YourView)
@@ -101,7 +120,8 @@ async def test_the_bot_says_how_the_race_ended_when_the_time_limit_ends_it_durin
     assert lines[:2] == [
         f"Robo is in room {room.code} (Hidden Cards): greedy, a move every 32 s once the race "
         "starts",
-        f"Robo: timed out after 0 moves, {dealt_home}/52 home"]
+        f"Robo: timed out after 0 moves, {dealt_home}/52 home",
+    ]
     ranked = sorted(line.split(". ", 1)[1] for line in lines[2:])
     assert ranked == [f"Ann: timed out, {dealt_home} home", f"Robo: timed out, {dealt_home} home"]
 
@@ -150,15 +170,17 @@ async def test_the_bot_command_says_which_name_it_cannot_use(server: Server) -> 
 
 
 async def test_the_bot_command_prints_a_stored_name_without_its_control_characters(
-        server: Server, sessions: Sessions) -> None:
+    server: Server, sessions: Sessions
+) -> None:
     """A name stored before names were checked may hold an escape sequence or a bidirectional
     override: printed as written, it would clear the screen or turn the line around."""
     hostile = "Ann\x1b[2J\u202e"
     first = await server.client("Ann")
     await first.close()
     async with sessions.begin() as session:
-        await session.execute(update(PlayerRow).where(PlayerRow.id == first.player_id)
-                              .values(name=hostile))
+        await session.execute(
+            update(PlayerRow).where(PlayerRow.id == first.player_id).values(name=hostile)
+        )
     ann = await RaceClient.connect(server.url)
     await ann.hello(token=first.token)
     room = await ann.create_room("octagon", deal="number", number=5)
@@ -176,8 +198,12 @@ async def test_the_bot_command_prints_a_stored_name_without_its_control_characte
 
 @pytest.mark.parametrize("stays", [False, True], ids=["its-worker-stops", "closed-with-1012"])
 async def test_the_bot_comes_back_when_the_worker_holding_its_room_goes(
-        sessions: Sessions, database_url: str, redis_url: str, stays: bool,
-        request: pytest.FixtureRequest) -> None:
+    sessions: Sessions,
+    database_url: str,
+    redis_url: str,
+    stays: bool,
+    request: pytest.FixtureRequest,
+) -> None:
     """The room is on the first worker, the bot reaches the second. Following ``reconnect_to``
     it moves to the first and loses its connection when that stops; staying (``hopping``) its
     connection is closed with 1012. Either way it comes back by the second, its server's
@@ -188,8 +214,18 @@ async def test_the_bot_comes_back_when_the_worker_holding_its_room_goes(
         ann = await first.client("Ann")
         room = await ann.create_room("octagon", deal="number", number=5)
         said: list[str] = []
-        bot = asyncio.create_task(run_bot(second.url, room.code, "Robo", "greedy", pace=0.05,
-                                          seed=1, say=said.append, verbose=True))
+        bot = asyncio.create_task(
+            run_bot(
+                second.url,
+                room.code,
+                "Robo",
+                "greedy",
+                pace=0.05,
+                seed=1,
+                say=said.append,
+                verbose=True,
+            )
+        )
         await until_seated(ann, room, 2)
         await ann.ready()
         await ann.next_event(YourView)

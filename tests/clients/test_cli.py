@@ -40,8 +40,9 @@ def test_games_lists_every_rule_set_with_its_source(capsys: pytest.CaptureFixtur
 
 
 @pytest.mark.parametrize("name", RULE_SET_NAMES)
-def test_deal_draws_the_opening_without_hidden_cards(name: str,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_deal_draws_the_opening_without_hidden_cards(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["deal", name, "--seed", str(SEED)]) == 0
     out = capsys.readouterr().out
     game = find_rule_set(name)(SEED)
@@ -68,11 +69,11 @@ def test_deal_json_is_the_full_state_with_hidden_cards(capsys: pytest.CaptureFix
 @pytest.mark.parametrize("name", RULE_SET_NAMES)
 def test_play_a_whole_game_by_typed_moves(name: str) -> None:
     moves = [str(move) for move in finished_game(name).history]
-    lines = ["help", "fly away", "AS nowhere:9 -> foundation:1", "moves", "look", "board",
-             *moves]
+    lines = ["help", "fly away", "AS nowhere:9 -> foundation:1", "moves", "look", "board", *moves]
     output: list[str] = []
-    session = Session(find_rule_set(name)(SEED), lambda prompt: lines.pop(0), output.append,
-                      colour=False)
+    session = Session(
+        find_rule_set(name)(SEED), lambda prompt: lines.pop(0), output.append, colour=False
+    )
     assert session.run()
     text = "\n".join(output)
     assert "Not understood" in text
@@ -98,19 +99,26 @@ def test_play_by_number_and_end_of_input_leaves_the_game_unfinished() -> None:
 def test_a_move_number_in_other_digits_is_not_understood_rather_than_a_crash() -> None:
     lines = ["²", "٣", "1"]
     output: list[str] = []
-    session = Session(find_rule_set("puss-in-the-corner")(SEED), lambda prompt: lines.pop(0)
-                      if lines else "resign", output.append, False)
+    session = Session(
+        find_rule_set("puss-in-the-corner")(SEED),
+        lambda prompt: lines.pop(0) if lines else "resign",
+        output.append,
+        False,
+    )
     assert session.run()
     assert sum(line.startswith("Not understood: ") for line in output) == 2
     assert len(session.game.history) == 2, "the move numbered 1, then resigning"
 
 
-def test_hint_at_the_terminal_gives_a_move_of_a_winning_line_and_says_with_full_knowledge(
-) -> None:
+def test_hint_at_the_terminal_gives_a_move_of_a_winning_line_and_says_with_full_knowledge() -> None:
     lines = ["hint"]
     output: list[str] = []
-    session = Session(find_rule_set("hidden-cards")(2), lambda prompt: lines.pop(0)
-                      if lines else "resign", output.append, False)
+    session = Session(
+        find_rule_set("hidden-cards")(2),
+        lambda prompt: lines.pop(0) if lines else "resign",
+        output.append,
+        False,
+    )
     session.run()
     given = next(line for line in output if line.startswith("hint: "))
     assert "a win is possible in 56 moves" in given and "full knowledge" in given
@@ -118,18 +126,31 @@ def test_hint_at_the_terminal_gives_a_move_of_a_winning_line_and_says_with_full_
     assert move in [str(legal) for legal in find_rule_set("hidden-cards")(2).legal_moves()]
 
 
-def run_cli(*args: str, stdin: str = "", env: dict[str, str] | None = None
-            ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "clients.cli", *args], input=stdin,
-                          capture_output=True, text=True, timeout=120,
-                          env=None if env is None else {**os.environ, **env})
+def run_cli(
+    *args: str, stdin: str = "", env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "clients.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=None if env is None else {**os.environ, **env},
+    )
 
 
 def test_play_then_verify_through_the_real_command(tmp_path: Path) -> None:
     moves = [str(move) for move in finished_game("hidden-cards").history]
     log = tmp_path / "game.json"
-    played = run_cli("play", "hidden-cards", "--seed", str(SEED), "--log", str(log),
-                     stdin="\n".join(moves) + "\n")
+    played = run_cli(
+        "play",
+        "hidden-cards",
+        "--seed",
+        str(SEED),
+        "--log",
+        str(log),
+        stdin="\n".join(moves) + "\n",
+    )
     assert played.returncode == 0, played.stderr
     assert "Game over:" in played.stdout and log.exists()
     verified = run_cli("verify", str(log))
@@ -173,8 +194,10 @@ def test_verify_replays_a_log_recorded_under_rules_version_1_as_it_was() -> None
 def test_a_seed_no_deal_has_is_refused_with_a_clear_message() -> None:
     result = run_cli("deal", "octagon", "--seed", "18446744073709551616")
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert ("a deal number is at most 2^64-1 = 18446744073709551615, not 18446744073709551616"
-            in result.stderr)
+    assert (
+        "a deal number is at most 2^64-1 = 18446744073709551615, not 18446744073709551616"
+        in result.stderr
+    )
 
 
 @pytest.mark.parametrize("seed", ["+5", "-5", "-1", "-x", "--x"])
@@ -191,21 +214,28 @@ def test_a_seed_of_digits_alone_is_the_deal_number() -> None:
 
 
 @pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
-@pytest.mark.parametrize("command", [["games"], ["deal", "octagon", "--seed", "1"],
-                                     ["deal", "octagon", "--seed", "1", "--json"]],
-                         ids=" ".join)
+@pytest.mark.parametrize(
+    "command",
+    [["games"], ["deal", "octagon", "--seed", "1"], ["deal", "octagon", "--seed", "1", "--json"]],
+    ids=" ".join,
+)
 def test_output_into_a_pipe_nobody_reads_ends_quietly(command: list[str], buffered: bool) -> None:
     """As in `patience-race games | head -1` once head has its line and has gone: here the reader
     is gone before the command starts, so that every write meets the closed pipe."""
     reader, writer = os.pipe()
     os.close(reader)
-    environment = {name: value for name, value in os.environ.items()
-                   if name != "PYTHONUNBUFFERED"}
+    environment = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
     if not buffered:
         environment["PYTHONUNBUFFERED"] = "1"
     try:
-        result = subprocess.run([sys.executable, "-m", "clients.cli", *command], stdout=writer,
-                                stderr=subprocess.PIPE, text=True, env=environment, timeout=120)
+        result = subprocess.run(
+            [sys.executable, "-m", "clients.cli", *command],
+            stdout=writer,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=environment,
+            timeout=120,
+        )
     finally:
         os.close(writer)
     assert result.stderr == ""
@@ -213,8 +243,10 @@ def test_output_into_a_pipe_nobody_reads_ends_quietly(command: list[str], buffer
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-@pytest.mark.parametrize("left_behind", ["patience-race.sqlite3", "patience-race.sqlite3-wal",
-                                         "patience-race.sqlite3-shm"])
+@pytest.mark.parametrize(
+    "left_behind",
+    ["patience-race.sqlite3", "patience-race.sqlite3-wal", "patience-race.sqlite3-shm"],
+)
 def test_git_ignores_the_database_files_serve_leaves_behind(left_behind: str) -> None:
     checkout = Path(__file__).parents[2]
     ignored = subprocess.run(["git", "check-ignore", "--quiet", left_behind], cwd=checkout)
@@ -222,15 +254,26 @@ def test_git_ignores_the_database_files_serve_leaves_behind(left_behind: str) ->
 
 
 def test_verify_prints_the_names_in_a_race_record_without_their_control_characters(
-        capsys: pytest.CaptureFixture[str]) -> None:
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     game = find_rule_set("octagon")(SEED)
     game.play(Move.act("resign"))
-    record = {"race_id": "r1\x1b[2J", "rule_set": "octagon", "seed": str(SEED),
-              "commitment": commitment(SEED),
-              "players": [{"player_id": "p1", "name": "Eve\x1b]0;owned\x07\u202eevE"}],
-              "results": [{"player_id": "p1", "rank": 1, "status": "resigned",
-                           "on_foundations": game.foundation_count()}],
-              "logs": {"p1": MoveLog.of(game).to_json()}}
+    record = {
+        "race_id": "r1\x1b[2J",
+        "rule_set": "octagon",
+        "seed": str(SEED),
+        "commitment": commitment(SEED),
+        "players": [{"player_id": "p1", "name": "Eve\x1b]0;owned\x07\u202eevE"}],
+        "results": [
+            {
+                "player_id": "p1",
+                "rank": 1,
+                "status": "resigned",
+                "on_foundations": game.foundation_count(),
+            }
+        ],
+        "logs": {"p1": MoveLog.of(game).to_json()},
+    }
     assert verify_race("race.json", record) == 0
     printed = capsys.readouterr().out
     assert "\x1b" not in printed and "\u202e" not in printed and "\x07" not in printed
@@ -239,14 +282,16 @@ def test_verify_prints_the_names_in_a_race_record_without_their_control_characte
 
 
 def test_solve_prints_the_verdict_and_a_line_that_plays_to_a_win(
-        capsys: pytest.CaptureFixture[str]) -> None:
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert main(["solve", "all-fours", "--seed", "3"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "All Fours, deal 3: won"
     assert "upper bound for a player who cannot see them" in lines[1]
     game = find_rule_set("all-fours")(3)
-    for text in lines[lines.index(next(line for line in lines if line.startswith(
-            "the winning line"))) + 1:]:
+    for text in lines[
+        lines.index(next(line for line in lines if line.startswith("the winning line"))) + 1 :
+    ]:
         game.play(Move.parse(text))
     assert game.outcome().status.value == "won"
 
@@ -265,8 +310,16 @@ def test_solve_says_which_core_searched(capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_solve_with_the_compiled_core_turned_off_says_python() -> None:
-    done = run_cli("solve", "octagon", "--seed", "1", "--nodes", "600", "--json",
-                   env={"PATIENCE_RACE_SOLVER_CORE": "python"})
+    done = run_cli(
+        "solve",
+        "octagon",
+        "--seed",
+        "1",
+        "--nodes",
+        "600",
+        "--json",
+        env={"PATIENCE_RACE_SOLVER_CORE": "python"},
+    )
     assert json.loads(done.stdout)["core"] == "python"
 
 
@@ -274,7 +327,12 @@ def test_solve_json_and_a_budget_that_runs_out(capsys: pytest.CaptureFixture[str
     assert main(["solve", "hidden-cards", "--seed", "1", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert (data["rule_set"], data["seed"], data["result"], data["line"], data["core"]) == (
-        "hidden-cards", "1", "lost", [], "python")
+        "hidden-cards",
+        "1",
+        "lost",
+        [],
+        "python",
+    )
     assert "upper bound" in data["knowledge"]
     assert main(["solve", "octagon", "--seed", "1", "--nodes", "600", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -288,8 +346,9 @@ HELP_COMMANDS = [[], ["games"], ["deal"], ["play"], ["verify"], ["solve"], ["bot
 
 
 @pytest.mark.parametrize("command", HELP_COMMANDS, ids=lambda words: " ".join(words) or "-")
-def test_help_speaks_to_users_in_plain_sentences(command: list[str],
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_help_speaks_to_users_in_plain_sentences(
+    command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     """No developers' markup (reStructuredText's ``code``) or the project's history."""
     with pytest.raises(SystemExit) as done:
         main([*command, "--help"])

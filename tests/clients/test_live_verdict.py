@@ -23,18 +23,27 @@ WAIT_S = 30.0
 def scripted(lines: list[str], session: list[Session]) -> Callable[[str], str]:
     """A player who types ``lines`` one by one, each once the live verdict on the position
     before it has been said (then "resign")."""
+
     def read(prompt: str) -> str:
         live = session[0].live
         assert live is not None and live.wait(WAIT_S), "the live verdict came"
         return lines.pop(0) if lines else "resign"
+
     return read
 
 
 def play(seed: int, lines: list[str]) -> list[str]:
     output: list[str] = []
     session: list[Session] = []
-    session.append(Session(find_rule_set("hidden-cards")(seed), scripted(lines, session),
-                           output.append, False, live_verdict=True))
+    session.append(
+        Session(
+            find_rule_set("hidden-cards")(seed),
+            scripted(lines, session),
+            output.append,
+            False,
+            live_verdict=True,
+        )
+    )
     session[0].run()
     return output
 
@@ -44,9 +53,11 @@ def test_after_each_move_the_terminal_says_a_win_is_still_possible() -> None:
     line = solve(game, Budget(nodes=20_000)).line
     output = play(WON, [str(line[0]), "verdict", "1"])
     said = [text for text in output if text.startswith("solver, ")]
-    assert said[:3] == ["solver, after 0 moves: still winnable",
-                        "solver, after 1 move: still winnable",
-                        "solver, after 1 move: still winnable"]  # (the second: asked again)
+    assert said[:3] == [
+        "solver, after 0 moves: still winnable",
+        "solver, after 1 move: still winnable",
+        "solver, after 1 move: still winnable",
+    ]  # (the second: asked again)
     assert any(text.startswith("solver, after 2 moves: ") for text in said)
     assert all(text.split(": ")[1] in LIVE_WORDS.values() for text in said)
     assert not any("heap" in text for text in said), "the words only: no move, no card"
@@ -55,15 +66,21 @@ def test_after_each_move_the_terminal_says_a_win_is_still_possible() -> None:
 def test_once_no_win_is_possible_the_terminal_says_so_after_every_move() -> None:
     output = play(LOST, ["1", "1"])
     said = [text for text in output if text.startswith("solver, ")]
-    assert said == [f"solver, after {moves} move{'s' * (moves != 1)}: no win is possible "
-                    "from here any more" for moves in (0, 1, 2)]
+    assert said == [
+        f"solver, after {moves} move{'s' * (moves != 1)}: no win is possible from here any more"
+        for moves in (0, 1, 2)
+    ]
 
 
 def test_without_the_live_verdict_nothing_is_searched() -> None:
     output: list[str] = []
     lines = ["verdict", "1"]
-    session = Session(find_rule_set("hidden-cards")(WON), lambda _: lines.pop(0) if lines
-                      else "resign", output.append, False)
+    session = Session(
+        find_rule_set("hidden-cards")(WON),
+        lambda _: lines.pop(0) if lines else "resign",
+        output.append,
+        False,
+    )
     session.run()
     assert session.live is None and not any(text.startswith("solver, ") for text in output)
     assert "the live verdict is off ('hint' searches now)" in output
@@ -77,8 +94,9 @@ class Stalling:
         self.searched: list[int] = []
         self.started, self.stopped = threading.Event(), threading.Event()
 
-    def __call__(self, game: Game, budget: Budget, *,
-                 progress: Callable[[Effort], None] | None = None) -> Verdict:
+    def __call__(
+        self, game: Game, budget: Budget, *, progress: Callable[[Effort], None] | None = None
+    ) -> Verdict:
         assert progress is not None
         self.searched.append(len(game.history))
         self.started.set()
@@ -118,8 +136,9 @@ def test_a_loss_found_for_a_position_left_behind_settles_the_newer_one() -> None
     started, release = threading.Event(), threading.Event()
     searched: list[int] = []
 
-    def lost_slowly(game: Game, budget: Budget, *,
-                    progress: Callable[[Effort], None] | None = None) -> Verdict:
+    def lost_slowly(
+        game: Game, budget: Budget, *, progress: Callable[[Effort], None] | None = None
+    ) -> Verdict:
         searched.append(len(game.history))
         started.set()
         release.wait(WAIT_S)

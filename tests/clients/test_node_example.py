@@ -22,11 +22,17 @@ pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is no
 
 
 @pytest_asyncio.fixture
-async def server(sessions: async_sessionmaker[AsyncSession],
-                 database_url: str) -> AsyncIterator[Server]:
+async def server(
+    sessions: async_sessionmaker[AsyncSession], database_url: str
+) -> AsyncIterator[Server]:
     if not (RACER / "node_modules" / "ws").exists():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=RACER, check=True,
-                       capture_output=True, timeout=300)
+        subprocess.run(
+            ["npm", "ci", "--no-audit", "--no-fund"],
+            cwd=RACER,
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
     running = await start_server(make_settings(database_url))
     try:
         yield running
@@ -38,8 +44,14 @@ async def test_the_node_racer_plays_a_whole_race(server: Server) -> None:
     ann = await server.client("Ann")
     room = await ann.create_room("octagon", deal="number", number=11)
     process = await asyncio.create_subprocess_exec(
-        "node", str(RACER / "racer.mjs"), server.url, room.code, "Nodie",
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        "node",
+        str(RACER / "racer.mjs"),
+        server.url,
+        room.code,
+        "Nodie",
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     while len((await ann.next_event(RoomState, timeout=30)).seats) < 2:
         pass
     await ann.ready()

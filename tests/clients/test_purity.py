@@ -25,8 +25,9 @@ def test_importing_every_client_module_loads_no_server_module() -> None:
         f"for name in {client_modules()!r}: importlib.import_module(name)\n"
         "print(sorted(m for m in sys.modules if m == 'server' or m.startswith('server.')))\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == "[]"
 
 
@@ -36,10 +37,16 @@ def test_no_client_module_imports_the_server_even_inside_a_function() -> None:
     importing = []
     for path in sorted(Path(clients.__path__[0]).rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
-                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
-            importing += [f"{path.name}: {name}" for name in names
-                          if name.split(".")[0] == "server"]
+            names = (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            importing += [
+                f"{path.name}: {name}" for name in names if name.split(".")[0] == "server"
+            ]
     assert importing == []
 
 
@@ -48,6 +55,7 @@ def test_wire_imports_neither_side() -> None:
         "import sys, wire.protocol, wire.names, wire.commitment\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('server', 'clients')))\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == "[]"

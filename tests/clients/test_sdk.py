@@ -38,8 +38,8 @@ async def test_the_docstring_example_races_to_the_end(server: Server, tmp_path: 
     script = tmp_path / "example.py"
     script.write_text(example.replace(EXAMPLE_URL, f'URL = "{server.url}"'), encoding="utf-8")
     process = await asyncio.create_subprocess_exec(
-        sys.executable, str(script), stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE)
+        sys.executable, str(script), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
     out, err = await asyncio.wait_for(process.communicate(), 60)
     assert process.returncode == 0, err.decode()
     printed = out.decode().splitlines()
@@ -57,6 +57,8 @@ async def test_a_wait_that_cannot_end_says_what_it_waits_for(server: Server) -> 
             await ann.next_event(YourView, timeout=0.5)
     message = str(waited.value)
     assert isinstance(waited.value, TimeoutError)
-    assert message.startswith(f"waited 0.5 s for a 'view' event in room {room.code}, and none "
-                              "came: a racer's view comes when the race starts"), message
+    assert message.startswith(
+        f"waited 0.5 s for a 'view' event in room {room.code}, and none "
+        "came: a racer's view comes when the race starts"
+    ), message
     assert "ready()" in message and "start()" in message, message

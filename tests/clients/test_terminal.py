@@ -49,12 +49,14 @@ def free_port() -> int:
 
 
 @pytest_asyncio.fixture
-async def server(sessions: async_sessionmaker[AsyncSession],
-                 database_url: str) -> AsyncIterator[Server]:
+async def server(
+    sessions: async_sessionmaker[AsyncSession], database_url: str
+) -> AsyncIterator[Server]:
     """On a fixed port, so that a restarted server is found at the same address; rated races
     between the app and a ``rated_racer`` (``RATED_BETWEEN_CLIENTS``)."""
     settings = make_settings(database_url, **RATED_BETWEEN_CLIENTS).model_copy(
-        update={"port": free_port()})
+        update={"port": free_port()}
+    )
     running = await start_server(settings)
     try:
         yield running
@@ -62,8 +64,9 @@ async def server(sessions: async_sessionmaker[AsyncSession],
         await stop_server(running)
 
 
-def racer(server: Server, token_file: Path, name: str | None = None,
-          code: str | None = None) -> RacerApp:
+def racer(
+    server: Server, token_file: Path, name: str | None = None, code: str | None = None
+) -> RacerApp:
     return RacerApp(RaceSession(server.url, IdentityFile(token_file), name), code)
 
 
@@ -74,9 +77,13 @@ def shown(pilot: Pilot[None], selector: str) -> str:
         content = widget.content
         return content.plain if isinstance(content, Text) else str(content)
     if isinstance(widget, DataTable):
-        return "\n".join(" | ".join(cell.plain if isinstance(cell, Text) else str(cell)
-                                    for cell in widget.get_row_at(row))
-                         for row in range(widget.row_count))
+        return "\n".join(
+            " | ".join(
+                cell.plain if isinstance(cell, Text) else str(cell)
+                for cell in widget.get_row_at(row)
+            )
+            for row in range(widget.row_count)
+        )
     if isinstance(widget, OptionList):
         return "\n".join(str(option.prompt) for option in widget.options)
     if isinstance(widget, Input):
@@ -94,8 +101,7 @@ async def until(pilot: Pilot[None], condition: Callable[[], bool], timeout: floa
 
 
 async def on_screen(pilot: Pilot[None], kind: type[Widget]) -> None:
-    await until(pilot, lambda: isinstance(pilot.app.screen, kind)
-                and pilot.app.screen.is_mounted)
+    await until(pilot, lambda: isinstance(pilot.app.screen, kind) and pilot.app.screen.is_mounted)
 
 
 def row_of(pilot: Pilot[None], selector: str, name: str) -> str:
@@ -139,7 +145,8 @@ async def test_a_race_from_the_form_to_the_results(server: Server, tmp_path: Pat
         assert code is not None
         assert shown(pilot, "#share") == (
             f"Friends join with the code {code.group(1)}: "
-            f"patience-race race {code.group(1)} --server {server.url}")
+            f"patience-race race {code.group(1)} --server {server.url}"
+        )
         assert "Ann | · not yet | host, you" in shown(pilot, "#seats")
         assert "(empty seat)" in shown(pilot, "#seats")
         assert start_key_shown(pilot), "the host may start now"
@@ -217,13 +224,20 @@ async def test_a_race_from_the_form_to_the_results(server: Server, tmp_path: Pat
 
     assert welcome is not None
     stored = json.loads(token_file.read_text())["players"]
-    assert stored == [{"server": server.url, "name": "Ann", "player_id": welcome.player_id,
-                       "token": stored[0]["token"]}]
+    assert stored == [
+        {
+            "server": server.url,
+            "name": "Ann",
+            "player_id": welcome.player_id,
+            "token": stored[0]["token"],
+        }
+    ]
     assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
 
 
 async def test_the_results_show_each_racers_new_rating_and_the_boards_the_rated_board(
-        server: Server, tmp_path: Path) -> None:
+    server: Server, tmp_path: Path
+) -> None:
     app = racer(server, tmp_path / "token.json", "Ann")
     async with app.run_test(size=SIZE) as pilot:
         await on_screen(pilot, StartScreen)
@@ -247,8 +261,9 @@ async def test_the_results_show_each_racers_new_rating_and_the_boards_the_rated_
         await pilot.press("y")
         await on_screen(pilot, ResultsScreen)
         finished = await bob.next_event(RaceFinished)
-        await until(pilot, lambda: "(+" in shown(pilot, "#ranking")
-                    or "(-" in shown(pilot, "#ranking"))
+        await until(
+            pilot, lambda: "(+" in shown(pilot, "#ranking") or "(-" in shown(pilot, "#ranking")
+        )
         ratings = {entry.name: entry.rating for entry in finished.ranking}
         for name in ("Ann", "Bob"):
             change = ratings[name]
@@ -262,15 +277,17 @@ async def test_the_results_show_each_racers_new_rating_and_the_boards_the_rated_
         assert len(lines) == 2 and all(line.endswith("| 1") for line in lines)
         after = ratings["Ann"]
         assert after is not None
-        assert any(f"| Ann (you) | {after.after} | {after.after.mu:.1f} |" in line
-                   for line in lines)
+        assert any(
+            f"| Ann (you) | {after.after} | {after.after.mu:.1f} |" in line for line in lines
+        )
         app.screen.query_one("#board-rule-set", Select).value = "octagon"
         await until(pilot, lambda: "nobody rated yet" in shown(pilot, "#ratings"))
         await bob.close()
 
 
 async def test_joining_by_code_as_the_same_player_and_riding_out_a_restart(
-        server: Server, tmp_path: Path) -> None:
+    server: Server, tmp_path: Path
+) -> None:
     token_file = tmp_path / "token.json"
     first = racer(server, token_file, name="Bob")
     async with first.run_test(size=SIZE) as pilot:
@@ -313,8 +330,13 @@ async def test_joining_by_code_as_the_same_player_and_riding_out_a_restart(
 
 @pytest.mark.parametrize("stays", [False, True], ids=["its-worker-stops", "closed-with-1012"])
 async def test_the_racer_comes_back_when_the_worker_holding_its_room_goes(
-        sessions: async_sessionmaker[AsyncSession], database_url: str, redis_url: str,
-        tmp_path: Path, stays: bool, request: pytest.FixtureRequest) -> None:
+    sessions: async_sessionmaker[AsyncSession],
+    database_url: str,
+    redis_url: str,
+    tmp_path: Path,
+    stays: bool,
+    request: pytest.FixtureRequest,
+) -> None:
     """Bob's racer reaches the second worker, the room is on the first. Following
     ``reconnect_to`` it moves to the first and loses its connection when that stops; staying
     (``hopping``) it is closed with 1012. Either way it comes back by the second, its server's
@@ -324,8 +346,9 @@ async def test_the_racer_comes_back_when_the_worker_holding_its_room_goes(
     async with two_workers(database_url, redis_url) as (first, second):
         ann = await first.client("Ann")
         room = await ann.create_room("all-fours", deal="number", number=7)
-        app = RacerApp(RaceSession(second.url, IdentityFile(tmp_path / "token.json"), "Bob"),
-                       room.code)
+        app = RacerApp(
+            RaceSession(second.url, IdentityFile(tmp_path / "token.json"), "Bob"), room.code
+        )
         async with app.run_test(size=SIZE) as pilot:
             await race_against(pilot, ann)
             client = app.session.client
@@ -373,7 +396,8 @@ def test_a_name_is_found_as_the_server_stores_it_trimmed_and_nfc(tmp_path: Path)
 def test_the_join_hint_names_the_server_unless_it_is_the_default() -> None:
     assert join_hint("K7M2XQ4B", DEFAULT_SERVER) == "patience-race race K7M2XQ4B"
     assert join_hint("K7M2XQ4B", "ws://cards.example:9000/ws") == (
-        "patience-race race K7M2XQ4B --server ws://cards.example:9000/ws")
+        "patience-race race K7M2XQ4B --server ws://cards.example:9000/ws"
+    )
 
 
 async def test_tab_completes_the_suggested_move(server: Server, tmp_path: Path) -> None:
@@ -397,19 +421,25 @@ async def test_tab_completes_the_suggested_move(server: Server, tmp_path: Path) 
 
 def drawn(slot: Slot, board: str) -> bool:
     """The board shows the pile under its label or its name (``heap:1`` is not ``heap:10``)."""
-    return any(re.search(rf"(?<![\w:-]){re.escape(name)}(?![\w:])", board)
-               for name in (slot.label, str(slot.pile)) if name)
+    return any(
+        re.search(rf"(?<![\w:-]){re.escape(name)}(?![\w:])", board)
+        for name in (slot.label, str(slot.pile))
+        if name
+    )
 
 
 def all_in_view(pilot: Pilot[None]) -> bool:
     """Neither the screen nor your board's box has anything scrolled out of view."""
-    return all(widget.max_scroll_x == widget.max_scroll_y == 0
-               for widget in (pilot.app.screen, pilot.app.screen.query_one("#board-box")))
+    return all(
+        widget.max_scroll_x == widget.max_scroll_y == 0
+        for widget in (pilot.app.screen, pilot.app.screen.query_one("#board-box"))
+    )
 
 
 @pytest.mark.parametrize("rule_set", RULE_SET_NAMES)
-async def test_every_pile_is_in_view_on_an_80_by_24_terminal(server: Server, tmp_path: Path,
-                                                             rule_set: str) -> None:
+async def test_every_pile_is_in_view_on_an_80_by_24_terminal(
+    server: Server, tmp_path: Path, rule_set: str
+) -> None:
     ann = await server.client("Ann")
     room = await ann.create_room(rule_set, deal="number", number=7)
     app = racer(server, tmp_path / "token.json", name="Bob", code=room.code)
@@ -417,15 +447,17 @@ async def test_every_pile_is_in_view_on_an_80_by_24_terminal(server: Server, tmp
         await race_against(pilot, ann)
         await pilot.pause()
         board = shown(pilot, "#board")
-        missing = [str(slot.pile) for slot in find_rule_set(rule_set).layout
-                   if not drawn(slot, board)]
+        missing = [
+            str(slot.pile) for slot in find_rule_set(rule_set).layout if not drawn(slot, board)
+        ]
         assert not missing, f"not drawn: {missing}\n{board}"
         assert all_in_view(pilot), f"the screen or the board scrolls:\n{board}"
         await ann.close()
 
 
-async def test_the_board_is_drawn_again_to_fit_a_resized_terminal(server: Server,
-                                                                  tmp_path: Path) -> None:
+async def test_the_board_is_drawn_again_to_fit_a_resized_terminal(
+    server: Server, tmp_path: Path
+) -> None:
     ann = await server.client("Ann")
     room = await ann.create_room("hidden-cards", deal="number", number=7)
     app = racer(server, tmp_path / "token.json", name="Bob", code=room.code)
@@ -472,7 +504,8 @@ async def test_the_start_form_fits_an_80_column_terminal(server: Server, tmp_pat
 
 
 async def test_a_move_typed_in_other_digits_or_too_long_is_refused_and_the_racer_stays(
-        server: Server, tmp_path: Path) -> None:
+    server: Server, tmp_path: Path
+) -> None:
     ann = await server.client("Ann")
     room = await ann.create_room("all-fours", deal="number", number=7)
     app = racer(server, tmp_path / "token.json", name="Bob", code=room.code)
@@ -480,9 +513,12 @@ async def test_a_move_typed_in_other_digits_or_too_long_is_refused_and_the_racer
         await race_against(pilot, ann)
         screen = app.screen
         assert isinstance(screen, RaceScreen)
-        for typed, says in [("²", "Refused: ²"), ("AS x² heap:1 -> heap:2", "Refused: AS x²"),
-                            ("9" * 5000, "there is no move"),
-                            ("AS heap:1 -> " + "x" * 80, "Refused: AS heap:1 -> xxx")]:
+        for typed, says in [
+            ("²", "Refused: ²"),
+            ("AS x² heap:1 -> heap:2", "Refused: AS x²"),
+            ("9" * 5000, "there is no move"),
+            ("AS heap:1 -> " + "x" * 80, "Refused: AS heap:1 -> xxx"),
+        ]:
             screen.say("")
             screen.query_one("#move", Input).value = typed
             await type_move(pilot, "")
@@ -498,8 +534,9 @@ MARKUP_NAMES = ["[/]", "[@click=app.quit]", "[link=x]y[/link]", "[bold]"]
 """Names that Rich and Textual would read as markup: ``[/]`` closes a tag never opened."""
 
 
-async def test_names_that_look_like_markup_are_shown_as_written(server: Server,
-                                                                tmp_path: Path) -> None:
+async def test_names_that_look_like_markup_are_shown_as_written(
+    server: Server, tmp_path: Path
+) -> None:
     ann = await server.client("Ann")
     room = await ann.create_room("all-fours", deal="number", number=7, seats=6)
     app = racer(server, tmp_path / "token.json", name="Bob", code=room.code)
@@ -518,8 +555,13 @@ async def test_names_that_look_like_markup_are_shown_as_written(server: Server,
         await on_screen(pilot, RaceScreen)
         for name, client in others.items():
             await client.resign()
-            await until(pilot, lambda name=name: f"{name} | " in shown(pilot, "#racers")
-                        and "resigned" in row_of(pilot, "#racers", f"{name} | "))
+            await until(
+                pilot,
+                lambda name=name: (
+                    f"{name} | " in shown(pilot, "#racers")
+                    and "resigned" in row_of(pilot, "#racers", f"{name} | ")
+                ),
+            )
         await pilot.pause(0.1)
         assert app.is_running and isinstance(app.screen, RaceScreen), "the racer is up"
         await ann.resign()
@@ -533,8 +575,9 @@ async def test_names_that_look_like_markup_are_shown_as_written(server: Server,
             await client.close()
 
 
-async def test_a_name_the_server_would_refuse_is_said_so_on_the_form(server: Server,
-                                                                     tmp_path: Path) -> None:
+async def test_a_name_the_server_would_refuse_is_said_so_on_the_form(
+    server: Server, tmp_path: Path
+) -> None:
     app = racer(server, tmp_path / "token.json", name="Ann\u202e")
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: "bidirectional" in shown(pilot, "#status"))

@@ -39,17 +39,26 @@ from tests.server.test_server import Server, Sessions, play_to_end
 from wire.protocol import ProgressEvent, RaceFinished, YourView
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 VIEWPORT = {"width": 1280, "height": 900}
 
 
 def screenshot(name: str) -> Path:
     """Where a screenshot goes: a temporary folder, so that a test run changes no tracked file;
     ``PATIENCE_RACE_SCREENSHOTS=docs/img pytest tests/clients/test_web.py`` renews docs/img."""
-    folder = Path(os.environ.get("PATIENCE_RACE_SCREENSHOTS")
-                  or Path(tempfile.gettempdir()) / "patience-race-screenshots")
+    folder = Path(
+        os.environ.get("PATIENCE_RACE_SCREENSHOTS")
+        or Path(tempfile.gettempdir()) / "patience-race-screenshots"
+    )
     folder.mkdir(parents=True, exist_ok=True)
     return folder / name
 
@@ -61,20 +70,23 @@ CARD_CORNER = {"x": 10, "y": 8}
 """Where to grab a card: its top-left corner shows even under the next card of a fan."""
 
 pytestmark = [
-    pytest.mark.skipif(not CHROMIUM.exists(), reason=f"the browser tests drive Chromium at "
-                       f"{CHROMIUM}, which is not installed (apt-get install chromium)"),
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason=f"the browser tests drive Chromium at "
+        f"{CHROMIUM}, which is not installed (apt-get install chromium)",
+    ),
     pytest.mark.parametrize("database_kind", ["sqlite"], indirect=True),
 ]
 
 OpenPage = Callable[..., Awaitable[Page]]
 
 
-
 @pytest_asyncio.fixture
 async def browser() -> AsyncIterator[Browser]:
     async with async_playwright() as playwright:
-        chromium = await playwright.chromium.launch(executable_path=str(CHROMIUM),
-                                                    args=CHROMIUM_ARGS)
+        chromium = await playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
+        )
         try:
             yield chromium
         finally:
@@ -123,7 +135,8 @@ async def moves_made(page: Page) -> int:
 async def legal_moves(page: Page) -> list[str]:
     """The moves the page offers (resign apart) as the server listed them, actions last."""
     moves: list[str] = await page.locator("[data-move]").evaluate_all(
-        "buttons => buttons.map(button => button.dataset.move)")
+        "buttons => buttons.map(button => button.dataset.move)"
+    )
     return sorted(moves, key=lambda move: " -> " not in move)
 
 
@@ -153,7 +166,8 @@ async def resign(page: Page) -> None:
 
 
 async def test_a_secret_race_shows_each_racers_new_rating_and_the_rated_board(
-        server: Server, open_page: OpenPage) -> None:
+    server: Server, open_page: OpenPage
+) -> None:
     """A secret deal raced by two from two addresses, each making a move, is rated: the
     finish panel gives each racer's rating after the race and its change, and the rule set's
     rated board lists both. (Two pages of this browser are one address: Bob races from
@@ -201,23 +215,25 @@ async def test_two_players_race_to_the_end_and_both_see_the_ranking(open_page: O
 
     first = Move.parse((await legal_moves(bob))[0])  # Bob drags his first card home
     await card_at(bob, str(first.card), str(first.source)).drag_to(
-        bob.locator(f'.pile[data-pile="{first.target}"]'), source_position=CARD_CORNER)
+        bob.locator(f'.pile[data-pile="{first.target}"]'), source_position=CARD_CORNER
+    )
     await expect(bob.locator(".board")).to_have_attribute("data-moves", "1")
-    await expect(ann.locator('.seat[data-player="Bob"] .seat-progress')).to_contain_text(
-        "1 moves")
+    await expect(ann.locator('.seat[data-player="Bob"] .seat-progress')).to_contain_text("1 moves")
 
     while await ann.locator(".board").get_attribute("data-status") == "in_progress":
         await click_move(ann, (await legal_moves(ann))[0])
     await expect(ann.locator(".race-status .status")).to_have_text("won")
     await expect(bob.locator('.seat[data-player="Ann"] .seat-progress')).to_contain_text(
-        "52/52 home")
+        "52/52 home"
+    )
     await resign(bob)
 
     for page in (ann, bob):
         finish = page.locator(".finish")
         await expect(finish.locator("tbody tr")).to_have_count(2)
         ranking = await finish.locator("tbody tr").evaluate_all(
-            "rows => rows.map(row => [...row.cells].slice(0, 3).map(cell => cell.textContent))")
+            "rows => rows.map(row => [...row.cells].slice(0, 3).map(cell => cell.textContent))"
+        )
         assert ranking == [["1", "Ann", "won"], ["2", "Bob", "resigned"]]
         await expect(finish.locator(".seed code")).to_have_text(str(WON_BY_PLAYING_ON))
         await expect(finish.locator(".commitment-check")).to_contain_text("✓")
@@ -248,7 +264,8 @@ async def test_a_refused_move_shows_the_servers_reason(open_page: OpenPage) -> N
 
 
 async def test_a_dropped_connection_reconnects_and_resumes_the_race(
-        server: Server, open_page: OpenPage) -> None:
+    server: Server, open_page: OpenPage
+) -> None:
     page = await open_page()
     sockets: list[tuple[WebSocketRoute, WebSocketRoute]] = []
 
@@ -273,7 +290,8 @@ async def test_a_dropped_connection_reconnects_and_resumes_the_race(
     await bob.move(ack.legal_moves[0])
 
     await expect(page.locator('.seat[data-player="Bob"] .seat-progress')).to_contain_text(
-        "2 moves")  # the moves made while Ann was away, from `resumed`
+        "2 moves"
+    )  # the moves made while Ann was away, from `resumed`
     assert len(sockets) == 2
     await expect(page.locator(".notice")).to_have_count(0)
     assert await moves_made(page) == 1
@@ -281,7 +299,8 @@ async def test_a_dropped_connection_reconnects_and_resumes_the_race(
 
 
 async def test_a_player_moves_to_the_worker_that_holds_the_room_and_races_there(
-        browser: Browser, sessions: Sessions, database_url: str, redis_url: str) -> None:
+    browser: Browser, sessions: Sessions, database_url: str, redis_url: str
+) -> None:
     """The page is served by the second worker; the room it joins is held by the first: the
     join's reply says so (``reconnect_to``) and the page moves its connection there."""
     async with two_workers(database_url, redis_url) as (first, second):
@@ -317,8 +336,14 @@ async def test_a_player_moves_to_the_worker_that_holds_the_room_and_races_there(
         assert not errors
 
 
-async def race_on(server: Server, rule_set: str, deal: int, players: list[RaceClient],
-                  pauses: list[float], monkeypatch: pytest.MonkeyPatch) -> RaceFinished:
+async def race_on(
+    server: Server,
+    rule_set: str,
+    deal: int,
+    players: list[RaceClient],
+    pauses: list[float],
+    monkeypatch: pytest.MonkeyPatch,
+) -> RaceFinished:
     """A whole race of SDK clients, each playing every move as it comes, at its own pace, on
     a secret deal that is ``deal`` (a chosen deal is practice, on no board but its own)."""
     monkeypatch.setattr(secrets, "randbits", lambda bits: deal)
@@ -335,16 +360,17 @@ async def race_on(server: Server, rule_set: str, deal: int, players: list[RaceCl
     return finished
 
 
-async def test_the_leaderboards_mark_your_own_lines(server: Server, open_page: OpenPage,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_leaderboards_mark_your_own_lines(
+    server: Server, open_page: OpenPage, monkeypatch: pytest.MonkeyPatch
+) -> None:
     ann, bob, cy = [await server.client(name) for name in ("Ann", "Bob", "Cy")]
     for deal in (WON_BY_PLAYING_ON, 4):
-        await race_on(server, "all-fours", deal, [bob, ann, cy], [0.0, 0.004, 0.008],
-                      monkeypatch)
+        await race_on(server, "all-fours", deal, [bob, ann, cy], [0.0, 0.004, 0.008], monkeypatch)
     page = await open_page()
-    await page.evaluate("player => localStorage.setItem('patience-race.identity', "
-                        "JSON.stringify(player))",
-                        {"name": "Ann", "token": ann.token, "player_id": ann.player_id})
+    await page.evaluate(
+        "player => localStorage.setItem('patience-race.identity', JSON.stringify(player))",
+        {"name": "Ann", "token": ann.token, "player_id": ann.player_id},
+    )
     await page.goto(f"{server.http}/#/boards/all-fours?board=fastest&period=all&around=me")
     rows = page.locator(".board-table tbody tr")
     await expect(rows).to_have_count(6)
@@ -362,8 +388,9 @@ async def test_the_leaderboards_mark_your_own_lines(server: Server, open_page: O
     await expect(rows).to_have_count(3)
 
 
-async def test_the_replay_viewer_steps_through_a_finished_race(server: Server,
-                                                               open_page: OpenPage) -> None:
+async def test_the_replay_viewer_steps_through_a_finished_race(
+    server: Server, open_page: OpenPage
+) -> None:
     ann, bob = await server.client("Ann"), await server.client("Bob")
     room = await ann.create_room("octagon", deal="number", number=SHOWN_DEAL)
     await bob.join(room.code)
@@ -374,7 +401,8 @@ async def test_the_replay_viewer_steps_through_a_finished_race(server: Server,
     await bob.resign()
     finished = await ann.next_event(RaceFinished)
     status, replay = await server.http_get(
-        f"/api/races/{finished.race_id}/replay?player={ann.player_id}")
+        f"/api/races/{finished.race_id}/replay?player={ann.player_id}"
+    )
     assert status == 200
     steps = replay["steps"]
 
@@ -413,8 +441,7 @@ async def test_the_replay_viewer_steps_through_a_finished_race(server: Server,
 HOSTILE_NAME = "<img src=x onerror=alert(1)>"
 
 
-async def test_a_name_written_as_html_is_shown_as_text(server: Server,
-                                                       open_page: OpenPage) -> None:
+async def test_a_name_written_as_html_is_shown_as_text(server: Server, open_page: OpenPage) -> None:
     """Everywhere a name is shown: the lobby, the seats, the results, the leaderboards and the
     replay's tabs. Written into the page as HTML it would be an image whose error runs code."""
     page = await open_page()
@@ -455,8 +482,11 @@ async def test_a_name_written_as_html_is_shown_as_text(server: Server,
 
 # -- every rule set, on three screens: the board fits, the race ends, Rematch -------------------
 
-SIZES = {"phone": {"width": 390, "height": 844}, "laptop": {"width": 1366, "height": 768},
-         "desktop": {"width": 1920, "height": 1080}}
+SIZES = {
+    "phone": {"width": 390, "height": 844},
+    "laptop": {"width": 1366, "height": 768},
+    "desktop": {"width": 1920, "height": 1080},
+}
 
 
 async def assert_every_pile_in_view(page: Page, size: dict[str, int], rule_set: str) -> None:
@@ -466,9 +496,16 @@ async def assert_every_pile_in_view(page: Page, size: dict[str, int], rule_set: 
     await expect(piles).to_have_count(len(find_rule_set(rule_set).layout))
     boxes = await piles.evaluate_all(
         "piles => piles.map(p => { const r = p.getBoundingClientRect();"
-        " return [p.dataset.pile, r.left, r.top, r.right, r.bottom]; })")
-    outside = [box for box in boxes if box[1] < -0.5 or box[2] < -0.5
-               or box[3] > size["width"] + 0.5 or box[4] > size["height"] + 0.5]
+        " return [p.dataset.pile, r.left, r.top, r.right, r.bottom]; })"
+    )
+    outside = [
+        box
+        for box in boxes
+        if box[1] < -0.5
+        or box[2] < -0.5
+        or box[3] > size["width"] + 0.5
+        or box[4] > size["height"] + 0.5
+    ]
     assert not outside, f"{rule_set} at {size}: piles outside the window: {outside}"
 
 
@@ -505,7 +542,8 @@ async def play_a_few(page: Page, count: int) -> None:
 
 
 async def test_every_rule_set_races_to_the_finish_panel_and_a_rematch_on_three_screens(
-        browser: Browser, server: Server) -> None:
+    browser: Browser, server: Server
+) -> None:
     """At 1366x768, 1920x1080 and a 390x844 phone, for every rule set: two browsers race, every
     pile shows without scrolling, the race ends with the finish panel at the top, and Rematch
     starts a new race in the same room. The boards and finish panels are photographed."""
@@ -516,8 +554,12 @@ async def test_every_rule_set_races_to_the_finish_panel_and_a_rematch_on_three_s
         for name in ("Ann", "Bob"):
             context = await browser.new_context(viewport=size, has_touch=phone, is_mobile=phone)
             page = await context.new_page()
-            page.on("pageerror", lambda error, size_name=size_name: errors.append(
-                f"{size_name}: {error}\n{error.stack}"))
+            page.on(
+                "pageerror",
+                lambda error, size_name=size_name: errors.append(
+                    f"{size_name}: {error}\n{error.stack}"
+                ),
+            )
             page.on("pageerror", lambda error: print("page error:", error, error.stack))
             await page.goto(server.http + "/")
             await give_name(page, name)
@@ -575,14 +617,17 @@ async def serious_violations(page: Page) -> list[str]:
     from axe_playwright_python.async_playwright import Axe
 
     results = await Axe().run(page)
-    return [f"{violation['id']}: {violation['help']} "
-            f"({[node['target'] for node in violation['nodes']][:3]})"
-            for violation in results.response["violations"]
-            if violation.get("impact") in ("serious", "critical")]
+    return [
+        f"{violation['id']}: {violation['help']} "
+        f"({[node['target'] for node in violation['nodes']][:3]})"
+        for violation in results.response["violations"]
+        if violation.get("impact") in ("serious", "critical")
+    ]
 
 
-async def test_no_serious_accessibility_violations(server: Server, open_page: OpenPage,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_no_serious_accessibility_violations(
+    server: Server, open_page: OpenPage, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The lobby, a board, the finish panel and the leaderboards, checked by axe-core."""
     pytest.importorskip("axe_playwright_python")
     page = await open_page()
@@ -608,8 +653,9 @@ async def test_no_serious_accessibility_violations(server: Server, open_page: Op
     assert not any(found.values()), found
 
 
-async def test_a_spectator_watches_by_link_without_a_name(server: Server,
-                                                          open_page: OpenPage) -> None:
+async def test_a_spectator_watches_by_link_without_a_name(
+    server: Server, open_page: OpenPage
+) -> None:
     """/#/watch/CODE: no name asked; the racers' progress, never a board, and why; the finish
     panel and the replay link at the end."""
     ann, bob = await server.client("Ann"), await server.client("Bob")
@@ -633,8 +679,9 @@ async def test_a_spectator_watches_by_link_without_a_name(server: Server,
     await expect(page.locator(".room-head .facts")).to_contain_text(f"deal {WON_BY_PLAYING_ON}")
 
 
-async def test_a_phone_plays_by_taps_a_double_tap_and_the_keyboard(browser: Browser,
-                                                                   server: Server) -> None:
+async def test_a_phone_plays_by_taps_a_double_tap_and_the_keyboard(
+    browser: Browser, server: Server
+) -> None:
     """On a touch screen: tap a card, tap its place; a double tap sends a card where it goes;
     Escape puts a picked card down; Space plays the only move."""
     context = await browser.new_context(viewport=SIZES["phone"], has_touch=True, is_mobile=True)
@@ -671,8 +718,9 @@ async def test_a_phone_plays_by_taps_a_double_tap_and_the_keyboard(browser: Brow
     assert not errors
 
 
-async def test_the_lobby_lists_public_rooms_and_links_the_rules(server: Server,
-                                                                open_page: OpenPage) -> None:
+async def test_the_lobby_lists_public_rooms_and_links_the_rules(
+    server: Server, open_page: OpenPage
+) -> None:
     ann = await open_page()
     await give_name(ann, "Ann")
     await ann.select_option("select[name=rule_set]", "octagon")

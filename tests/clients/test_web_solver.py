@@ -29,7 +29,8 @@ tests/server/rooms/test_hints.py)."""
 
 
 async def test_the_hint_button_shows_a_move_of_a_winning_line_when_practising_alone(
-        open_page: OpenPage) -> None:
+    open_page: OpenPage,
+) -> None:
     page = await open_page()
     await give_name(page, "Ann")
     await open_room(page, "all-fours", WINNABLE)
@@ -46,7 +47,8 @@ async def test_the_hint_button_shows_a_move_of_a_winning_line_when_practising_al
 
 
 async def test_practising_alone_the_board_says_after_each_move_whether_a_win_is_possible(
-        open_page: OpenPage) -> None:
+    open_page: OpenPage,
+) -> None:
     """The live verdict, under the board's status line: still winnable on a winnable deal,
     after each move; no win possible on a lost one; in words only, no move or card."""
     page = await open_page()
@@ -68,7 +70,8 @@ async def test_practising_alone_the_board_says_after_each_move_whether_a_win_is_
     await open_room(lost, "all-fours", LOST)
     await lost.click(".start-button")
     await expect(lost.locator(".live-verdict")).to_have_text(
-        "solver: no win is possible from here any more")
+        "solver: no win is possible from here any more"
+    )
 
 
 async def test_no_hint_button_in_a_race_with_others(server: Server, open_page: OpenPage) -> None:
@@ -84,8 +87,9 @@ async def test_no_hint_button_in_a_race_with_others(server: Server, open_page: O
     await expect(page.locator(".live-verdict")).to_have_count(0)
 
 
-async def test_the_replay_steps_through_the_solvers_line(server: Server, sessions: Sessions,
-                                                         open_page: OpenPage) -> None:
+async def test_the_replay_steps_through_the_solvers_line(
+    server: Server, sessions: Sessions, open_page: OpenPage
+) -> None:
     ann, bob = await server.client("Ann"), await server.client("Bob")
     room = await ann.create_room("all-fours", deal="number", number=WINNABLE)
     await bob.join(room.code)
@@ -97,8 +101,7 @@ async def test_the_replay_steps_through_the_solvers_line(server: Server, session
     finished = await ann.next_event(RaceFinished)
     deal = ("all-fours", WINNABLE, DEAL_ALGORITHM, RULES_VERSION)
     found = solve_deal(*deal, 5.0)  # as the server's search after the race does
-    await save_verdict(sessions, *deal, found["result"], found["line"], 5.0,
-                       datetime.now(UTC))
+    await save_verdict(sessions, *deal, found["result"], found["line"], 5.0, datetime.now(UTC))
 
     page = await open_page(f"/#/replay/{finished.race_id}")
     await expect(page.locator("p.winnable")).to_contain_text("A win was possible in 51 moves")
@@ -118,4 +121,5 @@ async def test_a_room_asked_to_be_winnable_says_what_it_got(open_page: OpenPage)
     await page.check("input[name=deal][value=winnable]")
     await page.click(".create button[type=submit]")
     await expect(page.locator(".room-head .facts")).to_contain_text(
-        "a secret deal · none proved winnable was ready: an unproved deal")
+        "a secret deal · none proved winnable was ready: an unproved deal"
+    )

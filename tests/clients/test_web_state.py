@@ -14,10 +14,17 @@ TESTS = ROOT / "clients" / "web" / "tests"
 NODE = shutil.which("node")
 
 
-@pytest.mark.skipif(NODE is None, reason="the reducer's tests run under Node (node --test), "
-                    "which is not installed")
+@pytest.mark.skipif(
+    NODE is None, reason="the reducer's tests run under Node (node --test), which is not installed"
+)
 def test_the_room_reducers_node_tests_pass() -> None:
     assert NODE is not None
-    done = subprocess.run([NODE, "--test", str(TESTS)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [NODE, "--test", str(TESTS)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout + done.stderr

@@ -26,19 +26,29 @@ BUDGETS = (20_000, 200_000)
 
 
 def case(rule_set: str, seed: int, nodes: int, variant: int) -> dict[str, Any]:
-    verdict = compiled.solve(find_rule_set(rule_set)(seed), Budget(nodes=nodes),
-                             variant=variant)
-    return {"rule_set": rule_set, "seed": seed, "nodes": nodes, "variant": variant,
-            "result": str(verdict.result), "searched": verdict.effort.nodes,
-            "positions": verdict.effort.positions, "moves": len(verdict.line)}
+    verdict = compiled.solve(find_rule_set(rule_set)(seed), Budget(nodes=nodes), variant=variant)
+    return {
+        "rule_set": rule_set,
+        "seed": seed,
+        "nodes": nodes,
+        "variant": variant,
+        "result": str(verdict.result),
+        "searched": verdict.effort.nodes,
+        "positions": verdict.effort.positions,
+        "moves": len(verdict.line),
+    }
 
 
 def main() -> None:
     if compiled.CORE is None:
         raise SystemExit("the compiled core is not built")
-    cases = [case(name, seed, nodes, variant) for name in sorted(compiled.RULE_SETS)
-             for seed in DEALS for nodes in BUDGETS
-             for variant in range(len(compiled.PORTFOLIO))]
+    cases = [
+        case(name, seed, nodes, variant)
+        for name in sorted(compiled.RULE_SETS)
+        for seed in DEALS
+        for nodes in BUDGETS
+        for variant in range(len(compiled.PORTFOLIO))
+    ]
     path = Path(__file__).with_name("core_cases.json")
     path.write_text(json.dumps({"cases": cases}, indent=1) + "\n")
     print(f"{len(cases)} cases written to {path}")

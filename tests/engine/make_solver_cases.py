@@ -25,21 +25,26 @@ from engine.solver import Budget  # noqa: E402
 from engine.solver.search import solve  # noqa: E402
 
 EXACT = ("hidden-cards", "all-fours")
-SEARCHED = ("four-corners", "cornerstones", "cornerstones-arnold", "puss-in-the-corner",
-            "octagon")
+SEARCHED = ("four-corners", "cornerstones", "cornerstones-arnold", "puss-in-the-corner", "octagon")
 NEAR_END = ("cornerstones-arnold", 1, 10)
 """A position 10 moves from the end of the line the solver finds for Cornerstones (Arnold)
 deal 1; shuffling its piles' cards gives positions near the end, some of them lost (two of
 each are kept)."""
 
 
-def case(rule_set: str, nodes: int, seed: int | None = None,
-         position: dict[str, Any] | None = None) -> dict[str, Any]:
+def case(
+    rule_set: str, nodes: int, seed: int | None = None, position: dict[str, Any] | None = None
+) -> dict[str, Any]:
     game = Game.from_position(position) if position else find_rule_set(rule_set)(seed)
     verdict = solve(game, Budget(nodes=nodes))
     where: dict[str, Any] = {"position": position} if position else {"seed": seed}
-    return {"rule_set": rule_set, **where, "nodes": nodes, "result": str(verdict.result),
-            "moves": len(verdict.line)}
+    return {
+        "rule_set": rule_set,
+        **where,
+        "nodes": nodes,
+        "result": str(verdict.result),
+        "moves": len(verdict.line),
+    }
 
 
 def shuffled_piles(position: dict[str, Any], rng: random.Random) -> dict[str, Any]:
@@ -90,8 +95,9 @@ def main() -> None:
             found[shuffled["result"]] = found.get(shuffled["result"], 0) + 1
             cases.append(shuffled)
     path = Path(__file__).with_name("solver_cases.json")
-    path.write_text(json.dumps({"about": __doc__.split("\n\n")[0].strip(), "cases": cases},
-                               indent=1) + "\n")
+    path.write_text(
+        json.dumps({"about": __doc__.split("\n\n")[0].strip(), "cases": cases}, indent=1) + "\n"
+    )
     for item in cases:
         print(item["rule_set"], item.get("seed", "position"), item["result"], item["moves"])
 

@@ -35,8 +35,9 @@ def test_the_page_has_vectors_for_one_and_two_packs_with_and_without_aces() -> N
 @pytest.mark.parametrize("vector", doc_vectors(), ids=lambda v: f"{v['packs']}p-{v['seed']}")
 def test_documented_vector(vector: dict[str, str]) -> None:
     taken = (ACE,) if vector["taken_out"] == "A" else ()
-    _, stock = deal_stock(int(vector["packs"]), taken, int(vector["seed"]),
-                          int(vector["algorithm"]))
+    _, stock = deal_stock(
+        int(vector["packs"]), taken, int(vector["seed"]), int(vector["algorithm"])
+    )
     assert [card.id for card in stock] == [int(i) for i in vector["ids"].split()]
     assert [str(card) for card in stock] == vector["cards"].split()
 
@@ -44,10 +45,16 @@ def test_documented_vector(vector: dict[str, str]) -> None:
 def test_splitmix64_matches_published_values() -> None:
     rng = SplitMix64(1234567)
     assert [rng.next() for _ in range(3)] == [
-        6457827717110365317, 3203168211198807973, 9817491932198370423]
+        6457827717110365317,
+        3203168211198807973,
+        9817491932198370423,
+    ]
     rng = SplitMix64(0)
     assert [rng.next() for _ in range(3)] == [
-        16294208416658607535, 7960286522194355700, 487617019471545679]
+        16294208416658607535,
+        7960286522194355700,
+        487617019471545679,
+    ]
 
 
 def test_bounded_draws_are_in_range_and_cover_it() -> None:
@@ -95,8 +102,9 @@ def test_text_seeds_hash_and_numbers_stay_numbers() -> None:
     assert parse_seed(str(SEED_MAX)) == SEED_MAX and parse_seed("007") == 7
 
 
-@pytest.mark.parametrize("text", [" 5", "5 ", "+5", "-5", "-0", "+1", "-1", "1_000", "\u0663",
-                                  "\uff15", "5\n", "0x10"])
+@pytest.mark.parametrize(
+    "text", [" 5", "5 ", "+5", "-5", "-0", "+1", "-1", "1_000", "\u0663", "\uff15", "5\n", "0x10"]
+)
 def test_only_ascii_digits_are_a_deal_number_any_other_text_is_hashed(text: str) -> None:
     """RULINGS principle 7: Python's int() reads all of these as numbers; a sign makes text."""
     assert parse_seed(text) == seed_from_text(text)

@@ -31,8 +31,9 @@ def test_changed_piles_are_those_changed_since_last_asked(rule_set: str) -> None
         if not game.outcome().is_over:
             game.play(game.legal_moves()[0])
     now = game.table()
-    assert game.changed_piles() == [pile for old, pile in zip(dealt, now, strict=True)
-                                    if old != pile]
+    assert game.changed_piles() == [
+        pile for old, pile in zip(dealt, now, strict=True) if old != pile
+    ]
     assert game.changed_piles() == []
 
 
@@ -94,8 +95,9 @@ def test_a_copy_and_its_original_undo_on_their_own() -> None:
     at_five = game.position()
     while clone.history:
         clone.pop()
-    assert game.position() == at_five and clone.position() == find_rule_set("octagon")(
-        11).position()
+    assert (
+        game.position() == at_five and clone.position() == find_rule_set("octagon")(11).position()
+    )
     game.pop()
     assert clone.position() != game.position()
 

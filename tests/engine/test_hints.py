@@ -47,8 +47,9 @@ def test_foresight_a_loss_holds_for_every_later_position_and_a_line_while_follow
     seen = Foresight()
     assert seen.known([]) is None
     seen.learn(["a", "b"], Result.WON, ["c", "d"])
-    assert [seen.known(moves) for moves in (["a", "b"], ["a", "b", "c"], ["a", "b", "c", "d"])
-            ] == [Result.WON] * 3
+    assert [seen.known(moves) for moves in (["a", "b"], ["a", "b", "c"], ["a", "b", "c", "d"])] == [
+        Result.WON
+    ] * 3
     assert seen.known(["a", "b", "x"]) is None, "off the line: nothing known"
     assert seen.known(["a"]) is None, "before the line: nothing known"
     seen.learn(["a", "b", "x"], Result.LOST)
@@ -66,5 +67,6 @@ def test_verdict_for_log_gives_the_line_the_server_keeps_to_itself() -> None:
     for move in found["line"]:
         game.play(Move.parse(move))
     assert game.outcome().status.value == "won"
-    assert verdict_for_log(MoveLog.of(find_rule_set("hidden-cards")(LOST_SEED)).to_json(),
-                           None) == {"result": "lost", "line": []}
+    assert verdict_for_log(
+        MoveLog.of(find_rule_set("hidden-cards")(LOST_SEED)).to_json(), None
+    ) == {"result": "lost", "line": []}

@@ -44,7 +44,8 @@ def check_list(game: Game) -> None:
 @pytest.mark.parametrize("rules", RULES_VERSIONS)
 @pytest.mark.parametrize("name", RULE_SET_NAMES)
 def test_moves_worked_out_from_the_last_list_are_the_full_list(
-        name: str, rules: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    name: str, rules: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     rule_set = find_rule_set(name)
     implements = rule_set._moves_after is not Game._moves_after
     counts = counting(rule_set, monkeypatch)

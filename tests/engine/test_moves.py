@@ -46,10 +46,16 @@ moves = st.one_of(
     st.sampled_from(ACTIONS).map(Move.act),
     st.builds(
         Move,
-        source=st.builds(PileId, st.sampled_from(["heap", "corner", "turned"]),
-                         st.one_of(st.none(), st.integers(1, 12))),
-        target=st.builds(PileId, st.sampled_from(["foundation", "heap", "kings"]),
-                         st.one_of(st.none(), st.integers(1, 12))),
+        source=st.builds(
+            PileId,
+            st.sampled_from(["heap", "corner", "turned"]),
+            st.one_of(st.none(), st.integers(1, 12)),
+        ),
+        target=st.builds(
+            PileId,
+            st.sampled_from(["foundation", "heap", "kings"]),
+            st.one_of(st.none(), st.integers(1, 12)),
+        ),
         card=st.one_of(st.none(), st.sampled_from(CARD_BY_ID[:52])),
         count=st.integers(1, 13),
         bottom=st.booleans(),
@@ -68,34 +74,57 @@ def test_move_text_reads_like_a_log() -> None:
     move = Move(PileId("heap", 3), PileId("foundation", 2), Card(8, Suit.H))
     assert str(move) == "8H heap:3 -> foundation:2"
     assert str(Move.parse("7s x3 corner:1 -> corner:4 BOTTOM")) == (
-        "7S x3 corner:1 -> corner:4 bottom")
+        "7S x3 corner:1 -> corner:4 bottom"
+    )
     assert str(Move.parse("reserve:2 -> hand")) == "reserve:2 -> hand"
 
 
-@pytest.mark.parametrize("text", ["", "fly", "8H heap:3", "8H 9H heap:3 -> heap:4",
-                                  "8H heap:3 -> ", "x0 heap:1 -> heap:2", "8H heap:3 -> a b"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "fly",
+        "8H heap:3",
+        "8H 9H heap:3 -> heap:4",
+        "8H heap:3 -> ",
+        "x0 heap:1 -> heap:2",
+        "8H heap:3 -> a b",
+    ],
+)
 def test_malformed_move_texts_are_refused(text: str) -> None:
     with pytest.raises(InvalidMoveError):
         Move.parse(text)
 
 
-@pytest.mark.parametrize("data", [3, [], {"from": "heap:1"}, {"action": "fly"},
-                                  {"action": "redeal", "card": "8H"},
-                                  {"from": "heap:1", "to": "heap:2", "count": "2"},
-                                  {"from": "heap:1", "to": "heap:2", "count": True},
-                                  {"from": "heap:1", "to": "heap:2", "colour": "red"}])
+@pytest.mark.parametrize(
+    "data",
+    [
+        3,
+        [],
+        {"from": "heap:1"},
+        {"action": "fly"},
+        {"action": "redeal", "card": "8H"},
+        {"from": "heap:1", "to": "heap:2", "count": "2"},
+        {"from": "heap:1", "to": "heap:2", "count": True},
+        {"from": "heap:1", "to": "heap:2", "colour": "red"},
+    ],
+)
 def test_malformed_move_json_is_refused(data: object) -> None:
     with pytest.raises(InvalidMoveError):
         Move.from_json(data)
 
 
-odd_digits = st.one_of(*(st.sampled_from([char for char in map(chr, range(0x20000))
-                                           if test(char) and not char.isascii()])
-                         for test in (str.isdecimal, lambda c: c.isdigit() and not c.isdecimal())))
+odd_digits = st.one_of(
+    *(
+        st.sampled_from(
+            [char for char in map(chr, range(0x20000)) if test(char) and not char.isascii()]
+        )
+        for test in (str.isdecimal, lambda c: c.isdigit() and not c.isdecimal())
+    )
+)
 """Digits of other scripts, superscripts, circled digits (``٣``, ``²``, ``①``): ``str.isdigit``
 takes them all and ``int`` some; a move is written in the ASCII digits only."""
-some_digits = st.text(st.one_of(odd_digits, st.sampled_from("0123456789")), min_size=1,
-                      max_size=4)
+some_digits = st.text(st.one_of(odd_digits, st.sampled_from("0123456789")), min_size=1, max_size=4)
 
 
 def word(*valid: str, prefix: str = "") -> st.SearchStrategy[str]:
@@ -107,12 +136,18 @@ transfers = st.builds(
     lambda *parts: " ".join(part for part in parts if part),
     st.one_of(st.just(""), word("AS", "10H", "th", "JD"), st.builds("{}H".format, some_digits)),
     st.one_of(st.just(""), word("x2", "X13", prefix="x")),
-    word("heap:1", "waste", prefix="heap:"), st.just("->"),
+    word("heap:1", "waste", prefix="heap:"),
+    st.just("->"),
     word("foundation:2", "hand", prefix="foundation:"),
-    st.sampled_from(["", "bottom"]))
+    st.sampled_from(["", "bottom"]),
+)
 """Texts shaped like a transfer, with digits of any script in its ranks, count and indexes."""
-move_words = st.one_of(st.text(min_size=1, max_size=6), word("->", "bottom", "resign", "AS"),
-                       word("x3", prefix="x"), word("heap:1", "waste", prefix="heap:"))
+move_words = st.one_of(
+    st.text(min_size=1, max_size=6),
+    word("->", "bottom", "resign", "AS"),
+    word("x3", prefix="x"),
+    word("heap:1", "waste", prefix="heap:"),
+)
 move_texts = st.one_of(st.text(), transfers, st.lists(move_words, max_size=6).map(" ".join))
 
 
@@ -138,19 +173,37 @@ def test_a_transfer_with_digits_of_any_script_round_trips_or_is_refused(text: st
     parses_or_is_refused(lambda: Move.parse(text), *text.split())
 
 
-@given(st.fixed_dictionaries({"from": move_words, "to": move_words},
-                             optional={"card": move_words, "count": st.integers()}))
+@given(
+    st.fixed_dictionaries(
+        {"from": move_words, "to": move_words},
+        optional={"card": move_words, "count": st.integers()},
+    )
+)
 def test_any_move_object_parses_to_a_move_that_round_trips_or_is_refused(
-        data: dict[str, object]) -> None:
-    parses_or_is_refused(lambda: Move.from_json(data),
-                         *(value.strip() for value in data.values() if isinstance(value, str)))
+    data: dict[str, object],
+) -> None:
+    parses_or_is_refused(
+        lambda: Move.from_json(data),
+        *(value.strip() for value in data.values() if isinstance(value, str)),
+    )
 
 
-@pytest.mark.parametrize("text", [
-    "AS x² heap:1 -> heap:2", "AS x٣ heap:1 -> heap:2", "²H heap:1 -> heap:2",
-    "1²H heap:1 -> heap:2", "AS heap:٣ -> heap:2", "AS heap:1 -> foundation:²",
-    "Aſ heap:1 -> heap:2", "AS heap:1 -> \u212aings", "AS x1000 heap:1 -> heap:2",
-    "AS heap:1234 -> heap:2", "AS heap:1 -> bottom bottom"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "AS x² heap:1 -> heap:2",
+        "AS x٣ heap:1 -> heap:2",
+        "²H heap:1 -> heap:2",
+        "1²H heap:1 -> heap:2",
+        "AS heap:٣ -> heap:2",
+        "AS heap:1 -> foundation:²",
+        "Aſ heap:1 -> heap:2",
+        "AS heap:1 -> \u212aings",
+        "AS x1000 heap:1 -> heap:2",
+        "AS heap:1234 -> heap:2",
+        "AS heap:1 -> bottom bottom",
+    ],
+)
 def test_counts_indexes_and_ranks_are_ascii_digits_only(text: str) -> None:
     with pytest.raises(InvalidMoveError):
         Move.parse(text)

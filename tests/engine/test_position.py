@@ -66,9 +66,17 @@ def test_the_example_in_the_doc_is_a_position_and_plays() -> None:
     assert example is not None
     game = Game.from_position(json.loads(example[1]))
     assert game.name == "puss-in-the-corner"
-    assert game.legal_moves() == [Move.parse(text) for text in (
-        "KH turned -> corner:1", "KH turned -> corner:2", "KH turned -> corner:3",
-        "KH turned -> corner:4", "KH turned -> foundation:2", "resign")]
+    assert game.legal_moves() == [
+        Move.parse(text)
+        for text in (
+            "KH turned -> corner:1",
+            "KH turned -> corner:2",
+            "KH turned -> corner:3",
+            "KH turned -> corner:4",
+            "KH turned -> foundation:2",
+            "resign",
+        )
+    ]
     game.play(Move.parse("KH turned -> foundation:2"))
     assert game.outcome().status is Status.WON
 

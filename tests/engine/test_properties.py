@@ -48,8 +48,12 @@ def card_ids(game: Game) -> Counter[int]:
 
 
 def visible_ids(game: Game) -> set[int]:
-    return {card["id"] for pile in game.full_state()["piles"] for card in pile["cards"]
-            if card["face_up"]}
+    return {
+        card["id"]
+        for pile in game.full_state()["piles"]
+        for card in pile["cards"]
+        if card["face_up"]
+    }
 
 
 def check_view_hides_what_is_hidden(game: Game) -> None:
@@ -99,8 +103,9 @@ def play_checked(name: str, seed: int, rng: random.Random, greedy: bool) -> Game
         check_view_hides_what_is_hidden(game)
         legal = game.legal_moves()
         assert legal, "a game in progress has moves"
-        assert not (len(legal) == 2 and legal[0] in REDEALS), \
+        assert not (len(legal) == 2 and legal[0] in REDEALS), (
             f"{legal[0]} is the only thing left to do: the engine makes it (principle 6)"
+        )
         assert game.progress().on_foundations < game.total_cards, "all home, yet not won"
         assert len(set(legal)) == len(legal), f"duplicate legal moves: {legal}"
         for probe in rng.sample(legal, min(2, len(legal))):
@@ -117,9 +122,10 @@ def play_checked(name: str, seed: int, rng: random.Random, greedy: bool) -> Game
         events = game.play(move)
         now_shown = visible_ids(game)
         event_cards = {card.id for event in events for card in event.cards}
-        last_deal = max((index for index, event in enumerate(events)
-                         if event.kind in DEALT_AGAIN), default=-1)
-        shown_since = {card.id for event in events[last_deal + 1:] for card in event.cards}
+        last_deal = max(
+            (index for index, event in enumerate(events) if event.kind in DEALT_AGAIN), default=-1
+        )
+        shown_since = {card.id for event in events[last_deal + 1 :] for card in event.cards}
         assert shown_since <= now_shown, f"{move}: an event shows a card that is not face up"
         newly = now_shown - previously_shown
         assert newly <= event_cards, f"{move}: cards turned up without an event saying so"
@@ -143,8 +149,9 @@ def play_checked(name: str, seed: int, rng: random.Random, greedy: bool) -> Game
 @pytest.mark.parametrize("name", RULE_SET_NAMES)
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=seeds, choice_seed=st.integers(0, 2**32), greedy=st.booleans())
-def test_random_play_keeps_every_property(name: str, seed: int, choice_seed: int,
-                                          greedy: bool) -> None:
+def test_random_play_keeps_every_property(
+    name: str, seed: int, choice_seed: int, greedy: bool
+) -> None:
     play_checked(name, seed, random.Random(choice_seed), greedy)
 
 
@@ -158,10 +165,15 @@ def test_views_of_one_deal_agree_after_replay(name: str) -> None:
 
 @pytest.mark.parametrize("name", RULE_SET_NAMES)
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=seeds, choice_seed=st.integers(0, 2**32), greedy=st.booleans(),
-       rules=st.sampled_from(RULES_VERSIONS))
-def test_changed_piles_are_the_piles_that_differ(name: str, seed: int, choice_seed: int,
-                                                 greedy: bool, rules: int) -> None:
+@given(
+    seed=seeds,
+    choice_seed=st.integers(0, 2**32),
+    greedy=st.booleans(),
+    rules=st.sampled_from(RULES_VERSIONS),
+)
+def test_changed_piles_are_the_piles_that_differ(
+    name: str, seed: int, choice_seed: int, greedy: bool, rules: int
+) -> None:
     """The server sends only ``changed_piles()`` after a move: comparing whole tables, as it
     did before, must find the same piles, forced steps (deals, redeals, turns) included."""
     game = find_rule_set(name)(seed, rules=rules)
@@ -179,11 +191,16 @@ def test_changed_piles_are_the_piles_that_differ(name: str, seed: int, choice_se
 
 @pytest.mark.parametrize("name", RULE_SET_NAMES)
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=seeds, choice_seed=st.integers(0, 2**32), greedy=st.booleans(),
-       rules=st.sampled_from(RULES_VERSIONS), resume_at=st.floats(0, 1))
-def test_a_position_read_back_is_the_same_game(name: str, seed: int, choice_seed: int,
-                                               greedy: bool, rules: int,
-                                               resume_at: float) -> None:
+@given(
+    seed=seeds,
+    choice_seed=st.integers(0, 2**32),
+    greedy=st.booleans(),
+    rules=st.sampled_from(RULES_VERSIONS),
+    resume_at=st.floats(0, 1),
+)
+def test_a_position_read_back_is_the_same_game(
+    name: str, seed: int, choice_seed: int, greedy: bool, rules: int, resume_at: float
+) -> None:
     """At every step, the position written as text and read back gives the same position,
     legal moves, view and outcome; a game set up from one position partway plays on exactly as
     the original: the same events, positions and outcome."""
@@ -215,10 +232,15 @@ def test_a_position_read_back_is_the_same_game(name: str, seed: int, choice_seed
 
 @pytest.mark.parametrize("name", RULE_SET_NAMES)
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=seeds, choice_seed=st.integers(0, 2**32), rules=st.sampled_from(RULES_VERSIONS),
-       from_position=st.booleans())
-def test_pop_undoes_push_and_changed_piles_stay_right(name: str, seed: int, choice_seed: int,
-                                                      rules: int, from_position: bool) -> None:
+@given(
+    seed=seeds,
+    choice_seed=st.integers(0, 2**32),
+    rules=st.sampled_from(RULES_VERSIONS),
+    from_position=st.booleans(),
+)
+def test_pop_undoes_push_and_changed_piles_stay_right(
+    name: str, seed: int, choice_seed: int, rules: int, from_position: bool
+) -> None:
     """A random walk of pushes and pops: each pop returns exactly to the position before the
     move it undoes (forced steps and redeals included), legal moves and outcome too; and
     ``changed_piles``, asked now and then, gives the piles that differ from the table it last
@@ -241,8 +263,9 @@ def test_pop_undoes_push_and_changed_piles_stay_right(name: str, seed: int, choi
             game.push(rng.choice(moves))
         if rng.random() < 0.5:
             table = game.table()
-            assert game.changed_piles() == [pile for old, pile in zip(reported, table,
-                                                                      strict=True) if old != pile]
+            assert game.changed_piles() == [
+                pile for old, pile in zip(reported, table, strict=True) if old != pile
+            ]
             reported = table
     while before:
         position, _ = before.pop()

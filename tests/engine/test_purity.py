@@ -15,6 +15,7 @@ def test_engine_imports_only_the_standard_library() -> None:
         "for game in engine.registry.all_rule_sets(): pass\n"
         f"print([m for m in {FORBIDDEN!r} if m in sys.modules])\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == "[]"

@@ -22,8 +22,15 @@ OLD_LOGS = sorted(LOGS.glob("rules-1-*.json"))
 
 
 def a_log(**fields: Any) -> dict[str, Any]:
-    return {"format": "patience-race/move-log", "version": 1, "rule_set": "hidden-cards",
-            "seed": "10", "algorithm": 1, "moves": [], **fields}
+    return {
+        "format": "patience-race/move-log",
+        "version": 1,
+        "rule_set": "hidden-cards",
+        "seed": "10",
+        "algorithm": 1,
+        "moves": [],
+        **fields,
+    }
 
 
 @pytest.mark.parametrize("path", OLD_LOGS, ids=[path.stem for path in OLD_LOGS])
@@ -41,8 +48,7 @@ def test_the_old_logs_hold_what_rules_version_2_changed() -> None:
     """Each old log made a redeal when it was the only move, or (Hidden Cards seed 10) was lost
     with its last cards lying unmoved on their own heaps: the games version 2 plays otherwise."""
     names = {path.stem.removeprefix("rules-1-") for path in OLD_LOGS}
-    assert names == {"four-corners", "octagon", "puss-in-the-corner", "all-fours",
-                     "hidden-cards"}
+    assert names == {"four-corners", "octagon", "puss-in-the-corner", "all-fours", "hidden-cards"}
     for path in OLD_LOGS:
         log = MoveLog.load(path)
         game = find_rule_set(log.rule_set)(log.seed, log.algorithm, rules=1)
@@ -53,9 +59,20 @@ def test_the_old_logs_hold_what_rules_version_2_changed() -> None:
             game.play(move)
         if log.rule_set == "hidden-cards":
             assert str(game.outcome()).startswith("lost") and game.foundation_count() == 50
-            assert replay(MoveLog.from_json({**log.to_json(), "moves": [
-                str(move) for move in log.moves[:-1]], "rules": 2})).outcome().status.value \
+            assert (
+                replay(
+                    MoveLog.from_json(
+                        {
+                            **log.to_json(),
+                            "moves": [str(move) for move in log.moves[:-1]],
+                            "rules": 2,
+                        }
+                    )
+                )
+                .outcome()
+                .status.value
                 == "won"
+            )
         else:
             assert forced, f"{path.name} has no redeal that was the only move"
 
@@ -70,8 +87,9 @@ def test_a_new_log_names_its_rules_version_and_reads_back() -> None:
     assert again.full_state() == game.full_state()
 
 
-@pytest.mark.parametrize("seed", [" 10", "+10", "1_0", "\u0661\u0660", "10.0", "-10", 10,
-                                  str(2**64), ""])
+@pytest.mark.parametrize(
+    "seed", [" 10", "+10", "1_0", "\u0661\u0660", "10.0", "-10", 10, str(2**64), ""]
+)
 def test_a_log_seed_is_a_deal_number_in_ascii_digits(seed: Any) -> None:
     with pytest.raises(InvalidLogError, match="digits 0-9"):
         MoveLog.from_json(a_log(seed=seed))

@@ -32,7 +32,8 @@ from engine.view import Status
 from tests.engine.make_solver_cases import shuffled_piles
 
 CASES: list[dict[str, Any]] = json.loads(
-    (Path(__file__).with_name("solver_cases.json")).read_text())["cases"]
+    (Path(__file__).with_name("solver_cases.json")).read_text()
+)["cases"]
 
 
 def game_of(case: dict[str, Any]) -> Game:
@@ -48,8 +49,7 @@ def case_id(case: dict[str, Any]) -> str:
 def replays_to_a_win(game: Game, line: tuple[Move, ...]) -> bool:
     """The line played with the validated ``play`` on a fresh game set up independently of the
     solver: dealt again (or set up from the position again)."""
-    fresh = (type(game)(game.seed) if game.seed is not None
-             else Game.from_position(game.position()))
+    fresh = type(game)(game.seed) if game.seed is not None else Game.from_position(game.position())
     for move in fresh.history:
         raise AssertionError(f"a fresh game has no moves, not {move}")
     for move in line:
@@ -76,14 +76,22 @@ def test_a_search_without_repeats_reaches_as_many_distinct_positions_as_it_makes
     assert lost.result is Result.LOST and won.result is Result.WON
     for verdict in (lost, won):
         assert verdict.effort.positions == verdict.effort.nodes > 0
-        assert (f"{verdict.effort.nodes:,} positions reached ({verdict.effort.nodes:,} of them "
-                "distinct)") in str(verdict)
+        assert (
+            f"{verdict.effort.nodes:,} positions reached ({verdict.effort.nodes:,} of them "
+            "distinct)"
+        ) in str(verdict)
 
 
 def test_the_fixture_covers_every_rule_set_and_every_verdict() -> None:
     assert {case["rule_set"] for case in CASES} == {
-        "four-corners", "cornerstones", "cornerstones-arnold", "puss-in-the-corner",
-        "hidden-cards", "all-fours", "octagon"}
+        "four-corners",
+        "cornerstones",
+        "cornerstones-arnold",
+        "puss-in-the-corner",
+        "hidden-cards",
+        "all-fours",
+        "octagon",
+    }
     assert {case["result"] for case in CASES} == {"won", "lost", "unknown"}
     assert any("position" in case and case["result"] == "lost" for case in CASES)
 
@@ -165,8 +173,9 @@ def test_the_table_agrees_with_the_plain_search_near_the_end() -> None:
 
 def test_moves_home_come_first_and_resign_is_never_searched() -> None:
     game = find_rule_set("four-corners")(1)
-    while not any(move.target and move.target.kind in ("ace", "king")
-                  for move in game.legal_moves()):
+    while not any(
+        move.target and move.target.kind in ("ace", "king") for move in game.legal_moves()
+    ):
         game.play(game.legal_moves()[0])
     moves = ordered_moves(game)
     kinds = [move.target.kind if move.target else move.action for move in moves]
@@ -205,8 +214,18 @@ def test_verdicts_have_text_and_json_forms_that_say_what_winnable_means() -> Non
     assert str(Budget(seconds=2, nodes=1000)) == "2 s or 1,000 positions"
 
 
-@pytest.mark.parametrize("name", ["four-corners", "cornerstones", "cornerstones-arnold",
-                                  "puss-in-the-corner", "hidden-cards", "all-fours", "octagon"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "four-corners",
+        "cornerstones",
+        "cornerstones-arnold",
+        "puss-in-the-corner",
+        "hidden-cards",
+        "all-fours",
+        "octagon",
+    ],
+)
 def test_state_key_is_equal_exactly_when_positions_are(name: str) -> None:
     """The table of positions seen is sound only if two positions share a key exactly when
     they are the same position (their JSON forms, the count of moves aside): random walks with

@@ -24,8 +24,10 @@ RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 def octagon(low: int, high: int, aux: list[str], waste: str = "", stock: str = "") -> Game:
     """An Octagon position: spades foundations at ranks ``low`` and ``high``, every other suit
     home; the spades left on ``aux`` (up to four heaps, bottom first), ``waste``, ``stock``."""
-    piles = {"foundation:1": " ".join(rank + "S" for rank in RANKS[:low]),
-             "foundation:2": " ".join(rank + "S" for rank in RANKS[:high])}
+    piles = {
+        "foundation:1": " ".join(rank + "S" for rank in RANKS[:low]),
+        "foundation:2": " ".join(rank + "S" for rank in RANKS[:high]),
+    }
     for index, suit in enumerate("HDC"):
         piles[f"foundation:{3 + 2 * index}"] = " ".join(rank + suit for rank in RANKS)
         piles[f"foundation:{4 + 2 * index}"] = piles[f"foundation:{3 + 2 * index}"]
@@ -33,19 +35,32 @@ def octagon(low: int, high: int, aux: list[str], waste: str = "", stock: str = "
         piles[f"aux:{index + 1}"] = aux[index] if index < len(aux) else ""
     piles["waste"] = waste
     piles["stock"] = " ".join("#" + card for card in stock.split())
-    return Game.from_position({"format": "patience-race/position", "version": 1,
-                               "rule_set": "octagon", "rules": 2, "moves": 0, "resigned": False,
-                               "piles": piles, "state": {"deal": 1}})
+    return Game.from_position(
+        {
+            "format": "patience-race/position",
+            "version": 1,
+            "rule_set": "octagon",
+            "rules": 2,
+            "moves": 0,
+            "resigned": False,
+            "piles": piles,
+            "state": {"deal": 1},
+        }
+    )
 
 
-@pytest.mark.parametrize(("low", "high", "aux", "stock", "dead"), [
-    (11, 11, ["QS QS KS"], "KS", True),  # KS over both queens, both foundations at the jack
-    (9, 12, ["10S QS"], "JS KS KS", True),  # QS must go on the 9; the one 10 left is under it
-    (9, 12, ["QS 10S"], "JS KS KS", False),
-    (11, 11, ["QS KS"], "QS KS", False),  # one queen under the king, the other free
-])
+@pytest.mark.parametrize(
+    ("low", "high", "aux", "stock", "dead"),
+    [
+        (11, 11, ["QS QS KS"], "KS", True),  # KS over both queens, both foundations at the jack
+        (9, 12, ["10S QS"], "JS KS KS", True),  # QS must go on the 9; the one 10 left is under it
+        (9, 12, ["QS 10S"], "JS KS KS", False),
+        (11, 11, ["QS KS"], "QS KS", False),  # one queen under the king, the other free
+    ],
+)
 def test_a_card_over_every_card_it_needs_is_a_dead_end(
-        low: int, high: int, aux: list[str], stock: str, dead: bool) -> None:
+    low: int, high: int, aux: list[str], stock: str, dead: bool
+) -> None:
     game = octagon(low, high, aux, stock=stock)
     plain = solve(game, Budget(nodes=100_000), table=False)
     assert dead_end(game) is dead
@@ -68,14 +83,16 @@ def random_position(rng: random.Random) -> Game | None:
     if waste and not all(heaps):
         return None
     try:
-        return octagon(low, high, [" ".join(heap) for heap in heaps], " ".join(waste),
-                       " ".join(stock))
+        return octagon(
+            low, high, [" ".join(heap) for heap in heaps], " ".join(waste), " ".join(stock)
+        )
     except ValueError:
         return None
 
 
-def agrees_with_the_plain_search(positions: Callable[[random.Random], Game | None],
-                                 seed: int) -> None:
+def agrees_with_the_plain_search(
+    positions: Callable[[random.Random], Game | None], seed: int
+) -> None:
     """On 80 random positions the plain search decides (no table, no bound), the solver with
     its bounds gives the same verdict; every position a bound calls dead is lost; and each
     verdict (and a dead end) comes up at least 3 times, so the check is not vacuous."""
@@ -116,7 +133,6 @@ def test_octagon_deals_proved_lost_at_once_find_no_win_without_the_bound() -> No
         assert solve(game, Budget(nodes=3000), bounds=False).result is not Result.WON
 
 
-
 def test_a_cycle_through_two_heaps_is_a_dead_end() -> None:
     """aux:1 holds a JS under a QS, aux:2 the other JS under a KS: a jack goes home only after
     the QS or the KS, and each of those needs a jack first. No heap shows it alone (the simple
@@ -131,28 +147,44 @@ def test_a_cycle_through_two_heaps_is_a_dead_end() -> None:
     assert solve(free, Budget(nodes=100_000), table=False).result is Result.WON
 
 
-def puss(heights: tuple[int, int, int, int], corners: list[list[str]], loose: list[str],
-         free: tuple[int, ...] = ()) -> Game:
+def puss(
+    heights: tuple[int, int, int, int],
+    corners: list[list[str]],
+    loose: list[str],
+    free: tuple[int, ...] = (),
+) -> Game:
     """A Puss in the Corner position in the second pass: foundation:1..4 (spades, hearts,
     diamonds, clubs aces) built in their own suit to ``heights``; ``corners`` bottom first;
     ``loose`` the turned card then the stock, in the order they are turned."""
-    piles = {f"foundation:{index + 1}": " ".join(rank + suit for rank in RANKS[:height])
-             for index, (suit, height) in enumerate(zip("SHDC", heights, strict=True))}
+    piles = {
+        f"foundation:{index + 1}": " ".join(rank + suit for rank in RANKS[:height])
+        for index, (suit, height) in enumerate(zip("SHDC", heights, strict=True))
+    }
     for index in range(4):
         piles[f"corner:{index + 1}"] = " ".join(corners[index]) if index < len(corners) else ""
     piles["turned"] = loose[0] if loose else ""
     piles["stock"] = " ".join("#" + card for card in reversed(loose[1:]))
-    return Game.from_position({"format": "patience-race/position", "version": 1,
-                               "rule_set": "puss-in-the-corner", "rules": 2, "moves": 0,
-                               "resigned": False, "piles": piles,
-                               "state": {"pass": 2, "transfer_corners": list(free),
-                                         "seven": None}})
+    return Game.from_position(
+        {
+            "format": "patience-race/position",
+            "version": 1,
+            "rule_set": "puss-in-the-corner",
+            "rules": 2,
+            "moves": 0,
+            "resigned": False,
+            "piles": piles,
+            "state": {"pass": 2, "transfer_corners": list(free), "seven": None},
+        }
+    )
 
 
 def random_puss(rng: random.Random) -> Game | None:
     heights = tuple(rng.randrange(8, 14) for _ in range(4))
-    left = [f"{RANKS[q - 1]}{suit}" for suit, height in zip("SHDC", heights, strict=True)
-            for q in range(height + 1, 14)]
+    left = [
+        f"{RANKS[q - 1]}{suit}"
+        for suit, height in zip("SHDC", heights, strict=True)
+        for q in range(height + 1, 14)
+    ]
     rng.shuffle(left)
     corners: list[list[str]] = [[], [], [], []]
     loose: list[str] = []
@@ -174,7 +206,6 @@ def test_puss_bound_waits_for_the_last_seven() -> None:
     stuck = puss((11, 13, 13, 11), [["QS", "QC", "KS"]], ["KC"])
     assert dead_end(stuck)
     assert solve(stuck, Budget(nodes=100_000), table=False).result is Result.LOST
-    with_seven = puss((11, 13, 13, 6), [["QS", "QC", "KS"]],
-                      ["7C", "KC", "8C", "9C", "10C", "JC"])
+    with_seven = puss((11, 13, 13, 6), [["QS", "QC", "KS"]], ["7C", "KC", "8C", "9C", "10C", "JC"])
     assert not dead_end(with_seven)
     assert solve(with_seven, Budget(nodes=100_000)).result is Result.WON

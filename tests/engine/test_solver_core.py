@@ -21,8 +21,9 @@ from engine.registry import find_rule_set
 from engine.solver import compiled
 from engine.view import EventKind, Status
 
-pytestmark = pytest.mark.skipif(compiled.CORE is None,
-                                reason="the compiled core is not built (pure-Python install)")
+pytestmark = pytest.mark.skipif(
+    compiled.CORE is None, reason="the compiled core is not built (pure-Python install)"
+)
 RULE_SETS = sorted(compiled.RULE_SETS)
 DEALS = 24
 STEPS = 400
@@ -41,7 +42,8 @@ def check_same(game: Game, core: object) -> list[str]:
     where = f"{game.name} seed {game.seed} after {len(game.history)} moves"
     assert sorted(core_moves) == engine_moves, where
     assert compiled.decode(game, *core.export()) == compiled.engine_terms(  # type: ignore[attr-defined]
-        game.position(), game.pile_ids), where
+        game.position(), game.pile_ids
+    ), where
     assert core.hash() == core.rehash(), where  # type: ignore[attr-defined]
     assert core.won() == (game.outcome().status is Status.WON), where  # type: ignore[attr-defined]
     return core_moves
@@ -71,7 +73,8 @@ def test_the_core_moves_as_the_engine_does(rule_set: str, player: type) -> None:
                 core = walker(game)
     assert positions >= DEALS * 20
     assert redeals > 0 or rule_set == "cornerstones", (  # CS-21: Cornerstones has none
-        "the walks never reached a redeal")
+        "the walks never reached a redeal"
+    )
 
 
 @pytest.mark.parametrize("rule_set", RULE_SETS)

@@ -16,8 +16,10 @@ from engine.registry import find_rule_set
 from engine.solver import Budget, Result, compiled
 from engine.solver.search import solve as python_solve
 
-pytestmark = pytest.mark.skipif("four-corners" not in compiled.RULE_SETS,
-                                reason="the compiled core is not built (pure-Python install)")
+pytestmark = pytest.mark.skipif(
+    "four-corners" not in compiled.RULE_SETS,
+    reason="the compiled core is not built (pure-Python install)",
+)
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = "SHDC"
 HEAPS = [f"{side}:{row}" for side in ("left", "right") for row in range(1, 7)]
@@ -29,8 +31,15 @@ def card(rank: int, suit: int) -> str:
     return RANKS[rank - 1] + SUITS[suit]
 
 
-def position(heaps: list[str], suits: dict[str, tuple[int, int]], *, deal: int = 3,
-             next_heap: str = "left:1", stock: str = "", turned: str = "") -> Game:
+def position(
+    heaps: list[str],
+    suits: dict[str, tuple[int, int]],
+    *,
+    deal: int = 3,
+    next_heap: str = "left:1",
+    stock: str = "",
+    turned: str = "",
+) -> Game:
     """A Four Corners position: ``heaps`` from left:1 on (bottom card first), and for each suit
     the top ranks of its ace and king foundations (suits not named are all home); ``stock``
     lists the next card to be turned last."""
@@ -41,10 +50,18 @@ def position(heaps: list[str], suits: dict[str, tuple[int, int]], *, deal: int =
         piles[f"king:{index + 1}"] = " ".join(card(rank, index) for rank in range(13, king - 1, -1))
     piles["stock"] = " ".join("#" + word for word in stock.split())
     piles["turned"] = turned
-    return Game.from_position({"format": "patience-race/position", "version": 1,
-                               "rule_set": "four-corners", "rules": 2, "moves": 0,
-                               "resigned": False, "piles": piles,
-                               "state": {"deal": deal, "next_heap": next_heap}})
+    return Game.from_position(
+        {
+            "format": "patience-race/position",
+            "version": 1,
+            "rule_set": "four-corners",
+            "rules": 2,
+            "moves": 0,
+            "resigned": False,
+            "piles": piles,
+            "state": {"deal": deal, "next_heap": next_heap},
+        }
+    )
 
 
 def walker(game: Game) -> Any:
@@ -62,8 +79,11 @@ def random_last_deal(rng: random.Random, most: int) -> Game:
         king = 14 - min(13, 26 - out - ace)
         ace = 26 - out - (14 - king)
         suits[suit] = (ace, king)
-        left += [card(rank, index) for rank in range(1, 14)
-                 for _ in range(2 - (rank <= ace) - (rank >= king))]
+        left += [
+            card(rank, index)
+            for rank in range(1, 14)
+            for _ in range(2 - (rank <= ace) - (rank >= king))
+        ]
     rng.shuffle(left)
     heaps: list[list[str]] = [[] for _ in HEAPS]
     used = rng.sample(range(len(HEAPS)), rng.randint(2, 6))
@@ -74,20 +94,25 @@ def random_last_deal(rng: random.Random, most: int) -> Game:
 
 # -- the bound: a card that can never leave its heap ---------------------------------------------
 
-@pytest.mark.parametrize(("heaps", "spades", "dead", "result"), [
-    # KS lies over the one queen left, which its ace foundation needs first: pinned.
-    (["QS KS", "AS 2S"], (11, 3), True, Result.LOST),
-    (["KS QS", "AS 2S"], (11, 3), False, Result.WON),
-    # Across two heaps: KS waits for the QS under the AS, the AS for the 2S under the KS.
-    (["2S KS", "QS AS"], (11, 3), True, Result.LOST),
-    (["2S KS", "AS QS"], (11, 3), False, Result.WON),
-    # Won by a move between heaps: JS onto QS, then 2S, AS, 10S home.
-    (["10S AS", "2S JS", "QS", "KS"], (9, 3), False, Result.WON),
-    # Lost, not pinned: KS may leave onto the QS, but then buries it (the bound lets it lean).
-    (["JS AS", "2S KS", "QS"], (10, 3), False, Result.LOST),
-])
+
+@pytest.mark.parametrize(
+    ("heaps", "spades", "dead", "result"),
+    [
+        # KS lies over the one queen left, which its ace foundation needs first: pinned.
+        (["QS KS", "AS 2S"], (11, 3), True, Result.LOST),
+        (["KS QS", "AS 2S"], (11, 3), False, Result.WON),
+        # Across two heaps: KS waits for the QS under the AS, the AS for the 2S under the KS.
+        (["2S KS", "QS AS"], (11, 3), True, Result.LOST),
+        (["2S KS", "AS QS"], (11, 3), False, Result.WON),
+        # Won by a move between heaps: JS onto QS, then 2S, AS, 10S home.
+        (["10S AS", "2S JS", "QS", "KS"], (9, 3), False, Result.WON),
+        # Lost, not pinned: KS may leave onto the QS, but then buries it (the bound lets it lean).
+        (["JS AS", "2S KS", "QS"], (10, 3), False, Result.LOST),
+    ],
+)
 def test_a_card_that_can_never_leave_its_heap_is_a_dead_end(
-        heaps: list[str], spades: tuple[int, int], dead: bool, result: Result) -> None:
+    heaps: list[str], spades: tuple[int, int], dead: bool, result: Result
+) -> None:
     game = position(heaps, {"S": spades})
     assert walker(game).dead() is dead
     assert python_solve(game, Budget(nodes=50_000), table=False).result is result
@@ -103,6 +128,7 @@ def test_the_bound_holds_only_in_the_last_deal() -> None:
 
 # -- the dominance: a card home alone once its suit's foundations have met ----------------------
 
+
 def test_a_move_home_is_played_alone_once_the_foundations_of_its_suit_have_met() -> None:
     spades = " ".join(card(rank, 0) for rank in range(1, 8))
     met = walker(position(["AS QS", "2S KS"], {"S": (11, 3)}))  # ace wants QS, king 2S
@@ -111,8 +137,11 @@ def test_a_move_home_is_played_alone_once_the_foundations_of_its_suit_have_met()
     game = find_rule_set("four-corners")(0)
     for core, safe in ((met, True), (apart, False), (before, False)):
         moves = [compiled.to_move(game, move) for move in core.moves()]
-        home = [index for index, move in enumerate(moves)
-                if move.target is not None and move.target.kind in ("ace", "king")]
+        home = [
+            index
+            for index, move in enumerate(moves)
+            if move.target is not None and move.target.kind in ("ace", "king")
+        ]
         assert home and len(home) < len(moves)
         for index in range(len(moves)):
             assert core.safe(index) is (safe and index in home)
@@ -173,14 +202,19 @@ def test_the_reductions_agree_with_the_plain_core_search_on_larger_positions() -
 
 # -- the key -------------------------------------------------------------------------------------
 
+
 def test_the_next_heap_counts_only_while_a_deal_is_in_progress() -> None:
     heaps = ["AS QS", "2S"]
-    complete = [walker(position(heaps + ["KS"], {"S": (11, 3)}, next_heap=heap))
-                for heap in ("left:1", "right:4")]
+    complete = [
+        walker(position(heaps + ["KS"], {"S": (11, 3)}, next_heap=heap))
+        for heap in ("left:1", "right:4")
+    ]
     assert complete[0].key() == complete[1].key()
     assert complete[0].hash() == complete[1].hash()
-    dealing = [walker(position(heaps, {"S": (11, 3)}, next_heap=heap, turned="KS"))
-               for heap in ("left:1", "right:6")]
+    dealing = [
+        walker(position(heaps, {"S": (11, 3)}, next_heap=heap, turned="KS"))
+        for heap in ("left:1", "right:6")
+    ]
     assert dealing[0].key() != dealing[1].key()
 
 
@@ -198,7 +232,8 @@ def test_a_move_runs_on_through_a_forced_redeal_and_its_deal() -> None:
     assert game.deal == 2
     assert core.won()
     assert compiled.decode(game, *core.export()) == compiled.engine_terms(
-        game.position(), game.pile_ids)
+        game.position(), game.pile_ids
+    )
 
 
 def test_a_position_whose_heap_could_outgrow_the_core_is_refused() -> None:
@@ -212,6 +247,7 @@ def test_a_position_whose_heap_could_outgrow_the_core_is_refused() -> None:
 
 # -- move orders ---------------------------------------------------------------------------------
 
+
 def test_every_order_tries_moves_home_first_and_the_redeal_last_but_variant_one() -> None:
     game = find_rule_set("four-corners")(3)
     core = walker(game)
@@ -224,8 +260,10 @@ def test_every_order_tries_moves_home_first_and_the_redeal_last_but_variant_one(
         for variant in range(3):
             ordered, orders = core.ordered(variant)
             ranked = sorted(zip(orders, range(len(ordered)), ordered, strict=True))
-            kinds = ["redeal" if move[5] else "home" if move[1] >= 12 else "heap"
-                     for _, _, move in ranked]
+            kinds = [
+                "redeal" if move[5] else "home" if move[1] >= 12 else "heap"
+                for _, _, move in ranked
+            ]
             if "home" in kinds:
                 assert kinds[0] == "home"
             if "redeal" in kinds and variant != 1:

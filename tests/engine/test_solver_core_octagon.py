@@ -21,14 +21,21 @@ from engine.solver import Budget, Result, compiled, ordered_moves
 from engine.solver.bounds import dead_end
 from engine.solver.search import solve as python_solve
 
-pytestmark = pytest.mark.skipif(compiled.CORE is None or "octagon" not in compiled.RULE_SETS,
-                                reason="the compiled core is not built (pure-Python install)")
+pytestmark = pytest.mark.skipif(
+    compiled.CORE is None or "octagon" not in compiled.RULE_SETS,
+    reason="the compiled core is not built (pure-Python install)",
+)
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 SUITS = "SHDC"
 
 
-def octagon(heights: dict[str, tuple[int, int]], aux: list[str], waste: str = "",
-            stock: str | None = None, deal: int = 1) -> Game:
+def octagon(
+    heights: dict[str, tuple[int, int]],
+    aux: list[str],
+    waste: str = "",
+    stock: str | None = None,
+    deal: int = 1,
+) -> Game:
     """An Octagon position: each suit of ``heights`` has its two foundations at those heights
     (foundation 2*suit+1, then 2*suit+2), every other suit is home; ``aux`` up to four heaps
     (bottom first), ``waste`` bottom first, ``stock`` in the order it is turned (by default
@@ -39,8 +46,11 @@ def octagon(heights: dict[str, tuple[int, int]], aux: list[str], waste: str = ""
         first, second = heights.get(suit, (13, 13))
         piles[f"foundation:{2 * index + 1}"] = " ".join(rank + suit for rank in RANKS[:first])
         piles[f"foundation:{2 * index + 2}"] = " ".join(rank + suit for rank in RANKS[:second])
-        left += [RANKS[q - 1] + suit for q in range(min(first, second) + 1, 14)
-                 for _ in range(2 - (max(first, second) >= q))]
+        left += [
+            RANKS[q - 1] + suit
+            for q in range(min(first, second) + 1, 14)
+            for _ in range(2 - (max(first, second) >= q))
+        ]
     for index in range(4):
         piles[f"aux:{index + 1}"] = aux[index] if index < len(aux) else ""
     if stock is None:
@@ -49,9 +59,18 @@ def octagon(heights: dict[str, tuple[int, int]], aux: list[str], waste: str = ""
         stock = " ".join(left)
     piles["waste"] = waste
     piles["stock"] = " ".join("#" + card for card in reversed(stock.split()))
-    return Game.from_position({"format": "patience-race/position", "version": 1,
-                               "rule_set": "octagon", "rules": 2, "moves": 0, "resigned": False,
-                               "piles": piles, "state": {"deal": deal}})
+    return Game.from_position(
+        {
+            "format": "patience-race/position",
+            "version": 1,
+            "rule_set": "octagon",
+            "rules": 2,
+            "moves": 0,
+            "resigned": False,
+            "piles": piles,
+            "state": {"deal": deal},
+        }
+    )
 
 
 def walker(game: Game) -> object:
@@ -77,20 +96,29 @@ def random_position(rng: random.Random, most: int = 18, heaps_only: bool = False
     heaps: list[list[str]] = [[], [], [], []]
     waste: list[str] = []
     stock: list[str] = []
-    places = [heaps[0], heaps[1], waste, waste, stock, stock, stock] if heaps_only else [
-        *heaps, waste, stock, stock, stock]
+    places = (
+        [heaps[0], heaps[1], waste, waste, stock, stock, stock]
+        if heaps_only
+        else [*heaps, waste, stock, stock, stock]
+    )
     for card in left:
         rng.choice(places).append(card)
     if waste and not all(heaps):
         return None  # an emptied heap is filled from the waste at once (OC-12)
     try:
-        return octagon(heights, [" ".join(heap) for heap in heaps], " ".join(waste),
-                       " ".join(stock), rng.choice([1, 2, 3, 3]))
+        return octagon(
+            heights,
+            [" ".join(heap) for heap in heaps],
+            " ".join(waste),
+            " ".join(stock),
+            rng.choice([1, 2, 3, 3]),
+        )
     except ValueError:
         return None
 
 
 # -- the key and its symmetries ------------------------------------------------------------
+
 
 def test_mirror_images_give_one_key_and_one_hash() -> None:
     """A suit's two foundations in either order, and the heaps in any order, are one position
@@ -113,20 +141,21 @@ def test_equal_heaps_do_not_cancel_in_the_hash() -> None:
 
 def test_mirror_moves_reach_one_key() -> None:
     """A card that fits both foundations of its suit: the two moves reach one key."""
-    game = octagon({"S": (4, 4)}, ["6S 5S", "KS", "QS", "JS"], "", "6S 7S 7S 8S 8S 9S 9S 10S "
-                   "10S JS QS KS 5S")
+    game = octagon(
+        {"S": (4, 4)}, ["6S 5S", "KS", "QS", "JS"], "", "6S 7S 7S 8S 8S 9S 9S 10S 10S JS QS KS 5S"
+    )
     keys = set()
     for move in game.legal_moves():
         if str(move).startswith("5S aux:1 -> foundation:"):
             core = walker(game)
-            found = [str(compiled.to_move(game, each))
-                     for each in core.moves()]  # type: ignore[attr-defined]
+            found = [str(compiled.to_move(game, each)) for each in core.moves()]  # type: ignore[attr-defined]
             core.play(found.index(str(move)))  # type: ignore[attr-defined]
             keys.add(core.key())  # type: ignore[attr-defined]
     assert len(keys) == 1
 
 
 # -- move order ----------------------------------------------------------------------------
+
 
 def test_variant_0_is_the_python_search_order() -> None:
     """Variant 0 orders moves exactly as engine/solver/search.py does for the Octagon (home
@@ -141,8 +170,12 @@ def test_variant_0_is_the_python_search_order() -> None:
             core = walker(game)
             for variant in range(4):
                 moves, orders = core.ordered(variant)  # type: ignore[attr-defined]
-                texts = [str(compiled.to_move(game, move)) for _, _, move in  # as search.c sorts
-                         sorted(zip(orders, range(len(moves)), moves, strict=True))]
+                texts = [
+                    str(compiled.to_move(game, move))
+                    for _, _, move in sorted(  # as search.c sorts
+                        zip(orders, range(len(moves)), moves, strict=True)
+                    )
+                ]
                 if variant == 0:
                     assert texts == [str(move) for move in ordered_moves(game)]
                 else:
@@ -152,15 +185,20 @@ def test_variant_0_is_the_python_search_order() -> None:
 
 # -- bounds --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("heights", "aux", "stock", "dead"), [
-    ((11, 11), ["QS QS KS"], "KS", True),  # KS over both queens, both foundations at the jack
-    ((9, 12), ["10S QS"], "JS KS KS", True),  # QS must go on the 9; the one 10 left is under it
-    ((9, 12), ["QS 10S"], "JS KS KS", False),
-    ((11, 11), ["QS KS"], "QS KS", False),  # one queen under the king, the other free
-    ((10, 10), ["JS QS", "JS KS"], "QS KS", True),  # a cycle through two heaps
-])
-def test_the_python_bounds_hold_in_the_core(heights: tuple[int, int], aux: list[str],
-                                            stock: str, dead: bool) -> None:
+
+@pytest.mark.parametrize(
+    ("heights", "aux", "stock", "dead"),
+    [
+        ((11, 11), ["QS QS KS"], "KS", True),  # KS over both queens, both foundations at the jack
+        ((9, 12), ["10S QS"], "JS KS KS", True),  # QS must go on the 9; the one 10 left is under it
+        ((9, 12), ["QS 10S"], "JS KS KS", False),
+        ((11, 11), ["QS KS"], "QS KS", False),  # one queen under the king, the other free
+        ((10, 10), ["JS QS", "JS KS"], "QS KS", True),  # a cycle through two heaps
+    ],
+)
+def test_the_python_bounds_hold_in_the_core(
+    heights: tuple[int, int], aux: list[str], stock: str, dead: bool
+) -> None:
     game = octagon({"S": heights}, aux, stock=stock)
     assert dead_end(game) is dead
     assert walker(game).dead() is dead  # type: ignore[attr-defined]
@@ -209,6 +247,7 @@ def test_the_core_proves_at_least_what_the_python_bounds_prove() -> None:
 
 # -- the bounds and the safe moves against the plain search --------------------------------
 
+
 def agree(positions: list[Game], least: int) -> Counter[str]:
     """On each position the plain core search (no bound, no safe move) decides, the search with
     them agrees for every move order, and so does the Python plain search (no table, no bound,
@@ -223,8 +262,11 @@ def agree(positions: list[Game], least: int) -> Counter[str]:
         if core.dead():  # type: ignore[attr-defined]
             assert plain.result is Result.LOST, game.position().to_json()
             seen["dead"] += 1
-        safe = [index for index in range(len(core.moves()))  # type: ignore[attr-defined]
-                if core.safe(index)]  # type: ignore[attr-defined]
+        safe = [
+            index
+            for index in range(len(core.moves()))  # type: ignore[attr-defined]
+            if core.safe(index)
+        ]  # type: ignore[attr-defined]
         seen["safe"] += bool(safe)
         for variant in range(4):
             reduced = compiled.solve(game, Budget(nodes=400_000), variant=variant)
@@ -268,7 +310,7 @@ def test_reductions_agree_late_in_real_deals() -> None:
         line = compiled.solve(find_rule_set("octagon")(seed), Budget(nodes=30_000)).line
         for back in (5, 15, 40):
             game = find_rule_set("octagon")(seed)
-            for move in line[:max(len(line) - back, 0)]:
+            for move in line[: max(len(line) - back, 0)]:
                 game.play(move)
             positions.append(Game.from_position(game.position()))
     for seed in range(20):
@@ -283,11 +325,13 @@ def test_reductions_agree_late_in_real_deals() -> None:
 
 # -- safe moves ----------------------------------------------------------------------------
 
+
 def safe_texts(game: Game) -> set[str]:
     core = walker(game)
     moves = core.moves()  # type: ignore[attr-defined]
-    return {str(compiled.to_move(game, move)) for index, move in enumerate(moves)
-            if core.safe(index)}  # type: ignore[attr-defined]
+    return {
+        str(compiled.to_move(game, move)) for index, move in enumerate(moves) if core.safe(index)
+    }  # type: ignore[attr-defined]
 
 
 def test_a_heap_card_home_onto_the_lower_foundation_is_safe() -> None:
@@ -310,8 +354,9 @@ def test_a_waste_card_home_is_safe_when_no_heap_can_empty_meanwhile() -> None:
     assert not safe_texts(octagon({"S": (7, 7)}, heaps, "10S JS 8S 8S", deal=2))
     held = octagon({"S": (7, 7)}, ["8S KS JS", "KS 10S", "QS 9S", "QS 9S"], "10S JS 8S", deal=2)
     assert "8S waste -> foundation:1" in safe_texts(held)
-    emptying = octagon({"S": (7, 7)}, ["KS JS", "KS 10S", "QS 9S", "9S"], "10S QS JS 8S", "8S",
-                       deal=3)
+    emptying = octagon(
+        {"S": (7, 7)}, ["KS JS", "KS 10S", "QS 9S", "9S"], "10S QS JS 8S", "8S", deal=3
+    )
     assert not safe_texts(emptying)
 
 

@@ -89,8 +89,11 @@ def test_octagon_foundations_of_a_suit_count_in_either_order() -> None:
         game.play(next(m for m in game.legal_moves() if not m.is_resign))
     else:
         pytest.skip("no card fitting both foundations of its suit on this walk")
-    source, card, count = next(key for key in {(m.source, m.card, m.count) for m in both}
-                               if sum((m.source, m.card, m.count) == key for m in both) == 2)
+    source, card, count = next(
+        key
+        for key in {(m.source, m.card, m.count) for m in both}
+        if sum((m.source, m.card, m.count) == key for m in both) == 2
+    )
     keys = set()
     for move in both:
         if (move.source, move.card, move.count) == (source, card, count):
@@ -100,8 +103,9 @@ def test_octagon_foundations_of_a_suit_count_in_either_order() -> None:
     assert len(keys) == 1
 
 
-@pytest.mark.parametrize("name", ["four-corners", "cornerstones", "cornerstones-arnold",
-                                  "puss-in-the-corner", "octagon"])
+@pytest.mark.parametrize(
+    "name", ["four-corners", "cornerstones", "cornerstones-arnold", "puss-in-the-corner", "octagon"]
+)
 def test_the_search_order_tries_every_legal_move_once(name: str) -> None:
     """The move orders (engine/solver/search.py) change only which win is found first: on
     random walks, every position's ordered moves are its legal moves, resign aside, once each,
@@ -115,8 +119,12 @@ def test_the_search_order_tries_every_legal_move_once(name: str) -> None:
                 break
             ordered = ordered_moves(game)
             assert sorted(map(str, ordered)) == sorted(map(str, legal))
-            home = [move.target is not None and move.target.kind in HOME_KINDS
-                    and move.source is not None and move.source.kind not in HOME_KINDS
-                    for move in ordered]
+            home = [
+                move.target is not None
+                and move.target.kind in HOME_KINDS
+                and move.source is not None
+                and move.source.kind not in HOME_KINDS
+                for move in ordered
+            ]
             assert home == sorted(home, reverse=True)
             game.push(rng.choice(legal))

@@ -40,16 +40,21 @@ TOO_LARGE = json.dumps({"type": "hello", "name": "é" * 9000}, ensure_ascii=Fals
 ODD_MOVES = ("AS x² heap:1 -> heap:2", "²H heap:1 -> heap:2", "AS heap:٣ -> heap:2")
 BAD_VALUES = (
     {"type": "leaderboard", "rule_set": "octagon", "board": "daily", "day": "2026-13-45"},
-    {"type": "leaderboard", "rule_set": "octagon", "board": "deal",
-     "deal": "18446744073709551616"},
-    {"type": "create_room", "rule_set": "octagon", "deal": {"kind": "number",
-                                                            "number": "18446744073709551616"}},
+    {"type": "leaderboard", "rule_set": "octagon", "board": "deal", "deal": "18446744073709551616"},
+    {
+        "type": "create_room",
+        "rule_set": "octagon",
+        "deal": {"kind": "number", "number": "18446744073709551616"},
+    },
 )
 BAD_HTTP = (
-    ("POST", "/api/games"), ("PUT", "/api/races/x"), ("DELETE", "/api/leaderboards/octagon"),
+    ("POST", "/api/games"),
+    ("PUT", "/api/races/x"),
+    ("DELETE", "/api/leaderboards/octagon"),
     ("GET", "/api/leaderboards/octagon?board=daily&day=2026-13-45"),
     ("GET", "/api/leaderboards/octagon?board=deal&deal=18446744073709551616"),
-    ("GET", "/api/leaderboards/octagon?bogus=1"), ("GET", "/api/races/%00/replay"),
+    ("GET", "/api/leaderboards/octagon?bogus=1"),
+    ("GET", "/api/races/%00/replay"),
 )
 
 
@@ -73,6 +78,7 @@ class Target:
 
 # -- plumbing -------------------------------------------------------------------------------------
 
+
 async def read_counting(ws: ClientConnection, counts: Counts) -> None:
     """Count what the server sends: errors by code, other frames by type."""
     with contextlib.suppress(ConnectionClosed):
@@ -87,19 +93,24 @@ async def read_counting(ws: ClientConnection, counts: Counts) -> None:
                 counts[f"reply:{message.get('type')}"] += 1
 
 
-async def connection(target: Target, seconds: float, counts: Counts,
-                     body: Callable[[ClientConnection, float], Awaitable[None]],
-                     token: str | None = None, headers: dict[str, str] | None = None,
-                     reader: Callable[[ClientConnection, Counts], Awaitable[None]] = read_counting
-                     ) -> None:
+async def connection(
+    target: Target,
+    seconds: float,
+    counts: Counts,
+    body: Callable[[ClientConnection, float], Awaitable[None]],
+    token: str | None = None,
+    headers: dict[str, str] | None = None,
+    reader: Callable[[ClientConnection, Counts], Awaitable[None]] = read_counting,
+) -> None:
     """Run ``body(ws, end)`` on a connection (as the player of ``token``, if given; with
     ``headers`` in its handshake) until ``seconds`` are up, connecting again whenever the
     server closes it; each close is counted with its code, what comes back by ``reader``."""
     end = time.monotonic() + seconds
     while going(end):
         try:
-            async with connect(target.url, open_timeout=5, close_timeout=2,
-                               additional_headers=headers) as ws:
+            async with connect(
+                target.url, open_timeout=5, close_timeout=2, additional_headers=headers
+            ) as ws:
                 if token is not None:
                     await ws.send(json.dumps({"type": "hello", "token": token}))
                     await ws.recv()  # the welcome
@@ -118,8 +129,13 @@ async def connection(target: Target, seconds: float, counts: Counts,
             await asyncio.sleep(0.1)
 
 
-async def send_paced(ws: ClientConnection, end: float, per_s: float, counts: Counts,
-                     frames: Callable[[int], str | bytes]) -> None:
+async def send_paced(
+    ws: ClientConnection,
+    end: float,
+    per_s: float,
+    counts: Counts,
+    frames: Callable[[int], str | bytes],
+) -> None:
     """Send ``frames(n)`` ``per_s`` times a second until ``end`` (or the server closes)."""
     n, began = 0, time.monotonic()
     while going(end):
@@ -129,12 +145,18 @@ async def send_paced(ws: ClientConnection, end: float, per_s: float, counts: Cou
         await asyncio.sleep(max(0.0, began + n / per_s - time.monotonic()))
 
 
-async def flood(target: Target, seconds: float, counts: Counts, connections: int,
-                per_s: float, frames: Callable[[int], str | bytes]) -> None:
+async def flood(
+    target: Target,
+    seconds: float,
+    counts: Counts,
+    connections: int,
+    per_s: float,
+    frames: Callable[[int], str | bytes],
+) -> None:
     async def body(ws: ClientConnection, end: float) -> None:
         await send_paced(ws, end, per_s, counts, frames)
-    await asyncio.gather(*(connection(target, seconds, counts, body)
-                           for _ in range(connections)))
+
+    await asyncio.gather(*(connection(target, seconds, counts, body) for _ in range(connections)))
 
 
 def constant(frame: str | bytes) -> Callable[[int], str | bytes]:
@@ -142,6 +164,7 @@ def constant(frame: str | bytes) -> Callable[[int], str | bytes]:
 
 
 # -- the attacks ---------------------------------------------------------------------------------
+
 
 async def invalid_hello_flood(target: Target, seconds: float, counts: Counts) -> None:
     """8 connections, each sending 45 ``{"type": "hello", "name": 5}`` a second."""
@@ -192,13 +215,20 @@ async def connection_hog(target: Target, seconds: float, counts: Counts) -> None
 
 async def new_identity_flood(target: Target, seconds: float, counts: Counts) -> None:
     """Two connections saying hello with a fresh name 45 times a second each."""
-    await flood(target, seconds, counts, 2, 45,
-                lambda n: json.dumps({"type": "hello", "name": f"N{time.monotonic_ns()}{n}"}))
+    await flood(
+        target,
+        seconds,
+        counts,
+        2,
+        45,
+        lambda n: json.dumps({"type": "hello", "name": f"N{time.monotonic_ns()}{n}"}),
+    )
 
 
 async def lobby_flood(target: Target, seconds: float, counts: Counts) -> None:
     """Every identity at hand opens a room and leaves it, again and again, as fast as the
     replies come (30 rooms an hour each are allowed)."""
+
     async def one(token: str) -> None:
         async def body(ws: ClientConnection, end: float) -> None:
             while going(end):
@@ -206,16 +236,20 @@ async def lobby_flood(target: Target, seconds: float, counts: Counts) -> None:
                 await ws.send('{"type": "leave"}')
                 counts["sent"] += 2
                 await asyncio.sleep(0.05)
+
         await connection(target, seconds, counts, body, token)
+
     await asyncio.gather(*(one(token) for token in target.tokens))
 
 
 async def silent_connections(target: Target, seconds: float, counts: Counts) -> None:
     """40 connections that never say hello, opened again whenever the server closes them."""
+
     async def body(ws: ClientConnection, end: float) -> None:
         counts["sent"] += 1  # a connection opened
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(ws.wait_closed(), max(0.0, end - time.monotonic()))
+
     await asyncio.gather(*(connection(target, seconds, counts, body) for _ in range(40)))
 
 
@@ -225,6 +259,7 @@ async def spectate_amplification(target: Target, seconds: float, counts: Counts)
 
     async def body(ws: ClientConnection, end: float) -> None:
         await send_paced(ws, end, 45, counts, constant(message))
+
     await connection(target, seconds, counts, body, target.tokens[0])
 
 
@@ -235,21 +270,33 @@ async def deep_json(target: Target, seconds: float, counts: Counts) -> None:
 
 async def odd_move_texts(target: Target, seconds: float, counts: Counts) -> None:
     """A racer in a room of its own sending moves with ``²`` and ``٣``, 45 a second."""
+
     async def body(ws: ClientConnection, end: float) -> None:
-        for request in ({"type": "create_room", "rule_set": "octagon", "seats": 2},
-                        {"type": "start"}):
+        for request in (
+            {"type": "create_room", "rule_set": "octagon", "seats": 2},
+            {"type": "start"},
+        ):
             await ws.send(json.dumps(request))
-        await send_paced(ws, end, 45, counts, lambda n: json.dumps(
-            {"type": "move", "move": ODD_MOVES[n % len(ODD_MOVES)]}, ensure_ascii=False))
+        await send_paced(
+            ws,
+            end,
+            45,
+            counts,
+            lambda n: json.dumps(
+                {"type": "move", "move": ODD_MOVES[n % len(ODD_MOVES)]}, ensure_ascii=False
+            ),
+        )
+
     await connection(target, seconds, counts, body, target.tokens[1 % len(target.tokens)])
 
 
 async def bad_values(target: Target, seconds: float, counts: Counts) -> None:
     """A player asking for the leaderboard of day 2026-13-45 and deal 2^64, and a room with
     deal 2^64, 45 times a second."""
+
     async def body(ws: ClientConnection, end: float) -> None:
-        await send_paced(ws, end, 45, counts,
-                         lambda n: json.dumps(BAD_VALUES[n % len(BAD_VALUES)]))
+        await send_paced(ws, end, 45, counts, lambda n: json.dumps(BAD_VALUES[n % len(BAD_VALUES)]))
+
     await connection(target, seconds, counts, body, target.tokens[2 % len(target.tokens)])
 
 
@@ -273,22 +320,34 @@ async def hostile_names(target: Target, seconds: float, counts: Counts) -> None:
     async def named(token: str) -> None:
         async def body(ws: ClientConnection, end: float) -> None:
             await send_paced(ws, end, 10, counts, lambda n: spectate if n == 0 else join)
+
         await connection(target, seconds, counts, body, token)
 
-    await asyncio.gather(*(named(token) for token in target.tokens), flood(
-        target, seconds, counts, 1, 10,
-        lambda n: json.dumps({"type": "hello", "name": REFUSED_NAMES[n % len(REFUSED_NAMES)]})))
+    await asyncio.gather(
+        *(named(token) for token in target.tokens),
+        flood(
+            target,
+            seconds,
+            counts,
+            1,
+            10,
+            lambda n: json.dumps({"type": "hello", "name": REFUSED_NAMES[n % len(REFUSED_NAMES)]}),
+        ),
+    )
 
 
-async def http_request(target: Target, method: str, path: str, counts: Counts,
-                       headers: str = "") -> bytes:
+async def http_request(
+    target: Target, method: str, path: str, counts: Counts, headers: str = ""
+) -> bytes:
     """Send one request (``headers``: more header lines, each ending CRLF); count its status
     and return its body."""
     host, port = target.http.removeprefix("http://").rsplit(":", 1)
     reader, writer = await asyncio.open_connection(host, int(port))
     try:
-        writer.write(f"{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n"
-                     f"{headers}Content-Length: 0\r\n\r\n".encode())
+        writer.write(
+            f"{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n"
+            f"{headers}Content-Length: 0\r\n\r\n".encode()
+        )
         status = (await reader.readline()).split(b" ", 2)[1].decode()
         answer = await reader.read()
         counts[f"http:{status}"] += 1
@@ -299,8 +358,14 @@ async def http_request(target: Target, method: str, path: str, counts: Counts,
             await writer.wait_closed()
 
 
-async def http_paced(target: Target, seconds: float, counts: Counts, clients: int,
-                     per_s: float, requests: Callable[[int], tuple[str, str]]) -> None:
+async def http_paced(
+    target: Target,
+    seconds: float,
+    counts: Counts,
+    clients: int,
+    per_s: float,
+    requests: Callable[[int], tuple[str, str]],
+) -> None:
     async def client() -> None:
         end, began, n = time.monotonic() + seconds, time.monotonic(), 0
         while going(end):
@@ -311,6 +376,7 @@ async def http_paced(target: Target, seconds: float, counts: Counts, clients: in
             counts["sent"] += 1
             n += 1
             await asyncio.sleep(max(0.0, began + n / per_s - time.monotonic()))
+
     await asyncio.gather(*(client() for _ in range(clients)))
 
 
@@ -326,11 +392,26 @@ async def http_bad_requests(target: Target, seconds: float, counts: Counts) -> N
 
 
 Attack = Callable[[Target, float, Counts], Coroutine[Any, Any, None]]
-ATTACKS: dict[str, Attack] = {attack.__name__.replace("_", "-"): attack for attack in (
-    invalid_hello_flood, sustained_flood, connection_hog, new_identity_flood,
-    silent_connections, spectate_amplification, deep_json, odd_move_texts, bad_values,
-    oversized_frames, binary_frames, hostile_names, lobby_flood, replay_hammer,
-    http_bad_requests)}
+ATTACKS: dict[str, Attack] = {
+    attack.__name__.replace("_", "-"): attack
+    for attack in (
+        invalid_hello_flood,
+        sustained_flood,
+        connection_hog,
+        new_identity_flood,
+        silent_connections,
+        spectate_amplification,
+        deep_json,
+        odd_move_texts,
+        bad_values,
+        oversized_frames,
+        binary_frames,
+        hostile_names,
+        lobby_flood,
+        replay_hammer,
+        http_bad_requests,
+    )
+}
 """In the order the bench runs them against one server: the lobby flood spends its identities'
 rooms, which odd_move_texts needs one of."""
 
@@ -373,8 +454,11 @@ async def public_lobby_flood(target: Target, seconds: float, counts: Counts) -> 
         if waiting == 0:
             asked.set()
 
-    holding = [hold_public_lobby(target, end, token, n, counts, first_answer)
-               for token in identities for n in range(LOBBIES_EACH)]
+    holding = [
+        hold_public_lobby(target, end, token, n, counts, first_answer)
+        for token in identities
+        for n in range(LOBBIES_EACH)
+    ]
     await asyncio.gather(*holding, read_public_list(target, end, names, asked, counts))
 
 
@@ -392,19 +476,29 @@ async def new_identity(target: Target, name: str, counts: Counts) -> str | None:
     return token
 
 
-async def hold_public_lobby(target: Target, end: float, token: str, n: int, counts: Counts,
-                            first_answer: Callable[[], None]) -> None:
+async def hold_public_lobby(
+    target: Target, end: float, token: str, n: int, counts: Counts, first_answer: Callable[[], None]
+) -> None:
     """One connection holding one public lobby until ``end`` (asking until it gets one);
     ``first_answer`` is called once its first request is answered (or it could not ask)."""
     answered = False
     try:
-        async with connect(target.url, open_timeout=5, close_timeout=1,
-                           additional_headers=FORWARDED) as ws:
+        async with connect(
+            target.url, open_timeout=5, close_timeout=1, additional_headers=FORWARDED
+        ) as ws:
             await ws.send(json.dumps({"type": "hello", "token": token}))
             await ws.recv()
             while going(end):
-                await ws.send(json.dumps({"type": "create_room", "public": True, "seats": 8,
-                                          "rule_set": ("octagon", "all-fours")[n % 2]}))
+                await ws.send(
+                    json.dumps(
+                        {
+                            "type": "create_room",
+                            "public": True,
+                            "seats": 8,
+                            "rule_set": ("octagon", "all-fours")[n % 2],
+                        }
+                    )
+                )
                 counts["sent"] += 1
                 answer = json.loads(await ws.recv())
                 if not answered:
@@ -423,12 +517,14 @@ async def hold_public_lobby(target: Target, end: float, token: str, n: int, coun
             first_answer()
 
 
-async def read_public_list(target: Target, end: float, names: set[str], asked: asyncio.Event,
-                           counts: Counts) -> None:
+async def read_public_list(
+    target: Target, end: float, names: set[str], asked: asyncio.Event, counts: Counts
+) -> None:
     """Read the public list twice a second (its limit per address), as the attacker."""
     while going(end):
-        body = await http_request(target, "GET", "/api/rooms", counts,
-                                  f"X-Forwarded-For: {ATTACKER_ADDRESS}\r\n")
+        body = await http_request(
+            target, "GET", "/api/rooms", counts, f"X-Forwarded-For: {ATTACKER_ADDRESS}\r\n"
+        )
         if body.startswith(b"{") and asked.is_set():
             rooms = json.loads(body)["rooms"]
             own = sum(room["host"] in names for room in rooms)
@@ -448,8 +544,9 @@ async def spectator_churn(target: Target, seconds: float, counts: Counts) -> Non
         await ws.send('{"type": "hello"}')
         await send_paced(ws, end, 40, counts, lambda n: messages[n % 2])
 
-    await asyncio.gather(*(connection(target, seconds, counts, body, reader=read_spectators)
-                           for _ in range(16)))
+    await asyncio.gather(
+        *(connection(target, seconds, counts, body, reader=read_spectators) for _ in range(16))
+    )
 
 
 async def read_spectators(ws: ClientConnection, counts: Counts) -> None:
@@ -467,10 +564,19 @@ async def read_spectators(ws: ClientConnection, counts: Counts) -> None:
 
 async def unknown_codes(target: Target, seconds: float, counts: Counts) -> None:
     """4 anonymous connections, each spectating a room code nobody holds 45 times a second."""
+
     async def body(ws: ClientConnection, end: float) -> None:
         await ws.send('{"type": "hello"}')
-        await send_paced(ws, end, 45, counts, lambda n: json.dumps(
-            {"type": "spectate", "code": f"ZZ{time.monotonic_ns() % 10**8:08d}{n}"[:16]}))
+        await send_paced(
+            ws,
+            end,
+            45,
+            counts,
+            lambda n: json.dumps(
+                {"type": "spectate", "code": f"ZZ{time.monotonic_ns() % 10**8:08d}{n}"[:16]}
+            ),
+        )
+
     await asyncio.gather(*(connection(target, seconds, counts, body) for _ in range(4)))
 
 
@@ -482,12 +588,16 @@ async def board_readers(target: Target, seconds: float, counts: Counts) -> None:
     async def body(ws: ClientConnection, end: float) -> None:
         await ws.send('{"type": "hello"}')
         await send_paced(ws, end, 10, counts, constant(board))
-    await asyncio.gather(*(connection(target, seconds, counts, body)
-                           for _ in range(BOARD_READERS)))
+
+    await asyncio.gather(*(connection(target, seconds, counts, body) for _ in range(BOARD_READERS)))
 
 
-ATTACKS.update({attack.__name__.replace("_", "-"): attack for attack in (
-    public_lobby_flood, spectator_churn, unknown_codes, board_readers)})
+ATTACKS.update(
+    {
+        attack.__name__.replace("_", "-"): attack
+        for attack in (public_lobby_flood, spectator_churn, unknown_codes, board_readers)
+    }
+)
 
 
 # -- the solver (issue 23, item 5) ----------------------------------------------------------------
@@ -501,8 +611,9 @@ REFUSED_PAUSE_S = 0.2
 """How long a flooder waits after a refusal before it asks again (so as not to be closed)."""
 
 
-async def until_reply(ws: ClientConnection, counts: Counts, request: dict[str, Any],
-                      kind: str | None = None) -> dict[str, Any]:
+async def until_reply(
+    ws: ClientConnection, counts: Counts, request: dict[str, Any], kind: str | None = None
+) -> dict[str, Any]:
     """Send ``request`` with an id and read until its reply, counted; with ``kind``, until a
     room event of that type too (it may come before the reply: what a request makes happen
     is said before the reply), which is returned unless the reply is an error."""
@@ -525,9 +636,13 @@ async def until_reply(ws: ClientConnection, counts: Counts, request: dict[str, A
     return event or reply
 
 
-async def answered_connection(target: Target, seconds: float, counts: Counts, token: str,
-                              body: Callable[[ClientConnection, float], Awaitable[None]]
-                              ) -> None:
+async def answered_connection(
+    target: Target,
+    seconds: float,
+    counts: Counts,
+    token: str,
+    body: Callable[[ClientConnection, float], Awaitable[None]],
+) -> None:
     """``connection`` for a body that reads its own replies (``until_reply``)."""
     end = time.monotonic() + seconds
     while going(end):
@@ -551,8 +666,9 @@ async def solver_identities(target: Target, counts: Counts, wanted: int) -> list
     tokens = list(target.tokens[:wanted])
     async with connect(target.url, open_timeout=5, close_timeout=2) as ws:
         while len(tokens) < wanted:
-            welcome = await until_reply(ws, counts, {"type": "hello",
-                                                     "name": f"Solver{len(tokens)}"})
+            welcome = await until_reply(
+                ws, counts, {"type": "hello", "name": f"Solver{len(tokens)}"}
+            )
             if welcome["type"] != "welcome":
                 break
             tokens.append(welcome["token"])
@@ -562,9 +678,16 @@ async def solver_identities(target: Target, counts: Counts, wanted: int) -> list
 async def practising(ws: ClientConnection, counts: Counts) -> bool:
     """Open a room alone on a random chosen deal of the hard rule set and start it: whether
     the race is on."""
-    opened = await until_reply(ws, counts, {
-        "type": "create_room", "rule_set": HARD_RULE_SET, "seats": 2,
-        "deal": {"kind": "number", "number": str(secrets.randbelow(2**63))}})
+    opened = await until_reply(
+        ws,
+        counts,
+        {
+            "type": "create_room",
+            "rule_set": HARD_RULE_SET,
+            "seats": 2,
+            "deal": {"kind": "number", "number": str(secrets.randbelow(2**63))},
+        },
+    )
     if opened["type"] == "error":
         return False
     started = await until_reply(ws, counts, {"type": "start"}, kind="race_started")
@@ -574,6 +697,7 @@ async def practising(ws: ClientConnection, counts: Counts) -> bool:
 async def asking_hints(target: Target, seconds: float, counts: Counts, token: str) -> None:
     """One identity practising alone, asking for a hint again as soon as the last is answered
     (after a refusal, ``REFUSED_PAUSE_S`` later)."""
+
     async def body(ws: ClientConnection, end: float) -> None:
         if not await practising(ws, counts):
             return
@@ -581,12 +705,14 @@ async def asking_hints(target: Target, seconds: float, counts: Counts, token: st
             given = await until_reply(ws, counts, {"type": "hint"})
             if given["type"] == "error":
                 await asyncio.sleep(REFUSED_PAUSE_S)
+
     await answered_connection(target, seconds, counts, token, body)
 
 
 async def finishing_races(target: Target, seconds: float, counts: Counts, token: str) -> None:
     """One identity starting races alone on random deals and resigning each at once: each
     finished race's deal is for the solver to search."""
+
     async def body(ws: ClientConnection, end: float) -> None:
         while going(end):
             if await practising(ws, counts):
@@ -595,6 +721,7 @@ async def finishing_races(target: Target, seconds: float, counts: Counts, token:
             left = await until_reply(ws, counts, {"type": "leave"})
             if left["type"] == "error":
                 await asyncio.sleep(REFUSED_PAUSE_S)
+
     await answered_connection(target, seconds, counts, token, body)
 
 
@@ -609,8 +736,7 @@ async def verdict_flood(target: Target, seconds: float, counts: Counts) -> None:
     """Four identities of one address finishing races alone as fast as they can, each race's
     deal a new one for the solver to search (10 s each by default)."""
     tokens = await solver_identities(target, counts, VERDICT_IDENTITIES)
-    await asyncio.gather(*(finishing_races(target, seconds, counts, token)
-                           for token in tokens))
+    await asyncio.gather(*(finishing_races(target, seconds, counts, token) for token in tokens))
 
 
 async def solver_flood(target: Target, seconds: float, counts: Counts) -> None:
@@ -618,17 +744,22 @@ async def solver_flood(target: Target, seconds: float, counts: Counts) -> None:
     ask for hints."""
     tokens = await solver_identities(target, counts, SOLVER_IDENTITIES)
     await asyncio.gather(
-        *(finishing_races(target, seconds, counts, token)
-          for token in tokens[:VERDICT_IDENTITIES]),
-        *(asking_hints(target, seconds, counts, token) for token in tokens[VERDICT_IDENTITIES:]))
+        *(finishing_races(target, seconds, counts, token) for token in tokens[:VERDICT_IDENTITIES]),
+        *(asking_hints(target, seconds, counts, token) for token in tokens[VERDICT_IDENTITIES:]),
+    )
 
 
-ATTACKS.update({attack.__name__.replace("_", "-"): attack for attack in (
-    hint_flood, verdict_flood, solver_flood)})
+ATTACKS.update(
+    {
+        attack.__name__.replace("_", "-"): attack
+        for attack in (hint_flood, verdict_flood, solver_flood)
+    }
+)
 
 
-def run_attack(name: str, target: Target, seconds: float,
-               stop: Stop | None = None) -> dict[str, Any]:
+def run_attack(
+    name: str, target: Target, seconds: float, stop: Stop | None = None
+) -> dict[str, Any]:
     """Run one attack in a new event loop (in a child process) for ``seconds``, or until
     ``stop`` is set: its counts."""
     counts = Counts()
@@ -654,8 +785,9 @@ def going(end: float) -> bool:
     return time.monotonic() < end and not STOPPING.is_set()
 
 
-async def until_stopped(attack: Coroutine[Any, Any, None], seconds: float,
-                        stop: Stop | None) -> None:
+async def until_stopped(
+    attack: Coroutine[Any, Any, None], seconds: float, stop: Stop | None
+) -> None:
     """Run ``attack``. Once ``stop`` is set its loops end as at their deadline (so what is on
     its way is still read and counted); one still running ``STOP_GRACE_S`` later is
     cancelled."""
@@ -700,8 +832,12 @@ class Player:
         (``X-Forwarded-For``): a server that trusts no proxy ignores that, as it should; one
         behind a proxy it trusts takes it, as it would from the proxy (a player with many
         addresses)."""
-        ws = await connect(target.url, open_timeout=5, close_timeout=1,
-                           additional_headers={"X-Forwarded-For": address})
+        ws = await connect(
+            target.url,
+            open_timeout=5,
+            close_timeout=1,
+            additional_headers={"X-Forwarded-For": address},
+        )
         await ws.send(json.dumps({"type": "hello", "token": token}))
         welcome = json.loads(await ws.recv())
         return cls(ws, welcome["player_id"], [])
@@ -736,8 +872,13 @@ class Player:
     async def move_once(self, counts: Counts) -> None:
         """The first legal move of the board the race dealt (not to resign)."""
         view = await self.until("view")
-        await self.ask({"type": "move", "move": next(
-            move for move in view["view"]["legal_moves"] if move != "resign")}, counts)
+        await self.ask(
+            {
+                "type": "move",
+                "move": next(move for move in view["view"]["legal_moves"] if move != "resign"),
+            },
+            counts,
+        )
 
 
 async def rating_farm(target: Target, seconds: float, counts: Counts) -> None:
@@ -753,10 +894,14 @@ async def rating_farm(target: Target, seconds: float, counts: Counts) -> None:
         host = await Player.connect(target, main, "10.66.0.1")
         other = await Player.connect(target, throwaway, f"10.66.1.{number}")
         try:
-            opened = await host.ask({"type": "create_room", "rule_set": FARM_RULE_SET,
-                                     "seats": 2}, counts)
-            if opened["type"] == "error" or (await other.ask(
-                    {"type": "join", "code": opened["code"]}, counts))["type"] == "error":
+            opened = await host.ask(
+                {"type": "create_room", "rule_set": FARM_RULE_SET, "seats": 2}, counts
+            )
+            if (
+                opened["type"] == "error"
+                or (await other.ask({"type": "join", "code": opened["code"]}, counts))["type"]
+                == "error"
+            ):
                 return
             while going(end):
                 for player in (host, other):
@@ -766,19 +911,20 @@ async def rating_farm(target: Target, seconds: float, counts: Counts) -> None:
                     await player.ask({"type": "resign"}, counts)
                 finished = await host.until("race_finished")
                 counts["race"] += 1
-                mine = next(entry for entry in finished["ranking"]
-                            if entry["player_id"] == host.player_id)
+                mine = next(
+                    entry for entry in finished["ranking"] if entry["player_id"] == host.player_id
+                )
                 counts["rated" if mine["rating"] else "unrated"] += 1
-                while going(end) and (await host.ask({"type": "rematch"}, counts)
-                                      )["type"] == "error":
+                while (
+                    going(end) and (await host.ask({"type": "rematch"}, counts))["type"] == "error"
+                ):
                     await asyncio.sleep(0.1)  # refused (the rooms quota): ask again later
         except (ConnectionClosed, TimeoutError):
             counts["gave_up"] += 1
         finally:
             await asyncio.gather(host.ws.close(), other.ws.close())
 
-    await asyncio.gather(*(room(number, token)
-                           for number, token in enumerate(throwaways, start=1)))
+    await asyncio.gather(*(room(number, token) for number, token in enumerate(throwaways, start=1)))
 
 
 async def rematch_churn(target: Target, seconds: float, counts: Counts) -> None:
@@ -788,8 +934,9 @@ async def rematch_churn(target: Target, seconds: float, counts: Counts) -> None:
     end = time.monotonic() + seconds
     player = await Player.connect(target, target.tokens[-1], "10.66.2.1")
     try:
-        opened = await player.ask({"type": "create_room", "rule_set": FARM_RULE_SET,
-                                   "seats": 2}, counts)
+        opened = await player.ask(
+            {"type": "create_room", "rule_set": FARM_RULE_SET, "seats": 2}, counts
+        )
         if opened["type"] == "error":
             return
         while going(end):
@@ -798,8 +945,7 @@ async def rematch_churn(target: Target, seconds: float, counts: Counts) -> None:
             await player.ask({"type": "resign"}, counts)
             await player.until("race_finished")
             counts["race"] += 1
-            while going(end) and (await player.ask({"type": "rematch"}, counts)
-                                  )["type"] == "error":
+            while going(end) and (await player.ask({"type": "rematch"}, counts))["type"] == "error":
                 await asyncio.sleep(0.05)  # refused (the rooms quota): ask again
     except (ConnectionClosed, TimeoutError):
         counts["gave_up"] += 1
@@ -813,8 +959,12 @@ async def winnable_drain(target: Target, seconds: float, counts: Counts) -> None
     proved deal (``winnable:true``) and those that fell back (``winnable:false``)."""
     end = time.monotonic() + seconds
     player = await Player.connect(target, target.tokens[0], "10.66.3.1")
-    request = {"type": "create_room", "rule_set": FARM_RULE_SET, "seats": 2,
-               "deal": {"kind": "secret", "winnable": True}}
+    request = {
+        "type": "create_room",
+        "rule_set": FARM_RULE_SET,
+        "seats": 2,
+        "deal": {"kind": "secret", "winnable": True},
+    }
     try:
         while going(end):
             opened = await player.ask(request, counts)
@@ -829,7 +979,11 @@ async def winnable_drain(target: Target, seconds: float, counts: Counts) -> None
         await player.ws.close()
 
 
-ATTACKS.update({attack.__name__.replace("_", "-"): attack for attack in (
-    rating_farm, rematch_churn, winnable_drain)})
+ATTACKS.update(
+    {
+        attack.__name__.replace("_", "-"): attack
+        for attack in (rating_farm, rematch_churn, winnable_drain)
+    }
+)
 """Each spends its identities' rooms: the bench runs them on a server of their own
 (``--attack NAME``); after the lobby flood they are refused at once."""

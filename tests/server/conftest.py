@@ -54,8 +54,10 @@ async def drop_redis_keys(url: str, prefix: str) -> None:
     await connection.aclose()
 
 
-REDIS_SKIP_REASON = (f"tests that use Redis run only when {REDIS_URL_VARIABLE} is set, "
-                     "e.g. to redis://127.0.0.1:6379/0")
+REDIS_SKIP_REASON = (
+    f"tests that use Redis run only when {REDIS_URL_VARIABLE} is set, "
+    "e.g. to redis://127.0.0.1:6379/0"
+)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -83,8 +85,10 @@ def redis_url() -> str:
 def database_kind(request: pytest.FixtureRequest) -> str:
     kind: str = request.param
     if kind == "postgresql" and not os.environ.get(POSTGRES_URL_VARIABLE):
-        pytest.skip(f"PostgreSQL tests run only when {POSTGRES_URL_VARIABLE} is set, e.g. to "
-                    "postgresql+asyncpg://postgres@127.0.0.1/test")
+        pytest.skip(
+            f"PostgreSQL tests run only when {POSTGRES_URL_VARIABLE} is set, e.g. to "
+            "postgresql+asyncpg://postgres@127.0.0.1/test"
+        )
     return kind
 
 
@@ -94,8 +98,7 @@ async def create_database(kind: str, directory: Path) -> str:
         return f"sqlite+aiosqlite:///{directory / f'test-{secrets.token_hex(4)}.sqlite3'}"
     server = make_url(async_url(os.environ[POSTGRES_URL_VARIABLE]))
     name = f"patience_race_test_{secrets.token_hex(6)}"
-    await postgres_admin(server.render_as_string(hide_password=False),
-                          f'CREATE DATABASE "{name}"')
+    await postgres_admin(server.render_as_string(hide_password=False), f'CREATE DATABASE "{name}"')
     return server.set(database=name).render_as_string(hide_password=False)
 
 
@@ -105,8 +108,10 @@ async def drop_database(url: str) -> None:
     database = make_url(url)
     if database.get_backend_name() == "postgresql":
         server = make_url(async_url(os.environ[POSTGRES_URL_VARIABLE]))
-        await postgres_admin(server.render_as_string(hide_password=False),
-                              f'DROP DATABASE IF EXISTS "{database.database}" WITH (FORCE)')
+        await postgres_admin(
+            server.render_as_string(hide_password=False),
+            f'DROP DATABASE IF EXISTS "{database.database}" WITH (FORCE)',
+        )
 
 
 async def postgres_admin(server_url: str, statement: str) -> None:
@@ -152,8 +157,9 @@ async def empty_database_url(database_kind: str, tmp_path: Path) -> AsyncIterato
 
 
 @pytest_asyncio.fixture
-async def server(sessions: async_sessionmaker[AsyncSession],
-                 database_url: str) -> AsyncIterator[Server]:
+async def server(
+    sessions: async_sessionmaker[AsyncSession], database_url: str
+) -> AsyncIterator[Server]:
     """The real server on an ephemeral port, on an emptied database (``sessions``)."""
     running = await start_server(make_settings(database_url))
     try:
@@ -172,8 +178,7 @@ async def moves_locked(database_url: str) -> AsyncIterator[None]:
 
 
 @asynccontextmanager
-async def tables_locked(database_url: str, *tables: str, reads: bool = True
-                        ) -> AsyncIterator[None]:
+async def tables_locked(database_url: str, *tables: str, reads: bool = True) -> AsyncIterator[None]:
     """Hold a lock that makes every write to ``tables`` wait: on SQLite the write lock of the
     whole database (``BEGIN IMMEDIATE``), on PostgreSQL those tables, still open to reads
     (``EXCLUSIVE``) or, with ``reads=False``, not (``ACCESS EXCLUSIVE``)."""

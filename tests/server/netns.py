@@ -56,8 +56,9 @@ def _ip(*argv: str) -> None:
 
 def _free_subnet() -> int:
     """A third octet N for 10.231.N.0/24 that no interface here uses (runs may overlap)."""
-    used = subprocess.run(["ip", "-4", "-o", "addr"], capture_output=True, text=True,
-                          timeout=10).stdout
+    used = subprocess.run(
+        ["ip", "-4", "-o", "addr"], capture_output=True, text=True, timeout=10
+    ).stdout
     free = [n for n in range(256) if f" 10.231.{n}." not in used]
     if not free:
         raise NoNetwork("no free subnet in 10.231.0.0/16")

@@ -25,8 +25,9 @@ from tests.server.test_server import Server, Sessions, make_settings, start_serv
 
 
 @asynccontextmanager
-async def server_with(database_url: str, clock: Callable[[], float] = time.time,
-                      **limits: Any) -> AsyncIterator[Server]:
+async def server_with(
+    database_url: str, clock: Callable[[], float] = time.time, **limits: Any
+) -> AsyncIterator[Server]:
     running = await start_server(make_settings(database_url, **limits), clock)
     try:
         yield running
@@ -51,7 +52,8 @@ async def reply(ws: ClientConnection, timeout: float = 5.0) -> Any:
 
 
 async def test_invalid_messages_inside_the_rate_are_refused_then_closed_1008(
-        sessions: Sessions, database_url: str) -> None:
+    sessions: Sessions, database_url: str
+) -> None:
     async with server_with(database_url, flood_close_after=20) as server:
         async with connect(server.url) as ws:
             for _ in range(60):  # inside the burst of 100: only their being invalid counts
@@ -64,12 +66,17 @@ async def test_invalid_messages_inside_the_rate_are_refused_then_closed_1008(
 
 
 async def test_a_sustained_flood_ends_in_1008_though_some_messages_get_through(
-        sessions: Sessions, database_url: str) -> None:
+    sessions: Sessions, database_url: str
+) -> None:
     """30 times the rate: a token now and then is earned, which used to reset the count of
     refusals in a row, so such a flood was never closed."""
     clock = FakeClock()
-    async with server_with(database_url, clock, rate_per_s=10, rate_burst=10,
-                           flood_close_after=100) as server, connect(server.url) as ws:
+    async with (
+        server_with(
+            database_url, clock, rate_per_s=10, rate_burst=10, flood_close_after=100
+        ) as server,
+        connect(server.url) as ws,
+    ):
         codes = set()
         with pytest.raises(ConnectionClosed):
             async with asyncio.timeout(5):
@@ -105,7 +112,8 @@ async def test_connections_per_address_are_capped(sessions: Sessions, database_u
 
 
 async def test_new_identities_per_address_are_limited_returning_ones_are_not(
-        sessions: Sessions, database_url: str) -> None:
+    sessions: Sessions, database_url: str
+) -> None:
     async with server_with(database_url, new_players_per_address_per_min=3) as server:
         clients = [await server.client(f"P{n}") for n in range(3)]
         extra = await RaceClient.connect(server.url)
@@ -144,8 +152,9 @@ async def test_a_binary_frame_is_refused_and_the_connection_stays(server: Server
         assert (await reply(ws))["type"] == "welcome"
 
 
-async def test_a_connection_that_never_says_hello_is_closed(sessions: Sessions,
-                                                            database_url: str) -> None:
+async def test_a_connection_that_never_says_hello_is_closed(
+    sessions: Sessions, database_url: str
+) -> None:
     clock = FakeClock()
     async with server_with(database_url, clock, hello_deadline_s=0.3) as server:
         ann = await server.client("Ann")  # saying hello in time keeps it open past that
@@ -163,7 +172,8 @@ async def test_a_connection_that_never_says_hello_is_closed(sessions: Sessions,
 
 
 async def test_an_idle_connection_outside_a_race_is_closed_a_racer_is_not(
-        sessions: Sessions, database_url: str) -> None:
+    sessions: Sessions, database_url: str
+) -> None:
     clock = FakeClock()
     async with server_with(database_url, clock, idle_timeout_s=0.5) as server:
         idle = await server.client("Ida")
@@ -182,8 +192,9 @@ async def test_an_idle_connection_outside_a_race_is_closed_a_racer_is_not(
         assert (await ann.hello(token=ann.token)).player_id == ann.player_id
 
 
-async def test_an_empty_lobby_expires_and_its_row_goes(sessions: Sessions,
-                                                       database_url: str) -> None:
+async def test_an_empty_lobby_expires_and_its_row_goes(
+    sessions: Sessions, database_url: str
+) -> None:
     clock = FakeClock()
     async with server_with(database_url, clock, lobby_empty_s=0.3) as server:
         ann = await server.client("Ann")
@@ -206,7 +217,8 @@ async def test_an_empty_lobby_expires_and_its_row_goes(sessions: Sessions,
 
 
 async def test_a_lobby_never_started_expires_and_its_members_are_told(
-        sessions: Sessions, database_url: str) -> None:
+    sessions: Sessions, database_url: str
+) -> None:
     clock = FakeClock()
     async with server_with(database_url, clock, lobby_max_s=0.5) as server:
         ann = await server.client("Ann")
@@ -221,8 +233,7 @@ async def test_a_lobby_never_started_expires_and_its_members_are_told(
         assert (await ann.create_room("octagon")).code != room.code  # Ann is in no room now
 
 
-async def test_rooms_one_player_may_open_are_capped(sessions: Sessions,
-                                                    database_url: str) -> None:
+async def test_rooms_one_player_may_open_are_capped(sessions: Sessions, database_url: str) -> None:
     async with server_with(database_url, rooms_per_player_per_hour=2) as server:
         ann = await server.client("Ann")
         for _ in range(2):
@@ -235,8 +246,7 @@ async def test_rooms_one_player_may_open_are_capped(sessions: Sessions,
         await bob.create_room("octagon")
 
 
-async def test_repeating_a_request_that_changes_nothing_broadcasts_nothing(
-        server: Server) -> None:
+async def test_repeating_a_request_that_changes_nothing_broadcasts_nothing(server: Server) -> None:
     ann, bob, eve = [await server.client(n) for n in ("Ann", "Bob", "Eve")]
     room = await ann.create_room("octagon", seats=3)
     await bob.join(room.code)
@@ -253,7 +263,8 @@ async def test_repeating_a_request_that_changes_nothing_broadcasts_nothing(
 
 @pytest.mark.parametrize("race_id", ["a\x00b", "\x00", "../races", "", "x" * 64 + "é"])
 async def test_a_race_record_request_for_an_id_that_cannot_be_one_is_not_found(
-        server: Server, race_id: str) -> None:
+    server: Server, race_id: str
+) -> None:
     """Any text up to 64 characters passes the request's model; a NUL in it made PostgreSQL
     refuse the query, and the connection closed with 1011 (found by tests/server/test_fuzz.py)."""
     ann = await server.client("Ann")

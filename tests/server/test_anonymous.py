@@ -19,7 +19,8 @@ async def anonymous(server: Server) -> RaceClient:
 
 
 async def test_an_anonymous_connection_watches_a_race_and_makes_no_player(
-        server: Server, sessions: Sessions) -> None:
+    server: Server, sessions: Sessions
+) -> None:
     (ann, bob), code = await race_of(server, "all-fours", ["Ann", "Bob"])
     watcher = await anonymous(server)
     room = await watcher.spectate(code)
@@ -32,20 +33,30 @@ async def test_an_anonymous_connection_watches_a_race_and_makes_no_player(
     finished = await watcher.next_event(RaceFinished, timeout=20)
     assert finished.seed is not None
     assert (await watcher.race_record(finished.race_id))["race_id"] == finished.race_id
-    board = await watcher.leaderboard("all-fours", board="deal", deal=finished.seed,
-                                      around_me=True)
+    board = await watcher.leaderboard("all-fours", board="deal", deal=finished.seed, around_me=True)
     assert board.me is None
     async with sessions() as session:
         players = await session.scalar(select(func.count()).select_from(PlayerRow))
     assert players == 2
 
 
-@pytest.mark.parametrize("request_", [
-    ("create_room", {"rule_set": "octagon"}), ("join", {"code": "ABCD2345"}),
-    ("ready", {}), ("start", {}), ("move", {"move": "resign"}), ("resign", {}),
-    ("daily", {"rule_set": "octagon"}), ("hint", {}), ("rematch", {})])
+@pytest.mark.parametrize(
+    "request_",
+    [
+        ("create_room", {"rule_set": "octagon"}),
+        ("join", {"code": "ABCD2345"}),
+        ("ready", {}),
+        ("start", {}),
+        ("move", {"move": "resign"}),
+        ("resign", {}),
+        ("daily", {"rule_set": "octagon"}),
+        ("hint", {}),
+        ("rematch", {}),
+    ],
+)
 async def test_an_anonymous_connection_may_not_open_join_race_or_rematch(
-        server: Server, request_: tuple[str, dict[str, str]]) -> None:
+    server: Server, request_: tuple[str, dict[str, str]]
+) -> None:
     watcher = await anonymous(server)
     kind, fields = request_
     with pytest.raises(RequestRefused) as refused:
@@ -54,7 +65,8 @@ async def test_an_anonymous_connection_may_not_open_join_race_or_rematch(
 
 
 async def test_an_anonymous_spectator_in_a_room_is_refused_a_seat_and_a_rematch(
-        server: Server) -> None:
+    server: Server,
+) -> None:
     ann = await server.client("Ann")
     room = await ann.create_room("octagon", seats=2)
     watcher = await anonymous(server)
@@ -68,8 +80,7 @@ async def test_an_anonymous_spectator_in_a_room_is_refused_a_seat_and_a_rematch(
     assert (await watcher.spectate(room.code)).spectators == 1
 
 
-async def test_a_name_after_an_anonymous_hello_makes_a_player_who_may_race(
-        server: Server) -> None:
+async def test_a_name_after_an_anonymous_hello_makes_a_player_who_may_race(server: Server) -> None:
     ann = await server.client("Ann")
     watched = await ann.create_room("octagon", seats=2)
     client = await anonymous(server)
@@ -82,4 +93,3 @@ async def test_a_name_after_an_anonymous_hello_makes_a_player_who_may_race(
     assert not welcome.anonymous and welcome.token is not None
     room = await client.create_room("octagon", seats=2)
     assert room.seats[0].name == "Cy"
-

@@ -115,9 +115,14 @@ class Measured:
 
 
 async def beside_an_honest_racer(
-        server: Server, sessions: Sessions, attacker: ProcessPoolExecutor, attack: str,
-        record_property: Callable[[str, object], None], identities: int = 3,
-        finished_race: bool = False) -> Measured:
+    server: Server,
+    sessions: Sessions,
+    attacker: ProcessPoolExecutor,
+    attack: str,
+    record_property: Callable[[str, object], None],
+    identities: int = 3,
+    finished_race: bool = False,
+) -> Measured:
     """The honest racer alone, then under ``attack``; then it resigns and its stored result is
     checked against what was acknowledged."""
     client = await RaceClient.connect(server.url, record=True)
@@ -146,8 +151,9 @@ async def beside_an_honest_racer(
     loop = asyncio.get_running_loop()
     with multiprocessing.Manager() as manager:
         stop = manager.Event()
-        attacking = loop.run_in_executor(attacker, run_attack, attack, target,
-                                         LONGEST_ATTACK_S, stop)
+        attacking = loop.run_in_executor(
+            attacker, run_attack, attack, target, LONGEST_ATTACK_S, stop
+        )
         await asyncio.sleep(0.2)  # the attack under way
         attacked = await racer.play(WINDOW, MOVES)
         await asyncio.sleep(0.1)
@@ -184,22 +190,28 @@ async def a_finished_race(server: Server) -> tuple[str, str]:
 
 async def stored_moves(sessions: Sessions, race_id: str, player_id: str | None) -> list[str]:
     async with sessions() as session:
-        return list((await session.scalars(
-            select(MoveRow.text).where(MoveRow.race_id == race_id,
-                                       MoveRow.player_id == player_id)
-            .order_by(MoveRow.index))).all())
+        return list(
+            (
+                await session.scalars(
+                    select(MoveRow.text)
+                    .where(MoveRow.race_id == race_id, MoveRow.player_id == player_id)
+                    .order_by(MoveRow.index)
+                )
+            ).all()
+        )
 
 
-def report(measured: Measured, attack: str,
-           record_property: Callable[[str, object], None]) -> None:
+def report(measured: Measured, attack: str, record_property: Callable[[str, object], None]) -> None:
     """Print and attach the figures; fail on a stall only."""
     alone, attacked = measured.alone, measured.attacked
     assert len(alone) >= MOVES and len(attacked) >= MOVES, "the racer ran out of moves"
     p50_alone, p50_attacked = statistics.median(alone), statistics.median(attacked)
     ratio = p50_attacked / p50_alone
-    figures = (f"{attack}: acks {len(alone)} alone p50 {p50_alone:.2f} ms max "
-               f"{max(alone):.1f} ms; {len(attacked)} attacked p50 {p50_attacked:.2f} ms max "
-               f"{max(attacked):.1f} ms; ratio p50 {ratio:.2f}; attacker {measured.counts}")
+    figures = (
+        f"{attack}: acks {len(alone)} alone p50 {p50_alone:.2f} ms max "
+        f"{max(alone):.1f} ms; {len(attacked)} attacked p50 {p50_attacked:.2f} ms max "
+        f"{max(attacked):.1f} ms; ratio p50 {ratio:.2f}; attacker {measured.counts}"
+    )
     print(figures)
     record_property("honest_racer", figures)
     record_property("ratio_p50", round(ratio, 2))
@@ -215,17 +227,22 @@ def refused(counts: dict[str, Any], *keys: str) -> None:
 
 # -- one test per attack ------------------------------------------------------------------------
 
+
 @pytest.fixture
-def check(sessions: Sessions, database_url: str, attacker: ProcessPoolExecutor,
-          record_property: Callable[[str, object], None]
-          ) -> Callable[..., Any]:
-    async def run(attack: str, limits: dict[str, Any] | None = None,
-                  **options: Any) -> Measured:
+def check(
+    sessions: Sessions,
+    database_url: str,
+    attacker: ProcessPoolExecutor,
+    record_property: Callable[[str, object], None],
+) -> Callable[..., Any]:
+    async def run(attack: str, limits: dict[str, Any] | None = None, **options: Any) -> Measured:
         async with server_with(database_url, **(limits or {})) as server:
-            measured = await beside_an_honest_racer(server, sessions, attacker, attack,
-                                                    record_property, **options)
+            measured = await beside_an_honest_racer(
+                server, sessions, attacker, attack, record_property, **options
+            )
         assert measured.extra_alone == 0
         return measured
+
     return run
 
 
@@ -363,16 +380,20 @@ async def public_list(server: Server) -> list[str]:
 
 
 async def lobby_flood_beside_an_open_lobby(
-        database_url: str, sessions: Sessions, attacker: ProcessPoolExecutor,
-        record_property: Callable[[str, object], None], **limits: object
+    database_url: str,
+    sessions: Sessions,
+    attacker: ProcessPoolExecutor,
+    record_property: Callable[[str, object], None],
+    **limits: object,
 ) -> tuple[Measured, str, list[str]]:
     """An honest public lobby, then the honest racer under the public lobby flood: what the
     attacker counted, the honest lobby's code, and the list once the attack is over."""
     async with server_with(database_url, trusted_proxies=PROXY, **limits) as server:
         host = await server.client("Open host")
         lobby = await host.create_room("octagon", seats=4, public=True)
-        measured = await beside_an_honest_racer(server, sessions, attacker,
-                                                "public-lobby-flood", record_property)
+        measured = await beside_an_honest_racer(
+            server, sessions, attacker, "public-lobby-flood", record_property
+        )
         listed = await public_list(server)
         await host.close()
     assert measured.extra_alone == 0 and measured.extra_attacked == 0
@@ -380,13 +401,17 @@ async def lobby_flood_beside_an_open_lobby(
 
 
 async def test_one_address_holds_five_public_lobbies_and_the_list_shows_the_others(
-        database_url: str, sessions: Sessions, attacker: ProcessPoolExecutor,
-        record_property: Callable[[str, object], None]) -> None:
+    database_url: str,
+    sessions: Sessions,
+    attacker: ProcessPoolExecutor,
+    record_property: Callable[[str, object], None],
+) -> None:
     """10 identities of one address, 5 connections each, ask for public lobbies: 5 are
     opened (the address's limit; each identity's is 2), the rest refused; the honest public
     lobby is listed in every sample the attacker took."""
     measured, honest, listed = await lobby_flood_beside_an_open_lobby(
-        database_url, sessions, attacker, record_property)
+        database_url, sessions, attacker, record_property
+    )
     counts = measured.counts
     refused(counts, "reply:room", "error:too_many_lobbies")
     assert counts["reply:room"] == 5
@@ -395,13 +420,21 @@ async def test_one_address_holds_five_public_lobbies_and_the_list_shows_the_othe
 
 
 async def test_past_the_limits_one_address_still_cannot_fill_the_list(
-        database_url: str, sessions: Sessions, attacker: ProcessPoolExecutor,
-        record_property: Callable[[str, object], None]) -> None:
+    database_url: str,
+    sessions: Sessions,
+    attacker: ProcessPoolExecutor,
+    record_property: Callable[[str, object], None],
+) -> None:
     """With the limits lifted, the address holds 50 lobbies, all newer than the honest one:
     the list shows the addresses in turn, so the honest lobby is second."""
     measured, honest, listed = await lobby_flood_beside_an_open_lobby(
-        database_url, sessions, attacker, record_property, public_lobbies_per_player=100,
-        public_lobbies_per_address=100)
+        database_url,
+        sessions,
+        attacker,
+        record_property,
+        public_lobbies_per_player=100,
+        public_lobbies_per_address=100,
+    )
     counts = measured.counts
     assert counts["reply:room"] == LOBBY_IDENTITIES * LOBBIES_EACH == LISTED
     assert counts["listed-own-max"] == LISTED - 1 and counts["listed-others-min"] == 1
@@ -409,7 +442,8 @@ async def test_past_the_limits_one_address_still_cannot_fill_the_list(
 
 
 async def test_spectator_churn_sends_the_racer_nothing_and_the_room_takes_eight(
-        check: Check) -> None:
+    check: Check,
+) -> None:
     """16 anonymous connections spectate the racer's room and leave, 40 requests a second
     each: the racer gets no frame for any of it, and the room never has more spectators than
     its limit (lowered to 8 here)."""
@@ -427,7 +461,8 @@ async def test_unknown_codes_count_against_the_allowance_of_errors(check: Check)
 
 
 async def test_an_unknown_code_on_a_second_worker_costs_no_database_transaction(
-        sessions: Sessions, database_url: str, redis_url: str) -> None:
+    sessions: Sessions, database_url: str, redis_url: str
+) -> None:
     """Two workers: spectating codes nobody holds is answered from the directory in Redis,
     with no database transaction (a lookup of the stored races each was two), and each
     refusal counts against the connection's allowance of errors: it is closed (1008)."""
@@ -437,8 +472,10 @@ async def test_an_unknown_code_on_a_second_worker_costs_no_database_transaction(
     def count(_: object) -> None:
         transactions[0] += 1
 
-    async with (two_workers(database_url, redis_url, flood_close_after=asked + 5)
-                as (_, second), connect(second.url) as ws):
+    async with (
+        two_workers(database_url, redis_url, flood_close_after=asked + 5) as (_, second),
+        connect(second.url) as ws,
+    ):
         await ws.send('{"type": "hello"}')
         assert (await reply(ws))["type"] == "welcome"
         event.listen(Engine, "begin", count)
@@ -456,7 +493,8 @@ async def test_an_unknown_code_on_a_second_worker_costs_no_database_transaction(
 
 
 async def test_boards_read_by_many_connections_of_one_address_are_refused_past_its_rate(
-        check: Check) -> None:
+    check: Check,
+) -> None:
     """20 anonymous connections reading boards, 200 a second in all: the address is given
     what HTTP gives it (2 a second, bursts of 20), the rest refused ``rate_limited``."""
     began = time.monotonic()
@@ -470,9 +508,12 @@ async def test_boards_read_by_many_connections_of_one_address_are_refused_past_i
 
 
 async def test_boards_over_http_and_the_websocket_share_one_allowance(
-        sessions: Sessions, database_url: str) -> None:
-    async with (server_with(database_url, http_rate_burst=3, http_rate_per_s=0.01) as server,
-                connect(server.url) as ws):
+    sessions: Sessions, database_url: str
+) -> None:
+    async with (
+        server_with(database_url, http_rate_burst=3, http_rate_per_s=0.01) as server,
+        connect(server.url) as ws,
+    ):
         await ws.send('{"type": "hello"}')
         await reply(ws)
         board = '{"type": "leaderboard", "rule_set": "octagon", "board": "most_wins"}'

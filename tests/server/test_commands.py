@@ -10,13 +10,22 @@ import pytest
 
 from server.commands import build_parser, main
 
-HELP_COMMANDS = [[], ["serve"], ["db"], ["db", "upgrade"], ["ratings"], ["ratings", "rebuild"],
-                 ["leaderboards"], ["leaderboards", "rebuild"]]
+HELP_COMMANDS = [
+    [],
+    ["serve"],
+    ["db"],
+    ["db", "upgrade"],
+    ["ratings"],
+    ["ratings", "rebuild"],
+    ["leaderboards"],
+    ["leaderboards", "rebuild"],
+]
 
 
 @pytest.mark.parametrize("command", HELP_COMMANDS, ids=lambda words: " ".join(words) or "-")
-def test_help_speaks_to_users_in_plain_sentences(command: list[str],
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_help_speaks_to_users_in_plain_sentences(
+    command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     """No developers' markup (reStructuredText's ``code``) or the project's history."""
     with pytest.raises(SystemExit) as done:
         main([*command, "--help"])
@@ -28,10 +37,24 @@ def test_help_speaks_to_users_in_plain_sentences(command: list[str],
 
 def test_the_command_has_every_client_and_server_command_its_help_lists() -> None:
     parser = build_parser()
-    listed = {line.split()[1] for line in (parser.description or "").splitlines()
-              if line.strip().startswith("patience-race ")}
-    assert listed == {"games", "deal", "play", "verify", "solve", "bot", "race", "serve", "db",
-                      "ratings", "leaderboards"}
+    listed = {
+        line.split()[1]
+        for line in (parser.description or "").splitlines()
+        if line.strip().startswith("patience-race ")
+    }
+    assert listed == {
+        "games",
+        "deal",
+        "play",
+        "verify",
+        "solve",
+        "bot",
+        "race",
+        "serve",
+        "db",
+        "ratings",
+        "leaderboards",
+    }
     for command in listed:
         with pytest.raises(SystemExit) as done:
             parser.parse_args([command, "--help"])

@@ -32,11 +32,24 @@ class ServerProcess:
 
 
 async def start_process(database_url: str) -> ServerProcess:
-    env = dict(os.environ, PATIENCE_RACE_COUNTDOWN_S="0.2", PATIENCE_RACE_PORT="0",
-               PATIENCE_RACE_WINNABLE_POOL_TARGET="0", PATIENCE_RACE_VERDICT_BUDGET_S="0")
+    env = dict(
+        os.environ,
+        PATIENCE_RACE_COUNTDOWN_S="0.2",
+        PATIENCE_RACE_PORT="0",
+        PATIENCE_RACE_WINNABLE_POOL_TARGET="0",
+        PATIENCE_RACE_VERDICT_BUDGET_S="0",
+    )
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "server.commands", "serve", "--database-url", database_url, env=env,
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+        sys.executable,
+        "-m",
+        "server.commands",
+        "serve",
+        "--database-url",
+        database_url,
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
     assert process.stderr is not None
     async with asyncio.timeout(60):
         match = None
@@ -110,21 +123,31 @@ async def open_race(url: str, rule_set: str, deal: int) -> list[Racer]:
     await clients[1].join(room.code)
     for client in clients:
         await client.ready()
-    return [Racer(client, (await client.next_event(YourView)).view.legal_moves)
-            for client in clients]
+    return [
+        Racer(client, (await client.next_event(YourView)).view.legal_moves) for client in clients
+    ]
 
 
 async def test_kill_9_then_restart_resumes_every_race_and_loses_nothing(
-        sessions: Sessions, database_url: str) -> None:
+    sessions: Sessions, database_url: str
+) -> None:
     first = await start_process(database_url)
-    races = [await open_race(first.url, rule_set, deal) for rule_set, deal in
-             (("octagon", 1), ("hidden-cards", 2), ("puss-in-the-corner", 3), ("all-fours", 4))]
+    races = [
+        await open_race(first.url, rule_set, deal)
+        for rule_set, deal in (
+            ("octagon", 1),
+            ("hidden-cards", 2),
+            ("puss-in-the-corner", 3),
+            ("all-fours", 4),
+        )
+    ]
     done = await open_race(first.url, "octagon", 5)
     for racer in done:
         await racer.finish()
     announced = await done[0].client.next_event(RaceFinished)
-    await asyncio.gather(*(racer.play(3 + index) for race in races
-                           for index, racer in enumerate(race)))
+    await asyncio.gather(
+        *(racer.play(3 + index) for race in races for index, racer in enumerate(race))
+    )
 
     first.process.send_signal(signal.SIGKILL)
     await first.process.wait()
@@ -145,33 +168,52 @@ async def test_kill_9_then_restart_resumes_every_race_and_loses_nothing(
 
     async with sessions() as session:
         ann = races[0][0].client.player_id
-        times = list(await session.scalars(
-            select(MoveRow.at_ms).where(MoveRow.player_id == ann).order_by(MoveRow.index)))
+        times = list(
+            await session.scalars(
+                select(MoveRow.at_ms).where(MoveRow.player_id == ann).order_by(MoveRow.index)
+            )
+        )
         stored = await session.scalar(select(func.count()).select_from(MoveRow))
-        unranked = await session.scalar(select(func.count()).select_from(EntryRow)
-                                        .where(EntryRow.rank.is_(None)))
-        ended = await session.scalar(select(func.count()).select_from(RaceRow)
-                                     .where(RaceRow.ended_at.is_not(None)))
-        kept = await session.scalar(select(EntryRow.rank).where(
-            EntryRow.race_id == announced.race_id, EntryRow.player_id == done[0].client.player_id))
+        unranked = await session.scalar(
+            select(func.count()).select_from(EntryRow).where(EntryRow.rank.is_(None))
+        )
+        ended = await session.scalar(
+            select(func.count()).select_from(RaceRow).where(RaceRow.ended_at.is_not(None))
+        )
+        kept = await session.scalar(
+            select(EntryRow.rank).where(
+                EntryRow.race_id == announced.race_id,
+                EntryRow.player_id == done[0].client.player_id,
+            )
+        )
     acknowledged = sum(racer.acked for race in [*races, done] for racer in race)
     assert stored == acknowledged, "every acknowledged move (and resignation) is stored once"
     resumed_at = before_crash[ann]
     assert times[resumed_at] - times[resumed_at - 1] < OUTAGE_S * 1000, (
-        "the race clock did not run while the server was down")
+        "the race clock did not run while the server was down"
+    )
     assert unranked == 0 and ended == len(races) + 1
-    assert kept == next(e.rank for e in announced.ranking
-                        if e.player_id == done[0].client.player_id)
+    assert kept == next(
+        e.rank for e in announced.ranking if e.player_id == done[0].client.player_id
+    )
 
 
 async def test_kill_9_with_moves_in_flight_keeps_every_acknowledged_move(
-        sessions: Sessions, database_url: str) -> None:
+    sessions: Sessions, database_url: str
+) -> None:
     """Every racer sends each move as soon as the last is acknowledged when the server is
     killed: each has at most one move in flight, which may or may not have been stored; every
     move acknowledged before the kill is there after the restart."""
     first = await start_process(database_url)
-    races = [await open_race(first.url, rule_set, deal) for rule_set, deal in
-             (("four-corners", 21), ("cornerstones", 22), ("octagon", 23), ("all-fours", 24))]
+    races = [
+        await open_race(first.url, rule_set, deal)
+        for rule_set, deal in (
+            ("four-corners", 21),
+            ("cornerstones", 22),
+            ("octagon", 23),
+            ("all-fours", 24),
+        )
+    ]
     racers = [racer for race in races for racer in race]
 
     async def keep_playing(racer: Racer) -> None:
@@ -200,7 +242,8 @@ async def test_kill_9_with_moves_in_flight_keeps_every_acknowledged_move(
             await racer.client.reconnect()
             view = (await racer.client.next_event(YourView)).view
             assert view.moves in (racer.acked, racer.acked + 1), (
-                "the acknowledged moves, and perhaps the one in flight, survived")
+                "the acknowledged moves, and perhaps the one in flight, survived"
+            )
             racer.acked, racer.legal = view.moves, view.legal_moves
             racer.playing = view.status == "in_progress"
         for racer in (racer for race in going_on for racer in race):
@@ -212,8 +255,13 @@ async def test_kill_9_with_moves_in_flight_keeps_every_acknowledged_move(
         await second.process.wait()
 
     async with sessions() as session:
-        stored = dict((await session.execute(
-            select(MoveRow.player_id, func.count()).group_by(MoveRow.player_id))).all())
+        stored = dict(
+            (
+                await session.execute(
+                    select(MoveRow.player_id, func.count()).group_by(MoveRow.player_id)
+                )
+            ).all()
+        )
     for racer in racers:
         player = racer.client.player_id
         assert player is not None
@@ -224,7 +272,8 @@ KILLS_AT_START = 8
 
 
 async def test_kill_9_right_after_race_started_brings_the_race_back_started_with_every_seat(
-        database_url: str) -> None:
+    database_url: str,
+) -> None:
     """A race announced as started was stored as started, with its seats, before it was
     announced: killed within milliseconds of ``race_started``, the server brings it back
     racing, and every racer resumes into it (rather than a lobby with the host alone). Each
@@ -237,8 +286,9 @@ async def test_kill_9_right_after_race_started_brings_the_race_back_started_with
                 client = await RaceClient.connect(server.url)
                 await client.hello(name=name)
                 clients.append(client)
-            room = await clients[0].create_room("octagon", seats=3, deal="number",
-                                                number=100 + attempt)
+            room = await clients[0].create_room(
+                "octagon", seats=3, deal="number", number=100 + attempt
+            )
             for client in clients[1:]:
                 await client.join(room.code)
             for client in clients:

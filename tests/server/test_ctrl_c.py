@@ -39,14 +39,27 @@ class Serving:
 
     @classmethod
     async def start(cls, tmp_path: Path, *options: str, redis_prefix: str = "") -> Serving:
-        env = dict(os.environ, PATIENCE_RACE_COUNTDOWN_S="0.2", PATIENCE_RACE_PORT="0",
-                   PATIENCE_RACE_WINNABLE_POOL_TARGET="0", PATIENCE_RACE_VERDICT_BUDGET_S="0",
-                   PATIENCE_RACE_REDIS_PREFIX=redis_prefix or "unused:")
+        env = dict(
+            os.environ,
+            PATIENCE_RACE_COUNTDOWN_S="0.2",
+            PATIENCE_RACE_PORT="0",
+            PATIENCE_RACE_WINNABLE_POOL_TARGET="0",
+            PATIENCE_RACE_VERDICT_BUDGET_S="0",
+            PATIENCE_RACE_REDIS_PREFIX=redis_prefix or "unused:",
+        )
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "server.commands", "serve", "--database-url",
-            f"sqlite:///{tmp_path / 'race.sqlite3'}", *options, env=env,
-            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-            start_new_session=True)
+            sys.executable,
+            "-m",
+            "server.commands",
+            "serve",
+            "--database-url",
+            f"sqlite:///{tmp_path / 'race.sqlite3'}",
+            *options,
+            env=env,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
         return cls(process)
 
     async def line(self) -> str:
@@ -112,11 +125,13 @@ async def test_ctrl_c_while_one_process_starts_stops_it_quietly(tmp_path: Path) 
 
 
 @pytest.mark.parametrize("moment", ["after_a_hint", "while_migrating"])
-async def test_ctrl_c_stops_two_workers_quietly(tmp_path: Path, redis_url: str,
-                                                 moment: str) -> None:
+async def test_ctrl_c_stops_two_workers_quietly(
+    tmp_path: Path, redis_url: str, moment: str
+) -> None:
     prefix = f"test-{secrets.token_hex(4)}:"
-    serving = await Serving.start(tmp_path, "--workers", "2", "--redis-url", redis_url,
-                                  redis_prefix=prefix)
+    serving = await Serving.start(
+        tmp_path, "--workers", "2", "--redis-url", redis_url, redis_prefix=prefix
+    )
     try:
         if moment == "after_a_hint":
             await stop_after_a_hint(serving)

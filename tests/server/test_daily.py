@@ -40,8 +40,11 @@ def deal_won_by_playing_on(monkeypatch: pytest.MonkeyPatch) -> None:
 async def made_yesterday(sessions: Sessions, client: RaceClient) -> None:
     """Backdate the player's identity to before today (UTC) began."""
     async with sessions.begin() as session:
-        await session.execute(update(PlayerRow).where(PlayerRow.id == client.player_id).values(
-            created_at=datetime.now(UTC) - timedelta(days=1, hours=1)))
+        await session.execute(
+            update(PlayerRow)
+            .where(PlayerRow.id == client.player_id)
+            .values(created_at=datetime.now(UTC) - timedelta(days=1, hours=1))
+        )
 
 
 async def same_player(server: Server, client: RaceClient) -> RaceClient:
@@ -59,24 +62,33 @@ async def daily_to_the_end(client: RaceClient) -> RaceFinished:
 
 
 async def test_simultaneous_daily_requests_with_one_token_open_one_game(
-        server: Server, sessions: Sessions) -> None:
+    server: Server, sessions: Sessions
+) -> None:
     ann = await server.client("Ann")
     await made_yesterday(sessions, ann)  # ranked on today's board, so that it shows the plays
     connections = [ann, *[await same_player(server, ann) for _ in range(5)]]
-    replies = await asyncio.gather(*(client.daily(RULE_SET) for client in connections),
-                                   return_exceptions=True)
-    opened = [client for client, reply in zip(connections, replies, strict=True)
-              if isinstance(reply, RoomState)]
+    replies = await asyncio.gather(
+        *(client.daily(RULE_SET) for client in connections), return_exceptions=True
+    )
+    opened = [
+        client
+        for client, reply in zip(connections, replies, strict=True)
+        if isinstance(reply, RoomState)
+    ]
     for client in opened:
         await client.next_event(YourView)
         await client.resign()
         await client.next_event(RaceFinished)
     assert len(opened) == 1, replies
     assert [reply.code for reply in replies if isinstance(reply, RequestRefused)] == [
-        "already_played"] * 5
+        "already_played"
+    ] * 5
     async with sessions.begin() as session:
-        dailies = await session.scalar(select(func.count()).select_from(RaceRow).where(
-            RaceRow.host_id == ann.player_id, RaceRow.deal_kind == "daily"))
+        dailies = await session.scalar(
+            select(func.count())
+            .select_from(RaceRow)
+            .where(RaceRow.host_id == ann.player_id, RaceRow.deal_kind == "daily")
+        )
     assert dailies == 1
     board = await ann.leaderboard(RULE_SET, board="daily")
     assert [entry.player_id for entry in board.entries] == [ann.player_id]
@@ -86,14 +98,16 @@ async def test_simultaneous_daily_requests_with_one_token_open_one_game(
 
 
 async def test_an_identity_made_today_plays_the_daily_but_is_not_ranked_today(
-        server: Server, sessions: Sessions, deal_won_by_playing_on: None) -> None:
+    server: Server, sessions: Sessions, deal_won_by_playing_on: None
+) -> None:
     old = await server.client("Old")
     await made_yesterday(sessions, old)
     new = await server.client("New")
     for client in (old, new):
         finished = await daily_to_the_end(client)
         assert [(line.player_id, line.status) for line in finished.ranking] == [
-            (client.player_id, "won")]  # everyone sees their own result
+            (client.player_id, "won")
+        ]  # everyone sees their own result
     daily = await new.leaderboard(RULE_SET, board="daily", around_me=True)
     assert [line.name for line in daily.entries] == ["Old"]
     assert daily.me is None
@@ -119,7 +133,8 @@ async def race_to_the_end(ann: RaceClient, bob: RaceClient, **deal: object) -> R
 
 
 async def test_a_chosen_deal_is_practice_counted_only_on_its_deal_board(
-        server: Server, deal_won_by_playing_on: None) -> None:
+    server: Server, deal_won_by_playing_on: None
+) -> None:
     ann, bob = await server.client("Ann"), await server.client("Bob")
     chosen = await race_to_the_end(ann, bob, deal="number", number=WON_BY_PLAYING_ON)
     assert chosen.deal_kind == "number" and chosen.model_dump().get("ranked") is False
@@ -128,7 +143,9 @@ async def test_a_chosen_deal_is_practice_counted_only_on_its_deal_board(
         assert practice.entries == [] and practice.me is None, board
     deal = await ann.leaderboard(RULE_SET, board="deal", deal=str(WON_BY_PLAYING_ON))
     assert [(line.name, line.status) for line in deal.entries] == [
-        ("Ann", "won"), ("Bob", "resigned")]
+        ("Ann", "won"),
+        ("Bob", "resigned"),
+    ]
 
     secret = await race_to_the_end(ann, bob)  # the same deal, drawn in secret this time
     assert secret.deal_kind == "secret" and secret.model_dump().get("ranked") is True

@@ -87,8 +87,9 @@ class Proxy:
     async def resume(self) -> None:
         self._flowing.set()
 
-    async def _link(self, client_reader: asyncio.StreamReader,
-                    client_writer: asyncio.StreamWriter) -> None:
+    async def _link(
+        self, client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter
+    ) -> None:
         try:
             server_reader, server_writer = await asyncio.open_connection(*self.target)
         except OSError:
@@ -98,8 +99,9 @@ class Proxy:
         ends = {client_writer, server_writer}
         self._ends |= ends
         try:
-            await asyncio.gather(self._pipe(client_reader, server_writer),
-                                 self._pipe(server_reader, client_writer))
+            await asyncio.gather(
+                self._pipe(client_reader, server_writer), self._pipe(server_reader, client_writer)
+            )
         finally:
             self._ends -= ends
 
@@ -125,7 +127,8 @@ class Racer:
         """Make the first legal move (never resign) and wait for its acknowledgement."""
         move = next(move for move in self.legal if move != "resign")
         reply = await self.client.request(
-            MakeMove.model_validate({"type": "move", "move": move}), timeout=timeout)
+            MakeMove.model_validate({"type": "move", "move": move}), timeout=timeout
+        )
         assert isinstance(reply, MoveAccepted), reply
         assert reply.status == "in_progress", "the deal should last the whole test"
         self.legal = reply.legal_moves
@@ -139,8 +142,9 @@ async def open_race(server: Server) -> list[Racer]:
     await clients[1].join(room.code)
     for client in clients:
         await client.ready()
-    return [Racer(client, (await client.next_event(YourView)).view.legal_moves)
-            for client in clients]
+    return [
+        Racer(client, (await client.next_event(YourView)).view.legal_moves) for client in clients
+    ]
 
 
 async def health_becomes(server: Server, status: str, timeout: float) -> dict[str, Any]:
@@ -153,10 +157,14 @@ async def health_becomes(server: Server, status: str, timeout: float) -> dict[st
             await asyncio.sleep(0.1)
 
 
-async def race_through_an_outage(server: Server, caplog: pytest.LogCaptureFixture,
-                                 cut: Callable[[], Awaitable[None]],
-                                 restore: Callable[[], Awaitable[None]],
-                                 degraded_within_s: float, error: str) -> list[Racer]:
+async def race_through_an_outage(
+    server: Server,
+    caplog: pytest.LogCaptureFixture,
+    cut: Callable[[], Awaitable[None]],
+    restore: Callable[[], Awaitable[None]],
+    degraded_within_s: float,
+    error: str,
+) -> list[Racer]:
     """Race, cut the database, move, check the server waits and says so, restore it, check
     every move is acknowledged, race on; return the racers."""
     racers = await open_race(server)
@@ -176,8 +184,11 @@ async def race_through_an_outage(server: Server, caplog: pytest.LogCaptureFixtur
     assert not any(task.done() for task in waiting)
     assert all(racer.client.ws.state is State.OPEN for racer in racers)
     assert server.task.done() is False
-    warnings = [record for record in caplog.records if record.levelno == logging.WARNING
-                and record.name == "patience_race.writer"]
+    warnings = [
+        record
+        for record in caplog.records
+        if record.levelno == logging.WARNING and record.name == "patience_race.writer"
+    ]
     assert warnings and "database write failed, retrying" in warnings[0].getMessage()
 
     await restore()
@@ -187,7 +198,10 @@ async def race_through_an_outage(server: Server, caplog: pytest.LogCaptureFixtur
     health = await health_becomes(server, "ok", 5)
     database = health["database"]
     assert (database["writes_failing"], database["last_error"], database["queued_writes"]) == (
-        False, None, 0)
+        False,
+        None,
+        0,
+    )
     assert database["moves_stored"] >= len(waiting) and database["move_commits"] >= 1
     assert "database writes succeed again" in caplog.text
     for racer in racers:  # the race goes on as if nothing happened
@@ -200,14 +214,17 @@ async def assert_stored_exactly_once(database_url: str, racers: list[Racer]) -> 
     engine = create_async_engine(database_url, poolclass=NullPool)
     try:
         async with engine.connect() as connection:
-            stored = (await connection.execute(
-                select(MoveRow.player_id, MoveRow.index, MoveRow.text)
-                .order_by(MoveRow.player_id, MoveRow.index))).all()
+            stored = (
+                await connection.execute(
+                    select(MoveRow.player_id, MoveRow.index, MoveRow.text).order_by(
+                        MoveRow.player_id, MoveRow.index
+                    )
+                )
+            ).all()
     finally:
         await engine.dispose()
     for racer in racers:
-        mine = [(index, text) for player, index, text in stored
-                if player == racer.client.player_id]
+        mine = [(index, text) for player, index, text in stored if player == racer.client.player_id]
         assert mine == list(enumerate(racer.acknowledged))
     assert len(stored) == sum(len(racer.acknowledged) for racer in racers)
     assert len(stored) == 2 * (MOVES_BEFORE + 1 + MOVES_AFTER)
@@ -216,22 +233,32 @@ async def assert_stored_exactly_once(database_url: str, racers: list[Racer]) -> 
 needs_postgresql = pytest.mark.skipif(
     not os.environ.get(POSTGRES_URL_VARIABLE),
     reason=f"needs PostgreSQL: set {POSTGRES_URL_VARIABLE}, e.g. to "
-    "postgresql+asyncpg://postgres@127.0.0.1/test")
+    "postgresql+asyncpg://postgres@127.0.0.1/test",
+)
 
 
 @needs_postgresql
-@pytest.mark.parametrize(("outage", "degraded_within_s", "error"), [
-    ("cut", 5.0, ""),
-    ("stall", 10.0 + 5.0, "TimeoutError"),
-], ids=["cut", "stall"])
+@pytest.mark.parametrize(
+    ("outage", "degraded_within_s", "error"),
+    [
+        ("cut", 5.0, ""),
+        ("stall", 10.0 + 5.0, "TimeoutError"),
+    ],
+    ids=["cut", "stall"],
+)
 async def test_racing_goes_on_through_a_postgresql_outage(
-        caplog: pytest.LogCaptureFixture, tmp_path: Path, outage: str,
-        degraded_within_s: float, error: str) -> None:
+    caplog: pytest.LogCaptureFixture,
+    tmp_path: Path,
+    outage: str,
+    degraded_within_s: float,
+    error: str,
+) -> None:
     caplog.set_level(logging.INFO, logger="patience_race")
     database_url = await create_database("postgresql", tmp_path)
     try:
         racers, connections = await outage_through_a_proxy(
-            caplog, database_url, outage, degraded_within_s, error)
+            caplog, database_url, outage, degraded_within_s, error
+        )
         if outage == "cut":
             assert connections[1] > connections[0], "the server connected again"
         await assert_stored_exactly_once(database_url, racers)
@@ -239,9 +266,13 @@ async def test_racing_goes_on_through_a_postgresql_outage(
         await drop_database(database_url)
 
 
-async def outage_through_a_proxy(caplog: pytest.LogCaptureFixture, database_url: str,
-                                 outage: str, degraded_within_s: float, error: str
-                                 ) -> tuple[list[Racer], tuple[int, int]]:
+async def outage_through_a_proxy(
+    caplog: pytest.LogCaptureFixture,
+    database_url: str,
+    outage: str,
+    degraded_within_s: float,
+    error: str,
+) -> tuple[list[Racer], tuple[int, int]]:
     """The race through an outage of the proxy, with how many connections it had passed
     before the database came back and in all."""
     database = make_url(database_url)
@@ -256,12 +287,22 @@ async def outage_through_a_proxy(caplog: pytest.LogCaptureFixture, database_url:
 
     await proxy.start()
     try:
-        server = await start_server(make_settings(database.set(
-            host="127.0.0.1", port=proxy.port).render_as_string(hide_password=False)))
+        server = await start_server(
+            make_settings(
+                database.set(host="127.0.0.1", port=proxy.port).render_as_string(
+                    hide_password=False
+                )
+            )
+        )
         try:
             racers = await race_through_an_outage(
-                server, caplog, proxy.cut if outage == "cut" else proxy.stall, restore,
-                degraded_within_s, error)
+                server,
+                caplog,
+                proxy.cut if outage == "cut" else proxy.stall,
+                restore,
+                degraded_within_s,
+                error,
+            )
         finally:  # the database back, so that the server can store everything and stop
             if proxy.is_cut:
                 await proxy.restore()
@@ -274,7 +315,8 @@ async def outage_through_a_proxy(caplog: pytest.LogCaptureFixture, database_url:
 
 @needs_postgresql
 async def test_after_a_quiet_postgresql_outage_the_first_requests_are_served(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """The database went away and came back while nobody asked anything: the connections
     pooled before are dead, and are replaced before use, not handed to the next request (which
     would fail, and the server closes a connection whose request fails)."""
@@ -283,8 +325,13 @@ async def test_after_a_quiet_postgresql_outage_the_first_requests_are_served(
     proxy = Proxy(database.host or "127.0.0.1", database.port or 5432)
     try:
         await proxy.start()
-        server = await start_server(make_settings(database.set(
-            host="127.0.0.1", port=proxy.port).render_as_string(hide_password=False)))
+        server = await start_server(
+            make_settings(
+                database.set(host="127.0.0.1", port=proxy.port).render_as_string(
+                    hide_password=False
+                )
+            )
+        )
         try:
             ann = await server.client("Ann")
             await ann.leaderboard(RULE_SET)
@@ -302,7 +349,8 @@ async def test_after_a_quiet_postgresql_outage_the_first_requests_are_served(
 
 
 async def test_racing_goes_on_while_another_connection_locks_sqlite(
-        caplog: pytest.LogCaptureFixture, tmp_path: Path) -> None:
+    caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
     caplog.set_level(logging.INFO, logger="patience_race")
     database_url = await create_database("sqlite", tmp_path)
     path = make_url(database_url).database
@@ -319,8 +367,13 @@ async def test_racing_goes_on_while_another_connection_locks_sqlite(
 
     try:
         racers = await race_through_an_outage(
-            server, caplog, lock, unlock, degraded_within_s=SQLITE_BUSY_TIMEOUT_S + 5,
-            error="database is locked")
+            server,
+            caplog,
+            lock,
+            unlock,
+            degraded_within_s=SQLITE_BUSY_TIMEOUT_S + 5,
+            error="database is locked",
+        )
     finally:
         await unlock()
         locker.close()

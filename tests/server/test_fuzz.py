@@ -80,12 +80,18 @@ pytestmark = pytest.mark.filterwarnings(
     # The server's loop runs beside hypothesis, in another thread, and websockets draws its
     # pings' payloads from the global ``random``: hypothesis sees that state change while it
     # draws an example, and takes it for the strategy's doing.
-    "ignore:Do not use the `random` module inside strategies")
+    "ignore:Do not use the `random` module inside strategies"
+)
 
 FUZZ_LIMITS: dict[str, Any] = {
-    "rate_per_s": 100, "rate_burst": 150, "flood_close_after": 100, "flood_forgive_per_s": 10,
-    "new_players_per_address_per_min": 1_000_000, "rooms_per_player_per_hour": 1_000_000,
-    "http_rate_per_s": 1_000_000, "http_rate_burst": 1_000_000,  # (the sentinel is a read)
+    "rate_per_s": 100,
+    "rate_burst": 150,
+    "flood_close_after": 100,
+    "flood_forgive_per_s": 10,
+    "new_players_per_address_per_min": 1_000_000,
+    "rooms_per_player_per_hour": 1_000_000,
+    "http_rate_per_s": 1_000_000,
+    "http_rate_burst": 1_000_000,  # (the sentinel is a read)
 }
 """Generous enough that a session of fuzzed frames gets real answers, not rate_limited; a flood
 (``Flood``) still runs into the rate and the allowance of errors, and is closed (1008)."""
@@ -96,10 +102,20 @@ EXAMPLES = 200
 
 # What each request is answered with, besides an error (docs/protocol.md).
 REPLIES = {
-    "hello": {"welcome"}, "create_room": {"room"}, "join": {"room"}, "spectate": {"room"},
-    "daily": {"room"}, "ready": {"ok"}, "start": {"ok"}, "leave": {"ok"}, "move": {"move_ok"},
-    "resign": {"move_ok"}, "resume": {"resumed"}, "leaderboard": {"leaderboard"},
-    "race_record": {"race_record"}, "rematch": {"ok"},
+    "hello": {"welcome"},
+    "create_room": {"room"},
+    "join": {"room"},
+    "spectate": {"room"},
+    "daily": {"room"},
+    "ready": {"ok"},
+    "start": {"ok"},
+    "leave": {"ok"},
+    "move": {"move_ok"},
+    "resign": {"move_ok"},
+    "resume": {"resumed"},
+    "leaderboard": {"leaderboard"},
+    "race_record": {"race_record"},
+    "rematch": {"ok"},
 }
 REPLY_ONLY = {"welcome", "ok", "error", "move_ok", "resumed", "leaderboard", "race_record"}
 """Types that are only ever replies (an ``error`` with id null is a reply too, but for
@@ -227,8 +243,13 @@ def encode(value: Any, ascii: bool) -> str:
     if isinstance(value, Huge):
         return '{"type": "hello", "name": "' + "a" * value.size + '"}'
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{encode(key, ascii)}: {encode(item, ascii)}"
-                               for key, item in value.items()) + "}"
+        return (
+            "{"
+            + ", ".join(
+                f"{encode(key, ascii)}: {encode(item, ascii)}" for key, item in value.items()
+            )
+            + "}"
+        )
     if isinstance(value, list):
         return "[" + ", ".join(encode(item, ascii) for item in value) + "]"
     if isinstance(value, str):
@@ -240,116 +261,282 @@ def encode(value: Any, ascii: bool) -> str:
 # -- strategies -------------------------------------------------------------------------------
 
 
-ODD_CHARS = ["\x00", "\x07", "\x1b", "\n", "\t", "\u202e", "\u202d", "\u2066", "\u2069",
-             "\ufeff", "\u200b", "\u200d", "\u2028", "\ud800", "\udfff", "\u0301", "\u0336",
-             "²", "٣", "𝟘", "Ａ", "ß", "İ", "\U0001f600", "\U000e0041", "\uffff", "é", "中"]
-odd_texts = st.lists(st.one_of(st.sampled_from(ODD_CHARS), st.text(max_size=4)),
-                     max_size=12).map("".join)
-long_texts = st.builds(lambda piece, n: piece * n, st.sampled_from(["a", "é", "中", "\U0001f600",
-                                                                   "e\u0301", "\x00"]),
-                       st.integers(30, 3000))
+ODD_CHARS = [
+    "\x00",
+    "\x07",
+    "\x1b",
+    "\n",
+    "\t",
+    "\u202e",
+    "\u202d",
+    "\u2066",
+    "\u2069",
+    "\ufeff",
+    "\u200b",
+    "\u200d",
+    "\u2028",
+    "\ud800",
+    "\udfff",
+    "\u0301",
+    "\u0336",
+    "²",
+    "٣",
+    "𝟘",
+    "Ａ",
+    "ß",
+    "İ",
+    "\U0001f600",
+    "\U000e0041",
+    "\uffff",
+    "é",
+    "中",
+]
+odd_texts = st.lists(st.one_of(st.sampled_from(ODD_CHARS), st.text(max_size=4)), max_size=12).map(
+    "".join
+)
+long_texts = st.builds(
+    lambda piece, n: piece * n,
+    st.sampled_from(["a", "é", "中", "\U0001f600", "e\u0301", "\x00"]),
+    st.integers(30, 3000),
+)
 texts = st.one_of(st.text(max_size=20), odd_texts, long_texts)
 huge_digits = st.integers(19, 6000).map(lambda n: Raw("9" * n))
 ints = st.one_of(
-    st.integers(-5, 120), st.integers(),
+    st.integers(-5, 120),
+    st.integers(),
     st.sampled_from([2**63 - 1, 2**63, 2**64 - 1, 2**64, -(2**63) - 1, -1, 0, 10**30]),
-    huge_digits, st.sampled_from([Raw("-0"), Raw("1e400"), Raw("-1e400"), Raw("1E2")]))
+    huge_digits,
+    st.sampled_from([Raw("-0"), Raw("1e400"), Raw("-1e400"), Raw("1E2")]),
+)
 floats = st.one_of(st.floats(), st.sampled_from([math.nan, math.inf, -math.inf, -0.0, 2.0, 0.5]))
 depths = st.integers(2, 8000)
 deep = st.one_of(
     depths.map(lambda n: Raw("[" * n + "]" * n)),
     depths.map(lambda n: Raw('{"a": ' * n + "1" + "}" * n)),
-    st.integers(2, 400).map(lambda n: Raw("[" * n + "]" * n)))
+    st.integers(2, 400).map(lambda n: Raw("[" * n + "]" * n)),
+)
 leaves = st.one_of(st.none(), st.booleans(), ints, floats, texts)
-json_values = st.recursive(leaves, lambda inner: st.one_of(
-    st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=6), inner, max_size=4)),
-    max_leaves=12)
+json_values = st.recursive(
+    leaves,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
 anything = st.one_of(json_values, deep)
 
-CARDS = ["AS", "10H", "QD", "8H", "KC", "5D", "2C", "1H", "11H", "0S", "AZ", "8²H", "٣H", "ＡS",
-         "10♥", "as", "", "X", "AS²", "10HH"]
-PILES = ["heap:3", "heap:1", "foundation:2", "waste", "stock", "hand", "reserve:2", "corner:1",
-         "heap:0", "heap:-1", "heap:99999999999999999999", "heap:²", "heap:3:4", "HEAP:3", ":",
-         "foundation:", "tableau:1", "heap: 3", "heap:٣"]
+CARDS = [
+    "AS",
+    "10H",
+    "QD",
+    "8H",
+    "KC",
+    "5D",
+    "2C",
+    "1H",
+    "11H",
+    "0S",
+    "AZ",
+    "8²H",
+    "٣H",
+    "ＡS",
+    "10♥",
+    "as",
+    "",
+    "X",
+    "AS²",
+    "10HH",
+]
+PILES = [
+    "heap:3",
+    "heap:1",
+    "foundation:2",
+    "waste",
+    "stock",
+    "hand",
+    "reserve:2",
+    "corner:1",
+    "heap:0",
+    "heap:-1",
+    "heap:99999999999999999999",
+    "heap:²",
+    "heap:3:4",
+    "HEAP:3",
+    ":",
+    "foundation:",
+    "tableau:1",
+    "heap: 3",
+    "heap:٣",
+]
 COUNTS = ["x3", "x0", "x105", "x²", "x" + "9" * 30, "X2", "x-1", "x"]
 ARROWS = ["->", "->", "→", "-->", "- >", "<-"]
 SPACES = [" ", " ", "  ", "\t", "\u00a0", "\u3000", "\n"]
 actions = st.sampled_from(["resign", "redeal", "turn", "afresh", "RESIGN", "Redeal", "fly"])
-move_words = st.lists(st.one_of(st.sampled_from(CARDS), st.sampled_from(PILES),
-                                st.sampled_from(COUNTS), st.sampled_from(ARROWS),
-                                st.sampled_from(["bottom", "BOTTOM", "top"])), max_size=7)
+move_words = st.lists(
+    st.one_of(
+        st.sampled_from(CARDS),
+        st.sampled_from(PILES),
+        st.sampled_from(COUNTS),
+        st.sampled_from(ARROWS),
+        st.sampled_from(["bottom", "BOTTOM", "top"]),
+    ),
+    max_size=7,
+)
 random_move_texts = st.builds(
-    lambda words, space: space.join(words), move_words, st.sampled_from(SPACES))
+    lambda words, space: space.join(words), move_words, st.sampled_from(SPACES)
+)
 shaped_move_texts = st.builds(
     lambda card, count, source, arrow, target, tail: " ".join(
-        part for part in (card, count, source, arrow, target, tail) if part),
-    st.sampled_from(CARDS), st.sampled_from(["", "", *COUNTS]), st.sampled_from(PILES),
-    st.sampled_from(ARROWS), st.sampled_from(PILES), st.sampled_from(["", "", "bottom", "top"]))
+        part for part in (card, count, source, arrow, target, tail) if part
+    ),
+    st.sampled_from(CARDS),
+    st.sampled_from(["", "", *COUNTS]),
+    st.sampled_from(PILES),
+    st.sampled_from(ARROWS),
+    st.sampled_from(PILES),
+    st.sampled_from(["", "", "bottom", "top"]),
+)
 legal_moves = st.builds(Ref, st.just("legal"), st.integers(0, 20), st.sampled_from(MUTATIONS))
-move_objects = st.fixed_dictionaries({}, optional={
-    "card": st.one_of(st.sampled_from(CARDS), anything),
-    "from": st.one_of(st.sampled_from(PILES), anything),
-    "to": st.one_of(st.sampled_from(PILES), anything),
-    "count": ints, "bottom": st.one_of(st.booleans(), anything),
-    "action": st.one_of(actions, anything), "extra": anything})
-moves = st.one_of(legal_moves, legal_moves, random_move_texts, shaped_move_texts, actions,
-                  move_objects, st.builds(lambda a: {"action": a}, actions), anything)
+move_objects = st.fixed_dictionaries(
+    {},
+    optional={
+        "card": st.one_of(st.sampled_from(CARDS), anything),
+        "from": st.one_of(st.sampled_from(PILES), anything),
+        "to": st.one_of(st.sampled_from(PILES), anything),
+        "count": ints,
+        "bottom": st.one_of(st.booleans(), anything),
+        "action": st.one_of(actions, anything),
+        "extra": anything,
+    },
+)
+moves = st.one_of(
+    legal_moves,
+    legal_moves,
+    random_move_texts,
+    shaped_move_texts,
+    actions,
+    move_objects,
+    st.builds(lambda a: {"action": a}, actions),
+    anything,
+)
 
-codes = st.one_of(st.builds(Ref, st.just("code"), st.integers(0, 20)),
-                  st.builds(Ref, st.just("code"), st.integers(0, 20)),
-                  st.sampled_from(["ABCD2345", "abcd2345", "ABC", "A" * 17, "ABCD 234", "ＡBCD2345",
-                                   "ABCD234\x00"]), texts)
-rule_sets = st.one_of(st.sampled_from(RULE_SET_NAMES), st.sampled_from(["", "OCTAGON", "x" * 41]),
-                      texts)
+codes = st.one_of(
+    st.builds(Ref, st.just("code"), st.integers(0, 20)),
+    st.builds(Ref, st.just("code"), st.integers(0, 20)),
+    st.sampled_from(
+        ["ABCD2345", "abcd2345", "ABC", "A" * 17, "ABCD 234", "ＡBCD2345", "ABCD234\x00"]
+    ),
+    texts,
+)
+rule_sets = st.one_of(
+    st.sampled_from(RULE_SET_NAMES), st.sampled_from(["", "OCTAGON", "x" * 41]), texts
+)
 deals = st.one_of(
-    st.fixed_dictionaries({"kind": st.sampled_from(["secret", "number", "daily", "other"])},
-                          optional={"number": st.one_of(
-                              st.sampled_from(["7", "0", "18446744073709551615",
-                                               "18446744073709551616", "007", "²", "-1", "", "1"
-                                               * 21]), ints, anything)}),
-    anything)
-days = st.one_of(st.sampled_from(["2026-11-24", "2026-13-45", "2026-02-30", "0000-01-01",
-                                  "２026-01-01", "2026-1-1"]), texts)
-ids = st.one_of(st.text(min_size=1, max_size=64), st.text(min_size=65, max_size=80), odd_texts,
-                ints, floats, st.none(), deep, json_values)
+    st.fixed_dictionaries(
+        {"kind": st.sampled_from(["secret", "number", "daily", "other"])},
+        optional={
+            "number": st.one_of(
+                st.sampled_from(
+                    [
+                        "7",
+                        "0",
+                        "18446744073709551615",
+                        "18446744073709551616",
+                        "007",
+                        "²",
+                        "-1",
+                        "",
+                        "1" * 21,
+                    ]
+                ),
+                ints,
+                anything,
+            )
+        },
+    ),
+    anything,
+)
+days = st.one_of(
+    st.sampled_from(
+        ["2026-11-24", "2026-13-45", "2026-02-30", "0000-01-01", "２026-01-01", "2026-1-1"]
+    ),
+    texts,
+)
+ids = st.one_of(
+    st.text(min_size=1, max_size=64),
+    st.text(min_size=65, max_size=80),
+    odd_texts,
+    ints,
+    floats,
+    st.none(),
+    deep,
+    json_values,
+)
 
 FIELDS: dict[str, dict[str, st.SearchStrategy[Any]]] = {
-    "hello": {"name": st.one_of(st.sampled_from(["Ann", " Bob ", "[/]", "<b>x</b>", "e\u0301"]),
-                                texts, anything),
-              "token": st.one_of(st.sampled_from(["", "x" * 128, "x" * 129]), texts, anything)},
-    "create_room": {"rule_set": rule_sets, "deal": deals,
-                    "seats": st.one_of(st.integers(0, 10), ints, anything),
-                    "time_limit_s": st.one_of(st.sampled_from([29, 30, 86400, 86401]), ints,
-                                              anything),
-                    "public": st.one_of(st.booleans(), anything)},
-    "join": {"code": codes}, "spectate": {"code": codes}, "leave": {}, "start": {},
-    "ready": {"ready": st.one_of(st.booleans(), anything)}, "resign": {}, "rematch": {},
+    "hello": {
+        "name": st.one_of(
+            st.sampled_from(["Ann", " Bob ", "[/]", "<b>x</b>", "e\u0301"]), texts, anything
+        ),
+        "token": st.one_of(st.sampled_from(["", "x" * 128, "x" * 129]), texts, anything),
+    },
+    "create_room": {
+        "rule_set": rule_sets,
+        "deal": deals,
+        "seats": st.one_of(st.integers(0, 10), ints, anything),
+        "time_limit_s": st.one_of(st.sampled_from([29, 30, 86400, 86401]), ints, anything),
+        "public": st.one_of(st.booleans(), anything),
+    },
+    "join": {"code": codes},
+    "spectate": {"code": codes},
+    "leave": {},
+    "start": {},
+    "ready": {"ready": st.one_of(st.booleans(), anything)},
+    "resign": {},
+    "rematch": {},
     "move": {"move": moves},
     "resume": {"code": codes, "last_seq": st.one_of(st.integers(0, 100), ints, anything)},
     "daily": {"rule_set": rule_sets},
-    "leaderboard": {"rule_set": rule_sets,
-                    "board": st.one_of(st.sampled_from(["fastest", "most_wins", "deal",
-                                                        "daily", "best"]), anything),
-                    "period": st.one_of(st.sampled_from(["today", "week", "all", "year"]),
-                                        anything),
-                    "deal": st.one_of(st.sampled_from(["7", "18446744073709551616", "²"]),
-                                      ints, anything),
-                    "day": days, "around_me": st.one_of(st.booleans(), anything),
-                    "limit": st.one_of(st.integers(0, 101), ints, anything)},
-    "race_record": {"race_id": st.one_of(st.sampled_from(["\x00", "a\x00b", "../x", "", "x" * 64,
-                                                          "0123456789abcdef"]), texts, anything)},
+    "leaderboard": {
+        "rule_set": rule_sets,
+        "board": st.one_of(
+            st.sampled_from(["fastest", "most_wins", "deal", "daily", "best"]), anything
+        ),
+        "period": st.one_of(st.sampled_from(["today", "week", "all", "year"]), anything),
+        "deal": st.one_of(st.sampled_from(["7", "18446744073709551616", "²"]), ints, anything),
+        "day": days,
+        "around_me": st.one_of(st.booleans(), anything),
+        "limit": st.one_of(st.integers(0, 101), ints, anything),
+    },
+    "race_record": {
+        "race_id": st.one_of(
+            st.sampled_from(["\x00", "a\x00b", "../x", "", "x" * 64, "0123456789abcdef"]),
+            texts,
+            anything,
+        )
+    },
 }
 VALID: dict[str, dict[str, st.SearchStrategy[Any]]] = {
     "hello": {"name": st.sampled_from(["Fuzz", "Zoë", "中文", "e\u0301"])},
-    "create_room": {"rule_set": st.sampled_from(["octagon", "all-fours", "hidden-cards"]),
-                    "seats": st.integers(2, 3), "public": st.booleans()},
-    "join": {"code": codes}, "spectate": {"code": codes}, "leave": {}, "start": {},
-    "ready": {"ready": st.booleans()}, "resign": {}, "rematch": {},
+    "create_room": {
+        "rule_set": st.sampled_from(["octagon", "all-fours", "hidden-cards"]),
+        "seats": st.integers(2, 3),
+        "public": st.booleans(),
+    },
+    "join": {"code": codes},
+    "spectate": {"code": codes},
+    "leave": {},
+    "start": {},
+    "ready": {"ready": st.booleans()},
+    "resign": {},
+    "rematch": {},
     "move": {"move": st.one_of(legal_moves, legal_moves, legal_moves, shaped_move_texts)},
     "resume": {"code": codes, "last_seq": st.integers(0, 30)},
     "daily": {"rule_set": st.sampled_from(RULE_SET_NAMES)},
-    "leaderboard": {"rule_set": st.sampled_from(RULE_SET_NAMES),
-                    "board": st.sampled_from(["fastest", "most_wins", "daily"])},
+    "leaderboard": {
+        "rule_set": st.sampled_from(RULE_SET_NAMES),
+        "board": st.sampled_from(["fastest", "most_wins", "daily"]),
+    },
     "race_record": {"race_id": st.sampled_from(["0123456789abcdef", "nosuchrace"])},
 }
 VALID_WEIGHTS = ["start"] * 4 + ["move"] * 8 + ["create_room"] * 3 + sorted(VALID)
@@ -375,7 +562,8 @@ def fuzzed_requests(draw: st.DrawFn) -> dict[str, Any]:
             message[name] = draw(values)
     if draw(st.integers(0, 3)) == 0:
         message[draw(st.sampled_from(["player_id", "extra", "Type", "", "id\x00"]))] = draw(
-            anything)
+            anything
+        )
     if draw(st.integers(0, 2)) > 0:
         message["id"] = draw(ids)
     return message
@@ -385,41 +573,68 @@ def oversized(piece: str, over: int) -> Raw:
     """A hello whose name makes the frame ``over`` bytes past the limit (UTF-8)."""
     head, tail = '{"type": "hello", "id": "big", "name": "', '"}'
     room = MAX_FRAME - len(head) - len(tail) + over
-    return Raw(head + piece * (room // len(piece.encode())) + "x" * (room % len(piece.encode()))
-               + tail)
+    return Raw(
+        head + piece * (room // len(piece.encode())) + "x" * (room % len(piece.encode())) + tail
+    )
 
 
 junk_frames = st.one_of(
     json_values.map(lambda value: Raw(encode(value, True))),  # no object, or an object of junk
     deep,
-    st.sampled_from([Raw(""), Raw("{"), Raw("{not json"), Raw('{"type": "hello", "name": '),
-                     Raw("\x00"), Raw("null"), Raw("[]"), Raw('"hello"'), Raw("NaN"),
-                     Raw('{"type": "hello"}{"type": "hello"}'), Raw("\ufeff{}"),
-                     Raw('{"type": "hello", "type": "join"}'), Raw('{"type": null}'),
-                     Raw('{"type": ["hello"]}'), Raw('{"type": "fly", "id": "t"}')]),
-    st.builds(lambda digits: Raw('{"type": "resume", "code": "ABCD", "id": "n", "last_seq": '
-                                 + digits.text + "}"), huge_digits),
+    st.sampled_from(
+        [
+            Raw(""),
+            Raw("{"),
+            Raw("{not json"),
+            Raw('{"type": "hello", "name": '),
+            Raw("\x00"),
+            Raw("null"),
+            Raw("[]"),
+            Raw('"hello"'),
+            Raw("NaN"),
+            Raw('{"type": "hello"}{"type": "hello"}'),
+            Raw("\ufeff{}"),
+            Raw('{"type": "hello", "type": "join"}'),
+            Raw('{"type": null}'),
+            Raw('{"type": ["hello"]}'),
+            Raw('{"type": "fly", "id": "t"}'),
+        ]
+    ),
+    st.builds(
+        lambda digits: Raw(
+            '{"type": "resume", "code": "ABCD", "id": "n", "last_seq": ' + digits.text + "}"
+        ),
+        huge_digits,
+    ),
     st.builds(oversized, st.sampled_from(["a", "é", "中", "\U0001f600"]), st.integers(-2, 40)),
     st.builds(lambda text: Raw(text), st.text(max_size=30)),
 )
 
 FRAME_KINDS: dict[str, st.SearchStrategy[Send | Pause]] = {
     "valid": valid_requests().map(Send),
-    "fuzzed": fuzzed_requests().flatmap(lambda value: st.builds(Send, st.just(value),
-                                                                 st.booleans())),
+    "fuzzed": fuzzed_requests().flatmap(
+        lambda value: st.builds(Send, st.just(value), st.booleans())
+    ),
     "junk": junk_frames.map(Send),
     "binary": st.binary(max_size=40).map(Send),
     "pause": st.floats(0.01, 0.2).map(Pause),
 }
-frames = st.sampled_from(["valid"] * 6 + ["fuzzed"] * 5 + ["junk"] * 4 + ["binary", "pause"]
-                         ).flatmap(FRAME_KINDS.__getitem__)
-closing_frames = st.sampled_from([
-    Send(b'{"type": "hello", "name": "\xff\xfe"}', not_utf8=True),
-    Send(Huge(TRANSPORT_MAX_BYTES)),
-])
+frames = st.sampled_from(
+    ["valid"] * 6 + ["fuzzed"] * 5 + ["junk"] * 4 + ["binary", "pause"]
+).flatmap(FRAME_KINDS.__getitem__)
+closing_frames = st.sampled_from(
+    [
+        Send(b'{"type": "hello", "name": "\xff\xfe"}', not_utf8=True),
+        Send(Huge(TRANSPORT_MAX_BYTES)),
+    ]
+)
 racing = st.sampled_from(["octagon", "all-fours", "hidden-cards", "four-corners"]).map(
-    lambda rule_set: (Send({"type": "create_room", "rule_set": rule_set, "seats": 2,
-                            "id": "race"}), Send({"type": "start", "id": "go"}), Pause(0.3)))
+    lambda rule_set: (
+        Send({"type": "create_room", "rule_set": rule_set, "seats": 2, "id": "race"}),
+        Send({"type": "start", "id": "go"}),
+        Pause(0.3),
+    )
+)
 """A session that starts its own race first, alone, so that its moves get real answers."""
 
 
@@ -432,11 +647,16 @@ def sessions(draw: st.DrawFn) -> Session:
     return Session(player, (*start, *steps, *end))
 
 
-floods = st.builds(Flood, st.sampled_from(['{"type": "leave"}', '{"type": "fly"}', "{",
-                                           '{"type": "race_record", "race_id": "!"}']),
-                   st.integers(300, 500))
+floods = st.builds(
+    Flood,
+    st.sampled_from(
+        ['{"type": "leave"}', '{"type": "fly"}', "{", '{"type": "race_record", "race_id": "!"}']
+    ),
+    st.integers(300, 500),
+)
 cases = st.sampled_from([False] * 24 + [True]).flatmap(
-    lambda flooding: floods if flooding else sessions())
+    lambda flooding: floods if flooding else sessions()
+)
 
 
 # -- playing a session ------------------------------------------------------------------------
@@ -483,8 +703,9 @@ async def read_frame(ws: ClientConnection, why: str) -> dict[str, Any]:
     except TimeoutError:
         raise AssertionError(f"no reply within {REPLY_WAIT_S} s: {why}") from None
     except ConnectionClosed as closed:
-        raise AssertionError(f"closed ({ws.close_code}, {ws.close_reason!r}) while waiting: "
-                             f"{why}") from closed
+        raise AssertionError(
+            f"closed ({ws.close_code}, {ws.close_reason!r}) while waiting: {why}"
+        ) from closed
     assert isinstance(text, str), "the server sends text frames only"
     SERVER_MESSAGE.validate_json(text)  # a documented message, an error's code an ErrorCode
     data: dict[str, Any] = json.loads(text)
@@ -500,15 +721,17 @@ def check_window(frame: str | bytes, window: list[dict[str, Any]]) -> None:
     for item in window:
         assert item.get("id") in (None, rid), f"a reply to another request: {shown}"
         if item.get("id") is None:
-            assert item["type"] in EVENTS | {"view"} | (
-                REPLY_ONLY if rid is None else set()), f"unasked {item['type']}: {shown}"
+            assert item["type"] in EVENTS | {"view"} | (REPLY_ONLY if rid is None else set()), (
+                f"unasked {item['type']}: {shown}"
+            )
     if rid is not None:
         replies = [item for item in window if item.get("id") == rid]
         assert replies, f"no reply: {shown}"
         assert replies[0]["type"] in allowed, f"undocumented reply: {shown}"
         extra = [item["type"] for item in replies[1:]]
         assert extra in ([], ["view"]) and (not extra or replies[0]["type"] == "resumed"), (
-            f"more than one reply: {shown}")
+            f"more than one reply: {shown}"
+        )
         return
     replies = [item for item in window if item["type"] in REPLY_ONLY]
     if not replies and "room" in allowed:
@@ -558,8 +781,9 @@ async def play(server: Server, shared: Shared, case: Session | Flood) -> None:
             return
         state = SessionState(codes=list(shared.codes[-8:]))
         if case.player is not None:
-            await ws.send(json.dumps({"type": "hello", "token": shared.tokens[case.player],
-                                      "id": "hello"}))
+            await ws.send(
+                json.dumps({"type": "hello", "token": shared.tokens[case.player], "id": "hello"})
+            )
             assert (await read_frame(ws, "hello"))["type"] == "welcome"
         for n, step in enumerate(case.steps):
             if isinstance(step, Pause):
@@ -631,8 +855,11 @@ async def honest_races(server: Server, shared: Shared, stop: asyncio.Event) -> l
             counts = await asyncio.gather(play_out(ann, 0.01), play_out(bob, 0.03))
             finished = await ann.next_event(RaceFinished, timeout=20)
             assert (await bob.next_event(RaceFinished, timeout=20)).race_id == finished.race_id
-            races.append(HonestRace(finished.race_id, sum(counts),
-                                    sum(entry.moves for entry in finished.ranking)))
+            races.append(
+                HonestRace(
+                    finished.race_id, sum(counts), sum(entry.moves for entry in finished.ranking)
+                )
+            )
             await ann.leave()
             await bob.leave()
     finally:
@@ -665,13 +892,17 @@ class Tracebacks(logging.Handler):
         self.records: list[logging.LogRecord] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        if record.exc_info or record.levelno >= logging.ERROR or "Traceback" in (
-                record.getMessage()):
+        if (
+            record.exc_info
+            or record.levelno >= logging.ERROR
+            or "Traceback" in (record.getMessage())
+        ):
             self.records.append(record)
 
 
 async def test_hostile_frames_get_documented_answers_while_an_honest_race_goes_on(
-        sessions: Sessions, database_url: str) -> None:
+    sessions: Sessions, database_url: str
+) -> None:
     tracebacks = Tracebacks()
     logging.getLogger().addHandler(tracebacks)
     server = await start_server(make_settings(database_url, **FUZZ_LIMITS))
@@ -685,12 +916,24 @@ async def test_hostile_frames_get_documented_answers_while_an_honest_race_goes_o
             await fuzzer.close()
         racing = asyncio.create_task(honest_races(server, shared, stop))
 
-        @settings(max_examples=EXAMPLES, derandomize=True, database=None, deadline=None,
-                  suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=EXAMPLES,
+            derandomize=True,
+            database=None,
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+        )
         @given(cases)
         @example(Flood('{"type": "leave"}', 400))
-        @example(Session(0, (Send(Raw("[" * 8000 + "]" * 8000)),
-                             Send({"type": "race_record", "race_id": "a\x00b", "id": "r"}))))
+        @example(
+            Session(
+                0,
+                (
+                    Send(Raw("[" * 8000 + "]" * 8000)),
+                    Send({"type": "race_record", "race_id": "a\x00b", "id": "r"}),
+                ),
+            )
+        )
         def fuzz(case: Session | Flood) -> None:
             if racing.done():  # a failed honest race fails the test at once
                 return
@@ -701,18 +944,28 @@ async def test_hostile_frames_get_documented_answers_while_an_honest_race_goes_o
         races = await asyncio.wait_for(racing, 60)
         async with sessions() as session:
             for race in races:
-                stored = await session.scalar(select(func.count()).select_from(MoveRow)
-                                              .where(MoveRow.race_id == race.race_id))
+                stored = await session.scalar(
+                    select(func.count()).select_from(MoveRow).where(MoveRow.race_id == race.race_id)
+                )
                 assert stored == race.acknowledged == race.ranked_moves, race
         assert len(races) >= 2
         print(f"{len(races)} honest races; the fuzzed frames got {dict(shared.seen)}")
         # The fuzzer still reaches what it is for (the explicit examples guarantee the flood).
-        assert {"rate_limited", "close 1008", "invalid_message", "bad_json", "unknown_type",
-                "too_large", "welcome", "room"} <= set(shared.seen), shared.seen
+        assert {
+            "rate_limited",
+            "close 1008",
+            "invalid_message",
+            "bad_json",
+            "unknown_type",
+            "too_large",
+            "welcome",
+            "room",
+        } <= set(shared.seen), shared.seen
     finally:
         stop.set()
         await stop_server(server)
         logging.getLogger().removeHandler(tracebacks)
     assert not tracebacks.records, [
         (record.name, record.getMessage(), record.exc_text or record.exc_info)
-        for record in tracebacks.records]
+        for record in tracebacks.records
+    ]

@@ -37,8 +37,11 @@ def server_imports(path: Path) -> Iterator[str]:
             if node.module == "server" or node.module.startswith("server."):
                 for alias in node.names:  # (``from server.storage import races``)
                     candidate = f"{node.module}.{alias.name}"
-                    yield candidate if (SERVER.parent / (candidate.replace(".", "/") + ".py")
-                                        ).exists() else node.module
+                    yield (
+                        candidate
+                        if (SERVER.parent / (candidate.replace(".", "/") + ".py")).exists()
+                        else node.module
+                    )
         elif isinstance(node, ast.Import):
             yield from (alias.name for alias in node.names if alias.name.startswith("server."))
 
@@ -59,10 +62,13 @@ def layer(module: str) -> int:
 
 
 def test_each_layer_imports_only_those_below_it() -> None:
-    upward = sorted(f"{module} imports {imported}" for module, imports in graph().items()
-                    for imported in imports
-                    if layer(imported) > layer(module)
-                    or (module.startswith("server.core.") and imported in SHARED))
+    upward = sorted(
+        f"{module} imports {imported}"
+        for module, imports in graph().items()
+        for imported in imports
+        if layer(imported) > layer(module)
+        or (module.startswith("server.core.") and imported in SHARED)
+    )
     assert upward == []
 
 
@@ -86,4 +92,3 @@ def test_no_module_imports_itself_through_others() -> None:
                     seen.add(imported)
                     stack.append((imported, (*path, imported)))
     assert circles == []
-

@@ -13,13 +13,20 @@ from clients.sdk import RequestRefused
 from tests.server.test_server import Server, race_of
 from wire.protocol import YourView
 
-ODD_MOVES = ["AS x² heap:1 -> heap:2", "AS x① heap:1 -> heap:2", "²H heap:1 -> heap:2",
-             "1²H heap:1 -> heap:2", "AS heap:٣ -> heap:2", "AS x٣ heap:1 -> heap:2",
-             {"card": "AS", "from": "heap:²", "to": "heap:2"}]
+ODD_MOVES = [
+    "AS x² heap:1 -> heap:2",
+    "AS x① heap:1 -> heap:2",
+    "²H heap:1 -> heap:2",
+    "1²H heap:1 -> heap:2",
+    "AS heap:٣ -> heap:2",
+    "AS x٣ heap:1 -> heap:2",
+    {"card": "AS", "from": "heap:²", "to": "heap:2"},
+]
 
 
 async def test_a_move_with_other_digits_is_an_invalid_move_and_the_race_goes_on(
-        server: Server) -> None:
+    server: Server,
+) -> None:
     (ann, bob), _ = await race_of(server, "hidden-cards", ["Ann", "Bob"])
     view = (await ann.next_event(YourView)).view
     for move in ODD_MOVES:

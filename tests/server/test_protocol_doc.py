@@ -38,8 +38,14 @@ QUIET_S = 0.5
 LINE = re.compile(r"^(?P<who>[A-Z][a-z]+)\s+(?P<way>[<>])\s+(?P<json>\{.*\})\s*$")
 MORE = re.compile(r"^(?P<who>[A-Z][a-z]+)\s+…\s+(?P<count>\d+) more moves\b")
 SCALAR = r'("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?|null|true|false)'
-CHECKED = {"type": None, "id": None, "seq": None, "phase": {"room"},
-           "status": {"progress", "move_ok"}, "code": {"error"}}
+CHECKED = {
+    "type": None,
+    "id": None,
+    "seq": None,
+    "phase": {"room"},
+    "status": {"progress", "move_ok"},
+    "code": {"error"},
+}
 """The keys a received line is checked on, and for which types (None: all). The first
 occurrence of each in the line is the message's own: a room's seats come after its phase."""
 
@@ -71,8 +77,16 @@ def sessions(markdown: str) -> list[Session]:
         elif block is None and line.strip() == "```session":
             block, start = [], number
         elif block is not None and line.startswith("```"):
-            found.append(Session(heading, [step for offset, text in enumerate(block, start + 1)
-                                           if (step := parse_line(offset, text))]))
+            found.append(
+                Session(
+                    heading,
+                    [
+                        step
+                        for offset, text in enumerate(block, start + 1)
+                        if (step := parse_line(offset, text))
+                    ],
+                )
+            )
             block = None
         elif block is not None:
             block.append(line)
@@ -125,7 +139,7 @@ class Play:
             if step.way == ">":
                 await self.send(step)
                 if '"move"' in step.text or '"resign"' in step.text:
-                    self.players[step.who].answer = _answer(steps[index + 1:])
+                    self.players[step.who].answer = _answer(steps[index + 1 :])
             elif step.way == "<":
                 for who in self.receivers(step):
                     await self.receive(who, step, shown(step.text))
@@ -136,8 +150,10 @@ class Play:
                 extra = await asyncio.wait_for(player.ws.recv(), QUIET_S)
             except TimeoutError:
                 continue
-            raise AssertionError(f"{self.session.title}: at the end {who} also received a frame "
-                                 f"the page does not show: {extra}")
+            raise AssertionError(
+                f"{self.session.title}: at the end {who} also received a frame "
+                f"the page does not show: {extra}"
+            )
 
     def receivers(self, step: Step) -> list[str]:
         return list(self.players) if step.who == "Both" else [step.who]
@@ -173,8 +189,9 @@ class Play:
         for _ in range(step.count):
             (move,) = [move for move in player.legal_moves if move != "resign"]
             self.moves_made += 1
-            await player.ws.send(json.dumps({"type": "move", "move": move,
-                                             "id": f"more-{self.moves_made}"}))
+            await player.ws.send(
+                json.dumps({"type": "move", "move": move, "id": f"more-{self.moves_made}"})
+            )
             for answer in player.answer:
                 for who in self.receivers(answer):
                     await self.receive(who, answer, {"type": shown(answer.text)["type"]})

@@ -26,9 +26,11 @@ def test_the_client_is_the_last_untrusted_hop_a_trusted_proxy_names() -> None:
 
 
 async def test_connections_behind_a_trusted_proxy_count_per_client(
-        sessions: Sessions, database_url: str) -> None:
-    async with server_with(database_url, connections_per_address=1,
-                           trusted_proxies=frozenset({PROXY})) as server:
+    sessions: Sessions, database_url: str
+) -> None:
+    async with server_with(
+        database_url, connections_per_address=1, trusted_proxies=frozenset({PROXY})
+    ) as server:
         ann = await connect(server.url, additional_headers={"X-Forwarded-For": "203.0.113.1"})
         bob = await connect(server.url, additional_headers={"X-Forwarded-For": "203.0.113.2"})
         for ws, name in ((ann, "Ann"), (bob, "Bob")):
@@ -42,7 +44,8 @@ async def test_connections_behind_a_trusted_proxy_count_per_client(
 
 
 async def test_an_untrusted_peer_cannot_pose_as_many_clients(
-        sessions: Sessions, database_url: str) -> None:
+    sessions: Sessions, database_url: str
+) -> None:
     async with server_with(database_url, connections_per_address=1) as server:
         held = await connect(server.url, additional_headers={"X-Forwarded-For": "203.0.113.1"})
         with pytest.raises(InvalidStatus) as refused:

@@ -21,8 +21,9 @@ def walk_through() -> tuple[list[dict[str, Any]], str]:
     """The requests of "Race with any WebSocket client", and the board it then points to."""
     section = README.read_text(encoding="utf-8").split("## Race with any WebSocket client")[1]
     block = section.split("```")[1]
-    requests = [json.loads(line.split("<-")[0]) for line in block.splitlines()
-                if line.startswith("{")]
+    requests = [
+        json.loads(line.split("<-")[0]) for line in block.splitlines() if line.startswith("{")
+    ]
     board = re.search(r"curl '(http://127\.0\.0\.1:8765)(/api/leaderboards/[^']+)'", section)
     assert board, "the walk-through ends on a board"
     return requests, board.group(2)
@@ -30,8 +31,10 @@ def walk_through() -> tuple[list[dict[str, Any]], str]:
 
 async def test_the_readme_walk_through_ends_on_a_board_with_both_racers(server: Server) -> None:
     requests, board = walk_through()
-    async with (await RaceClient.connect(server.url) as ann,
-                await RaceClient.connect(server.url) as bob):
+    async with (
+        await RaceClient.connect(server.url) as ann,
+        await RaceClient.connect(server.url) as bob,
+    ):
         code = ""
         for request in requests:
             kind = request["type"]

@@ -76,8 +76,9 @@ async def start_server(settings: Settings, clock: Callable[[], float] = time.tim
     loop = asyncio.get_running_loop()
     stop: asyncio.Future[None] = loop.create_future()
     bound: asyncio.Future[tuple[str, int]] = loop.create_future()
-    task = asyncio.create_task(run_server(settings, stop, lambda h, p: bound.set_result((h, p)),
-                                          clock=clock))
+    task = asyncio.create_task(
+        run_server(settings, stop, lambda h, p: bound.set_result((h, p)), clock=clock)
+    )
     host, port = await asyncio.wait_for(asyncio.shield(bound), 30)
     return Server(f"ws://{host}:{port}/ws", f"http://{host}:{port}", settings, stop, task)
 
@@ -92,17 +93,22 @@ def make_settings(database_url: str, **overrides: Any) -> Settings:
     """The tests' server: a short countdown; no solver search after each race and no winnable
     pool (tests/server/rooms/test_hints.py and test_pool.py turn them on), which would cost every
     test a process, and the pool's a CPU kept busy."""
-    return Settings(database_url=database_url, port=0, countdown_s=0.2,
-                    reconnect_grace_s=30,
-                    **{"verdict_budget_s": 0.0, "winnable_pool_target": 0, **overrides})
+    return Settings(
+        database_url=database_url,
+        port=0,
+        countdown_s=0.2,
+        reconnect_grace_s=30,
+        **{"verdict_budget_s": 0.0, "winnable_pool_target": 0, **overrides},
+    )
 
 
-
-async def race_of(server: Server, rule_set: str, names: list[str], **options: Any
-                  ) -> tuple[list[RaceClient], str]:
+async def race_of(
+    server: Server, rule_set: str, names: list[str], **options: Any
+) -> tuple[list[RaceClient], str]:
     clients = [await server.client(name) for name in names]
-    room = await clients[0].create_room(rule_set, seats=len(names), deal="number", number=DEAL,
-                                        **options)
+    room = await clients[0].create_room(
+        rule_set, seats=len(names), deal="number", number=DEAL, **options
+    )
     for client in clients[1:]:
         await client.join(room.code)
     for client in clients:
@@ -110,8 +116,9 @@ async def race_of(server: Server, rule_set: str, names: list[str], **options: An
     return clients, room.code
 
 
-async def play_to_end(client: RaceClient, pick: Callable[[list[str]], str] = lambda m: m[0],
-                      pause: float = 0.0) -> MoveAccepted:
+async def play_to_end(
+    client: RaceClient, pick: Callable[[list[str]], str] = lambda m: m[0], pause: float = 0.0
+) -> MoveAccepted:
     view = (await client.next_event(YourView)).view
     moves = view.legal_moves
     while True:
@@ -123,8 +130,9 @@ async def play_to_end(client: RaceClient, pick: Callable[[list[str]], str] = lam
             await asyncio.sleep(pause)
 
 
-async def test_a_whole_race_of_three_ends_ranked_and_stored(server: Server, sessions: Sessions,
-                                                            tmp_path: Path) -> None:
+async def test_a_whole_race_of_three_ends_ranked_and_stored(
+    server: Server, sessions: Sessions, tmp_path: Path
+) -> None:
     (ann, bob, cy), code = await race_of(server, "all-fours", ["Ann", "Bob", "Cy"])
     assert (await ann.next_event(RaceStarted)).deal_number == str(DEAL)
     await play_to_end(ann)
@@ -144,10 +152,16 @@ async def test_a_whole_race_of_three_ends_ranked_and_stored(server: Server, sess
     async with sessions() as session:
         race = await session.scalar(select(RaceRow).where(RaceRow.code == code))
         assert race is not None and race.ended_at is not None and race.seed == DEAL
-        ranks = dict((await session.execute(
-            select(EntryRow.player_id, EntryRow.rank).where(EntryRow.race_id == race.id))).all())
-        moves = await session.scalar(select(func.count()).select_from(MoveRow)
-                                     .where(MoveRow.race_id == race.id))
+        ranks = dict(
+            (
+                await session.execute(
+                    select(EntryRow.player_id, EntryRow.rank).where(EntryRow.race_id == race.id)
+                )
+            ).all()
+        )
+        moves = await session.scalar(
+            select(func.count()).select_from(MoveRow).where(MoveRow.race_id == race.id)
+        )
     assert sorted(ranks.values()) == [1, 2, 3]
     assert moves == sum(entry.moves for entry in finished.ranking)
     status, health = await server.http_get("/healthz")
@@ -199,7 +213,8 @@ async def test_a_spectator_sees_progress_and_results(server: Server) -> None:
 
 
 async def test_a_finished_room_stays_a_while_then_only_its_record_does(
-        sessions: Sessions, database_url: str) -> None:
+    sessions: Sessions, database_url: str
+) -> None:
     running = await start_server(make_settings(database_url, finished_room_s=0.5))
     try:
         (ann, bob), code = await race_of(running, "hidden-cards", ["Ann", "Bob"])
@@ -236,21 +251,29 @@ async def test_a_racer_who_drops_resumes_where_they_were(server: Server) -> None
     resynced = await ann.reconnect()
     assert not resynced.full
     assert all(event["seq"] > seq_before for event in resynced.missed)
-    assert any(event["type"] == "progress" and event["player_id"] == bob.player_id
-               for event in resynced.missed)
-    assert not any(event["type"] == "progress" and event["player_id"] == ann.player_id
-                   for event in resynced.missed), "Ann's own move is not handed back"
+    assert any(
+        event["type"] == "progress" and event["player_id"] == bob.player_id
+        for event in resynced.missed
+    )
+    assert not any(
+        event["type"] == "progress" and event["player_id"] == ann.player_id
+        for event in resynced.missed
+    ), "Ann's own move is not handed back"
     again = (await ann.next_event(YourView)).view
     assert again.moves == 1 and again.legal_moves == ack.legal_moves
     await ann.move(again.legal_moves[0])
 
 
 async def test_the_daily_deal_is_played_alone_once_and_keeps_its_seed(
-        server: Server, sessions: Sessions) -> None:
+    server: Server, sessions: Sessions
+) -> None:
     ann = await server.client("Ann")
     async with sessions.begin() as session:  # ranked today: made before today (test_daily.py)
-        await session.execute(update(PlayerRow).where(PlayerRow.id == ann.player_id).values(
-            created_at=datetime.now(UTC) - timedelta(days=1)))
+        await session.execute(
+            update(PlayerRow)
+            .where(PlayerRow.id == ann.player_id)
+            .values(created_at=datetime.now(UTC) - timedelta(days=1))
+        )
     room = await ann.daily("hidden-cards")
     assert room.deal_kind == "daily" and room.seats_max == 1
     ack = await play_to_end(ann)
@@ -293,8 +316,11 @@ async def test_every_frame_shows_only_cards_face_up_for_its_receiver(server: Ser
             if message["type"] == "move_ok":
                 # Cards turned during the move, even if a forced redeal then turned them down
                 # again (the engine's property tests check that events name only such cards).
-                turned = {str(card) for event in game.play(Move.parse(message["move"]))
-                          for card in event.cards}
+                turned = {
+                    str(card)
+                    for event in game.play(Move.parse(message["move"]))
+                    for card in event.cards
+                }
             if message["type"] == "race_finished":
                 break
             shown = turned | {str(card) for card in game.view().visible_cards()}
@@ -320,20 +346,24 @@ def cards_in(message: Any) -> set[str]:
     return set()
 
 
-@pytest.mark.parametrize("frame, code", [
-    ("{not json", "bad_json"),
-    ("[" * 8000 + "]" * 8000, "bad_json"),  # valid JSON, too deep for the parser: was a 1011
-    ('{"type": "join", "code": ' + "[" * 5000 + "]" * 5000 + "}", "bad_json"),
-    ('{"type": "resume", "code": "ABCD", "last_seq": ' + "9" * 4301 + "}", "bad_json"),
-    ('{"type": "fly"}', "unknown_type"),
-    ("[1, 2]", "unknown_type"),
-    ('{"type": "create_room", "rule_set": "octagon", "seats": "many"}', "invalid_message"),
-    ('{"type": "move", "move": "9Z heap:1 -> heap:2"}', "invalid_move"),
-    ('{"type": "move", "move": "turn", "player_id": "someone-else"}', "invalid_message"),
-    ('{"type": "join", "code": "NOSUCHROOM"}', "unknown_room"),
-])
+@pytest.mark.parametrize(
+    "frame, code",
+    [
+        ("{not json", "bad_json"),
+        ("[" * 8000 + "]" * 8000, "bad_json"),  # valid JSON, too deep for the parser: was a 1011
+        ('{"type": "join", "code": ' + "[" * 5000 + "]" * 5000 + "}", "bad_json"),
+        ('{"type": "resume", "code": "ABCD", "last_seq": ' + "9" * 4301 + "}", "bad_json"),
+        ('{"type": "fly"}', "unknown_type"),
+        ("[1, 2]", "unknown_type"),
+        ('{"type": "create_room", "rule_set": "octagon", "seats": "many"}', "invalid_message"),
+        ('{"type": "move", "move": "9Z heap:1 -> heap:2"}', "invalid_move"),
+        ('{"type": "move", "move": "turn", "player_id": "someone-else"}', "invalid_message"),
+        ('{"type": "join", "code": "NOSUCHROOM"}', "unknown_room"),
+    ],
+)
 async def test_bad_input_gets_a_structured_error_and_the_connection_lives(
-        server: Server, frame: str, code: str) -> None:
+    server: Server, frame: str, code: str
+) -> None:
     ann = await server.client("Ann")
     await ann.ws.send(frame)
     error = json.loads(await next_error(ann))
@@ -389,10 +419,12 @@ async def test_moves_before_the_start_and_a_full_room_are_refused(server: Server
     assert (await cy.create_room("octagon")).code != room.code, "refused, Cy is in no room"
 
 
-async def test_a_flood_is_slowed_then_closed_with_a_policy_code(sessions: Sessions,
-                                                                 database_url: str) -> None:
-    running = await start_server(make_settings(database_url, rate_per_s=5, rate_burst=5,
-                                               flood_close_after=20))
+async def test_a_flood_is_slowed_then_closed_with_a_policy_code(
+    sessions: Sessions, database_url: str
+) -> None:
+    running = await start_server(
+        make_settings(database_url, rate_per_s=5, rate_burst=5, flood_close_after=20)
+    )
     try:
         async with connect(running.url) as ws:
             for _ in range(40):
@@ -424,8 +456,9 @@ async def test_http_health_games_boards_and_races(server: Server) -> None:
     assert status == 404
 
 
-async def test_shutdown_tells_clients_and_a_restart_resumes_the_race(sessions: Sessions,
-                                                                    database_url: str) -> None:
+async def test_shutdown_tells_clients_and_a_restart_resumes_the_race(
+    sessions: Sessions, database_url: str
+) -> None:
     first = await start_server(make_settings(database_url))
     (ann, bob), code = await race_of(first, "octagon", ["Ann", "Bob"])
     view = (await ann.next_event(YourView)).view
@@ -445,7 +478,8 @@ async def test_shutdown_tells_clients_and_a_restart_resumes_the_race(sessions: S
 
 
 async def test_a_restart_logs_a_lobby_restored_as_a_lobby_and_a_race_as_a_race(
-        sessions: Sessions, database_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    sessions: Sessions, database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
     first = await start_server(make_settings(database_url))
     waiting = await (await first.client("Cy")).create_room("all-fours")
     (ann, _), racing = await race_of(first, "octagon", ["Ann", "Bob"])
@@ -460,7 +494,8 @@ async def test_a_restart_logs_a_lobby_restored_as_a_lobby_and_a_race_as_a_race(
 
 
 async def test_the_sdk_waits_out_the_rate_limit_and_every_request_is_answered(
-        sessions: Sessions, database_url: str) -> None:
+    sessions: Sessions, database_url: str
+) -> None:
     """A rate-limited request is refused with its own id, and the SDK retries it."""
     running = await start_server(make_settings(database_url, rate_per_s=20, rate_burst=5))
     try:
@@ -471,8 +506,7 @@ async def test_the_sdk_waits_out_the_rate_limit_and_every_request_is_answered(
         await stop_server(running)
 
 
-async def recording_client(server: Server, name: str, own_progress: bool = False
-                           ) -> RaceClient:
+async def recording_client(server: Server, name: str, own_progress: bool = False) -> RaceClient:
     """A client that keeps every frame it receives, in order (``received``)."""
     client = await RaceClient.connect(server.url, record=True)
     await client.hello(name=name, own_progress=own_progress)
@@ -501,14 +535,16 @@ async def test_a_move_in_a_room_of_four_writes_four_frames(server: Server) -> No
         progress = await client.next_event(ProgressEvent)
         assert (progress.player_id, progress.moves, progress.seq) == (ann.player_id, 1, ack.seq)
     await asyncio.sleep(0.2)  # nothing else comes
-    new = {client: [frame["type"] for frame in frames_of(client)[seen[client]:]]
-           for client in clients}
+    new = {
+        client: [frame["type"] for frame in frames_of(client)[seen[client] :]] for client in clients
+    }
     assert new[ann] == ["move_ok"]
     assert [new[client] for client in others] == [["progress"]] * 3
 
 
 async def test_a_client_that_does_not_ask_still_gets_the_progress_of_its_own_moves(
-        server: Server) -> None:
+    server: Server,
+) -> None:
     """Protocol v1 as it was: a hello without ``own_progress`` gets every room event, its own
     moves' progress included (then its reply, which carries the same seq); a client that asked
     gets the reply alone."""
@@ -524,15 +560,21 @@ async def test_a_client_that_does_not_ask_still_gets_the_progress_of_its_own_mov
     ann_ack = await ann.move(views[0].legal_moves[0])
     bob_ack = await bob.move(views[1].legal_moves[0])
     await asyncio.sleep(0.2)
-    new = {client: [(frame["type"], frame.get("seq")) for frame in frames_of(client)[seen[client]:]]
-           for client in (ann, bob)}
-    assert new[ann] == [("progress", ann_ack.seq), ("move_ok", ann_ack.seq),
-                        ("progress", bob_ack.seq)]
+    new = {
+        client: [(frame["type"], frame.get("seq")) for frame in frames_of(client)[seen[client] :]]
+        for client in (ann, bob)
+    }
+    assert new[ann] == [
+        ("progress", ann_ack.seq),
+        ("move_ok", ann_ack.seq),
+        ("progress", bob_ack.seq),
+    ]
     assert new[bob] == [("progress", ann_ack.seq), ("move_ok", bob_ack.seq)]
 
 
 async def test_the_move_that_ends_a_game_is_one_progress_event_to_the_others_then_the_reply(
-        server: Server) -> None:
+    server: Server,
+) -> None:
     ann, bob = [await recording_client(server, name) for name in ("Ann", "Bob")]
     room = await ann.create_room("all-fours", seats=2, deal="number", number=DEAL)
     await bob.join(room.code)
@@ -544,14 +586,20 @@ async def test_the_move_that_ends_a_game_is_one_progress_event_to_the_others_the
     await ann.next_event(RaceFinished)
     # A racer's progress reaches the others, and their own reply says it to them.
     for mover, other, final in ((ann, bob, last.status), (bob, ann, "resigned")):
-        seen = [frame for frame in frames_of(other)
-                if frame["type"] == "progress" and frame["player_id"] == mover.player_id]
+        seen = [
+            frame
+            for frame in frames_of(other)
+            if frame["type"] == "progress" and frame["player_id"] == mover.player_id
+        ]
         assert [frame["moves"] for frame in seen] == list(range(1, len(seen) + 1))
         assert [frame["status"] for frame in seen] == ["racing"] * (len(seen) - 1) + [final]
         acks = [frame for frame in frames_of(mover) if frame["type"] == "move_ok"]
         assert [ack["seq"] for ack in acks] == [frame["seq"] for frame in seen]
-        assert not [frame for frame in frames_of(mover) if frame["type"] == "progress"
-                    and frame["player_id"] == mover.player_id]
+        assert not [
+            frame
+            for frame in frames_of(mover)
+            if frame["type"] == "progress" and frame["player_id"] == mover.player_id
+        ]
     types = [frame["type"] for frame in frames_of(bob)]
     assert types[-3:] == ["move_ok", "race_finished", "room"]
 
@@ -570,19 +618,33 @@ async def test_a_racer_who_leaves_the_race_is_shown_gone(server: Server) -> None
     end = await bob.next_event(RoomState)
     assert end.phase == "finished"
     assert {seat.player_id: seat.connected for seat in end.seats} == {
-        ann.player_id: False, bob.player_id: True}
+        ann.player_id: False,
+        bob.player_id: True,
+    }
 
 
 def test_listening_everywhere_with_redis_advertises_the_advertised_host_or_warns(
-        caplog: pytest.LogCaptureFixture) -> None:
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     """``reconnect_to`` must be an address other machines' clients reach: ``0.0.0.0`` is not."""
     redis = "redis://127.0.0.1:6379/0"
-    assert own_address(Settings(redis_url=redis, host="0.0.0.0", advertise_host="10.0.0.2"),
-                       "0.0.0.0", 8800) == "ws://10.0.0.2:8800/ws"
-    assert own_address(Settings(host="0.0.0.0", redis_url=None), "0.0.0.0", 8765) == "ws://0.0.0.0:8765/ws"
-    assert own_address(Settings(redis_url=redis, advertise_host=None), "127.0.0.1",
-                       8800) == "ws://127.0.0.1:8800/ws"
+    assert (
+        own_address(
+            Settings(redis_url=redis, host="0.0.0.0", advertise_host="10.0.0.2"), "0.0.0.0", 8800
+        )
+        == "ws://10.0.0.2:8800/ws"
+    )
+    assert (
+        own_address(Settings(host="0.0.0.0", redis_url=None), "0.0.0.0", 8765)
+        == "ws://0.0.0.0:8765/ws"
+    )
+    assert (
+        own_address(Settings(redis_url=redis, advertise_host=None), "127.0.0.1", 8800)
+        == "ws://127.0.0.1:8800/ws"
+    )
     assert not caplog.records, "no Redis (no reconnect_to), or a host that is an address"
-    assert own_address(Settings(redis_url=redis, host="0.0.0.0", advertise_host=None),
-                       "0.0.0.0", 8800) == "ws://0.0.0.0:8800/ws"
+    assert (
+        own_address(Settings(redis_url=redis, host="0.0.0.0", advertise_host=None), "0.0.0.0", 8800)
+        == "ws://0.0.0.0:8800/ws"
+    )
     assert "PATIENCE_RACE_ADVERTISE_HOST" in caplog.text

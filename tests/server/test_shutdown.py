@@ -38,9 +38,13 @@ async def silent_connection(url: str) -> asyncio.StreamWriter:
     parts = urlsplit(url)
     reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
     key = base64.b64encode(os.urandom(16)).decode()
-    writer.write((f"GET {parts.path} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
-                  "Upgrade: websocket\r\nConnection: Upgrade\r\n"
-                  f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+    writer.write(
+        (
+            f"GET {parts.path} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+            "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        ).encode()
+    )
     response = await reader.readuntil(b"\r\n\r\n")
     assert response.startswith(b"HTTP/1.1 101"), response
     return writer
@@ -60,7 +64,8 @@ async def timed_stop(server: Server) -> float:
 
 
 async def test_clients_that_never_answer_the_close_do_not_hold_up_the_shutdown(
-        sessions: Sessions, database_url: str) -> None:
+    sessions: Sessions, database_url: str
+) -> None:
     running = await start_server(make_settings(database_url))
     silent = [await silent_connection(running.url) for _ in range(SILENT_CLIENTS)]
     ann = await running.client("Ann")  # one that does answer
@@ -73,7 +78,8 @@ async def test_clients_that_never_answer_the_close_do_not_hold_up_the_shutdown(
 
 
 async def test_a_database_that_cannot_take_the_last_moves_does_not_hold_up_the_clients(
-        sessions: Sessions, database_url: str) -> None:
+    sessions: Sessions, database_url: str
+) -> None:
     """The writes not done by the deadline are given up, unacknowledged, and the clients are
     let go on time; the server ends once the database driver has let go of the write it cut
     short (on SQLite that takes until its 5 s busy timeout)."""

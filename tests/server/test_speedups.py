@@ -22,8 +22,9 @@ def test_both_json_libraries_refuse_what_the_gateway_calls_bad_json(library: str
             loads(frame)
 
 
-async def test_a_server_on_uvloop_and_orjson_races(database_url: str,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_server_on_uvloop_and_orjson_races(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PATIENCE_RACE_EVENT_LOOP", "uvloop")
     monkeypatch.setenv("PATIENCE_RACE_JSON_LIBRARY", "orjson")
     server = await start_process(database_url)

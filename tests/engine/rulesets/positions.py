@@ -20,16 +20,23 @@ from engine.position import FACE_DOWN, POSITION_FORMAT, POSITION_VERSION
 G = TypeVar("G", bound=Game)
 
 
-def set_up(rule_set: type[G], piles: dict[str, str], state: dict[str, Any], *,
-           rest: dict[str, int | None] | None = None, face_down: frozenset[str] = frozenset(),
-           rules: int = RULES_VERSION) -> G:
+def set_up(
+    rule_set: type[G],
+    piles: dict[str, str],
+    state: dict[str, Any],
+    *,
+    rest: dict[str, int | None] | None = None,
+    face_down: frozenset[str] = frozenset(),
+    rules: int = RULES_VERSION,
+) -> G:
     """A ``rule_set`` game at the position of ``piles`` (pile id -> cards, bottom first; piles
     not named are empty) and ``state``. The cards not named fill the piles of ``rest`` in its
     order, each up to its count (None: all that are left), under what the pile holds, face
     down on the piles of ``face_down``."""
     texts = {str(pile): "" for pile in rule_set.pile_ids} | piles
-    named = Counter(word.removeprefix(FACE_DOWN) for text in texts.values()
-                    for word in text.split())
+    named = Counter(
+        word.removeprefix(FACE_DOWN) for text in texts.values() for word in text.split()
+    )
     left = []
     for card in CARDS.values():
         if card.pack == 0:
@@ -38,8 +45,17 @@ def set_up(rule_set: type[G], piles: dict[str, str], state: dict[str, Any], *,
         taken, left = (left, []) if count is None else (left[:count], left[count:])
         mark = FACE_DOWN if pile in face_down else ""
         texts[pile] = " ".join([*(mark + text for text in taken), *texts[pile].split()])
-    game = rule_set.from_position({
-        "format": POSITION_FORMAT, "version": POSITION_VERSION, "rule_set": rule_set.name,
-        "rules": rules, "moves": 0, "resigned": False, "piles": texts, "state": state})
+    game = rule_set.from_position(
+        {
+            "format": POSITION_FORMAT,
+            "version": POSITION_VERSION,
+            "rule_set": rule_set.name,
+            "rules": rules,
+            "moves": 0,
+            "resigned": False,
+            "piles": texts,
+            "state": state,
+        }
+    )
     assert isinstance(game, rule_set)
     return game

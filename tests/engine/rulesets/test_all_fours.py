@@ -30,8 +30,13 @@ def complete(rank: int) -> str:
     return " ".join(RANK_NAMES[rank - 1] + suit for suit in "SHDC") + " |"
 
 
-def position(heaps: dict[int, str], current: int, turned: bool = True,
-             afresh_used: bool = False, rules: int = RULES_VERSION) -> AllFours:
+def position(
+    heaps: dict[int, str],
+    current: int,
+    turned: bool = True,
+    afresh_used: bool = False,
+    rules: int = RULES_VERSION,
+) -> AllFours:
     """A game set up from a position. ``heaps`` maps heap numbers to ``"placed cards |
     face-down cards"``, bottom first (heaps not named are complete); the top card of heap
     ``current`` is the card just turned, face up, if ``turned``."""
@@ -43,9 +48,18 @@ def position(heaps: dict[int, str], current: int, turned: bool = True,
             hidden[-1] = hidden[-1][1:]
         piles[f"heap:{number}"] = " ".join([*up.split(), *hidden])
         placed.append(len(up.split()))
-    return set_up(AllFours, piles, {"current_heap": f"heap:{current}", "placed_under": placed,
-                                    "turned": turned, "afresh_used": afresh_used,
-                                    "finished": False}, rules=rules)
+    return set_up(
+        AllFours,
+        piles,
+        {
+            "current_heap": f"heap:{current}",
+            "placed_under": placed,
+            "turned": turned,
+            "afresh_used": afresh_used,
+            "finished": False,
+        },
+        rules=rules,
+    )
 
 
 def refusal(game: AllFours, text: str) -> str:
@@ -61,8 +75,10 @@ def moves(game: AllFours) -> list[str]:
 
 
 def pile(game: AllFours, number: int) -> list[str]:
-    return ["##" if card is None else str(card)
-            for card in game.view().pile(PileId("heap", number)).cards]
+    return [
+        "##" if card is None else str(card)
+        for card in game.view().pile(PileId("heap", number)).cards
+    ]
 
 
 # -- the layout and the deal --------------------------------------------------------------
@@ -74,7 +90,11 @@ def test_af01_one_pack_thirteen_heaps_ace_to_king() -> None:
     assert list(slots) == [f"heap:{n}" for n in range(1, 14)]
     assert [slots[f"heap:{n}"].label for n in (1, 13)] == ["heap:1 (A)", "heap:13 (K)"]
     assert [(slots[f"heap:{n}"].row, slots[f"heap:{n}"].col) for n in (1, 7, 12, 13)] == [
-        (0, 0), (1, 0), (1, 5), (2, 0)]
+        (0, 0),
+        (1, 0),
+        (1, 5),
+        (2, 0),
+    ]
     game = AllFours(SEED)
     assert "there is no pile heap:14" in refusal(game, "4S heap:1 -> heap:14 bottom")
 
@@ -96,14 +116,13 @@ def test_af03_face_down_cards_never_shown() -> None:
     assert reason == "the card to place is 4S, just turned on heap:1"
 
 
-
 def test_af03_no_refusal_names_a_face_down_card() -> None:
     """Moves from every heap, naming each face-down card or none, in the first pass, at the
     standstill and after beginning afresh: a reason names no face-down card but the one the
     player named himself."""
     game = AllFours(SEED)
     while not game.outcome().is_over:
-        down = {number: game.heaps[number - 1][game.placed[number - 1]:] for number in HEAPS}
+        down = {number: game.heaps[number - 1][game.placed[number - 1] :] for number in HEAPS}
         if game.turned:
             down[game.current + 1] = down[game.current + 1][:-1]
         hidden = {str(card) for cards in down.values() for card in cards}
@@ -124,7 +143,8 @@ def test_af04_the_turned_card_goes_under_the_heap_of_its_number() -> None:
     game = AllFours(SEED)
     assert moves(game) == ["4S heap:1 -> heap:4 bottom"]
     assert refusal(game, "4S heap:1 -> heap:5 bottom") == (
-        "4S goes under heap:4, the heap of its value")
+        "4S goes under heap:4, the heap of its value"
+    )
     assert "not laid on top" in refusal(game, "4S heap:1 -> heap:4")
     assert refusal(game, "4H heap:1 -> heap:4 bottom") == "the card turned on heap:1 is 4S, not 4H"
     assert "name the card" in refusal(game, "heap:1 -> heap:4 bottom")
@@ -144,8 +164,11 @@ def test_af05_begin_afresh_once_at_the_first_standstill_by_itself() -> None:
     assert refusal(game, "afresh") == "you may begin afresh only at a standstill; first place AS"
     events = game.play(Move.parse("AS heap:1 -> heap:1 bottom"))
     assert [str(event) for event in events] == [
-        "AS placed under heap:1", "standstill: heap:1 has no face-down card",
-        "begin afresh from heap:6", "6H turned on heap:6"]
+        "AS placed under heap:1",
+        "standstill: heap:1 has no face-down card",
+        "begin afresh from heap:6",
+        "6H turned on heap:6",
+    ]
     assert moves(game) == ["6H heap:6 -> heap:6 bottom"]
     assert game.history == [Move.parse("AS heap:1 -> heap:1 bottom")]
     game.play(Move.parse("6H heap:6 -> heap:6 bottom"))
@@ -173,7 +196,9 @@ def test_af06_the_first_uncompleted_heap_is_the_first_short_of_its_four() -> Non
 def test_af07_the_top_card_of_heap_1_is_turned_at_the_start() -> None:
     game = AllFours(SEED)
     assert [str(event) for event in game.opening_events] == [
-        "52 cards dealt face down, thirteen heaps of four", "4S turned on heap:1"]
+        "52 cards dealt face down, thirteen heaps of four",
+        "4S turned on heap:1",
+    ]
     assert game.history == [] and game.turned and game.current == 0
 
 
@@ -190,22 +215,27 @@ def test_af09_standstill_when_the_heap_fed_has_no_face_down_card() -> None:
     game.play(Move.parse("5D heap:1 -> heap:5 bottom"))
     events = game.play(Move.parse("AS heap:5 -> heap:1 bottom"))
     assert [str(event) for event in events][:2] == [
-        "AS placed under heap:1", "standstill: heap:1 has no face-down card"]
+        "AS placed under heap:1",
+        "standstill: heap:1 has no face-down card",
+    ]
 
 
 def test_af09_a_standstill_waits_under_rules_version_1() -> None:
-    game = position({1: "AH AC AD | 5D", 5: "5S 5H 5C | AS", 9: "9S | 9D 9C 9H"}, current=1,
-                    rules=1)
+    game = position(
+        {1: "AH AC AD | 5D", 5: "5S 5H 5C | AS", 9: "9S | 9D 9C 9H"}, current=1, rules=1
+    )
     game.play(Move.parse("5D heap:1 -> heap:5 bottom"))
     game.play(Move.parse("AS heap:5 -> heap:1 bottom"))
     assert moves(game) == ["afresh"]
     assert refusal(game, "AS heap:1 -> heap:1 bottom") == (
-        "standstill: heap:1 has no face-down card to turn; begin afresh or resign")
+        "standstill: heap:1 has no face-down card to turn; begin afresh or resign"
+    )
 
 
 def test_af10_at_the_next_standstill_cards_on_their_own_heap_win() -> None:
-    game = position({2: "2S 2H 2D |", 3: "3S 3H 3D 3C | 2C", 7: "7S 7H | 7D 7C"},
-                    current=3, afresh_used=True)
+    game = position(
+        {2: "2S 2H 2D |", 3: "3S 3H 3D 3C | 2C", 7: "7S 7H | 7D 7C"}, current=3, afresh_used=True
+    )
     events = game.play(Move.parse("2C heap:3 -> heap:2 bottom"))
     assert [str(event) for event in events][-1] == "turned in place on heap:7: 7D 7C"
     assert pile(game, 7) == ["7S", "7H", "7D", "7C"]
@@ -213,8 +243,11 @@ def test_af10_at_the_next_standstill_cards_on_their_own_heap_win() -> None:
 
 
 def test_af10_at_the_next_standstill_a_card_off_its_heap_loses() -> None:
-    game = position({2: "2S 2H 2D |", 3: "3S 3H 3D 3C | 2C", 7: "7S 7H | 7D 8C",
-                     8: "8S 8H 8D | 7C"}, current=3, afresh_used=True)
+    game = position(
+        {2: "2S 2H 2D |", 3: "3S 3H 3D 3C | 2C", 7: "7S 7H | 7D 8C", 8: "8S 8H 8D | 7C"},
+        current=3,
+        afresh_used=True,
+    )
     events = game.play(Move.parse("2C heap:3 -> heap:2 bottom"))
     assert {card for event in events for card in event.cards} == set(cards("2C 7D 8C 7C"))
     assert pile(game, 8) == ["8S", "8H", "8D", "7C"]
@@ -260,7 +293,10 @@ def test_af13_home_is_placed_cards_and_at_the_end_cards_turned_on_their_own_heap
     game.play(Move.parse("4D heap:4 -> heap:4 bottom"))
     assert game.foundation_count() == 52 - 4
     assert game.view().notes[-1].startswith("placed under: heap:1 x4")
-    late = position({2: "2S 2H 2D |", 3: "3S 3H 3D 3C | 2C", 7: "7S 7H | 7D 8C",
-                     8: "8S 8H 8D | 7C"}, current=3, afresh_used=True)
+    late = position(
+        {2: "2S 2H 2D |", 3: "3S 3H 3D 3C | 2C", 7: "7S 7H | 7D 8C", 8: "8S 8H 8D | 7C"},
+        current=3,
+        afresh_used=True,
+    )
     late.play(Move.parse("2C heap:3 -> heap:2 bottom"))
     assert late.progress().on_foundations == 52 - 2

@@ -20,8 +20,10 @@ from engine.view import Event, Status
 from tests.engine.rulesets.positions import set_up
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-STARTED = {**{f"ace:{line}": f"A{suit}" for line, suit in enumerate("SHDC", 1)},
-           **{f"king:{line}": f"K{suit}" for line, suit in enumerate("SHDC", 1)}}
+STARTED = {
+    **{f"ace:{line}": f"A{suit}" for line, suit in enumerate("SHDC", 1)},
+    **{f"king:{line}": f"K{suit}" for line, suit in enumerate("SHDC", 1)},
+}
 """Every foundation started, lines 1..4 holding S, H, D, C: as after the first deal."""
 
 
@@ -31,18 +33,25 @@ def cards(text: str) -> list[Card]:
 
 def up(suit: str, last: str) -> str:
     """``up("S", "6")`` is "AS 2S 3S 4S 5S 6S"."""
-    return " ".join(rank + suit for rank in RANKS[:RANKS.index(last) + 1])
+    return " ".join(rank + suit for rank in RANKS[: RANKS.index(last) + 1])
 
 
 def down(suit: str, last: str) -> str:
     """``down("S", "8")`` is "KS QS JS 10S 9S 8S"."""
-    return " ".join(rank + suit for rank in RANKS[RANKS.index(last):][::-1])
+    return " ".join(rank + suit for rank in RANKS[RANKS.index(last) :][::-1])
 
 
-def position(game_type: type[Cornerstones] = Cornerstones, *,
-             piles: dict[str, str] | None = None, home: dict[str, str] | None = None,
-             stock: str = "", turned: str = "", next_pile: str = "right:1",
-             redeals_used: int = 0, rest: str = "left:5") -> Cornerstones:
+def position(
+    game_type: type[Cornerstones] = Cornerstones,
+    *,
+    piles: dict[str, str] | None = None,
+    home: dict[str, str] | None = None,
+    stock: str = "",
+    turned: str = "",
+    next_pile: str = "right:1",
+    redeals_used: int = 0,
+    rest: str = "left:5",
+) -> Cornerstones:
     """A game set up from a position. ``home`` gives the foundations (default: STARTED, with
     ``home`` entries replacing places); lines get the suit of their cards; ``stock`` lists the
     next card dealt first. The cards named nowhere lie in pack order at the bottom of pile
@@ -52,16 +61,26 @@ def position(game_type: type[Cornerstones] = Cornerstones, *,
     for place, text in places.items():
         if text:
             suits[FOUNDATION_INDEX[PileId.parse(place)] % 4] = text.split()[0][-1]
-    texts = {**(piles or {}), **places, "turned": turned,
-             "stock": " ".join("#" + word for word in reversed(stock.split()))}
+    texts = {
+        **(piles or {}),
+        **places,
+        "turned": turned,
+        "stock": " ".join("#" + word for word in reversed(stock.split())),
+    }
     state = {"next_pile": next_pile, "redeals_used": redeals_used, "line_suits": suits}
     return set_up(game_type, texts, state, rest={rest: None})
 
 
-def by_hand(game_type: type[Cornerstones] = Cornerstones, *,
-            piles: dict[str, str] | None = None, home: dict[str, str] | None = None,
-            stock: str = "", turned: str = "", next_pile: str = "right:1",
-            redeals_used: int = 0) -> Cornerstones:
+def by_hand(
+    game_type: type[Cornerstones] = Cornerstones,
+    *,
+    piles: dict[str, str] | None = None,
+    home: dict[str, str] | None = None,
+    stock: str = "",
+    turned: str = "",
+    next_pile: str = "right:1",
+    redeals_used: int = 0,
+) -> Cornerstones:
     """A game (any seed) with its piles set by hand, for the tests of the deal itself: they need
     a table holding only the cards they name (every other card of a position would be dealt, or
     lie on a pile the deal adds to), and the engine to deal from any pile (a game set up from a
@@ -159,19 +178,37 @@ def test_cs03_dealt_cards_are_face_up_and_the_stock_face_down() -> None:
 
 @pytest.mark.parametrize("game_type", [Cornerstones, CornerstonesArnold])
 def test_cs03_nothing_the_engine_says_depends_on_the_cards_still_in_the_stock(
-        game_type: type[Cornerstones]) -> None:
-    tries = ("stock -> left:1", "QH stock -> right:2", "redeal", "turn", "9D left:2 -> left:3",
-             "7S turned -> left:1", "7S turned -> king:2", "QH turned -> king:2",
-             "turned -> ace:1", "9D left:2 -> ace:3", "6S ace:1 -> king:1")
+    game_type: type[Cornerstones],
+) -> None:
+    tries = (
+        "stock -> left:1",
+        "QH stock -> right:2",
+        "redeal",
+        "turn",
+        "9D left:2 -> left:3",
+        "7S turned -> left:1",
+        "7S turned -> king:2",
+        "QH turned -> king:2",
+        "turned -> ace:1",
+        "9D left:2 -> ace:3",
+        "6S ace:1 -> king:1",
+    )
 
     def everything_said(stock: str) -> tuple[object, ...]:
-        game = by_hand(game_type, piles={"left:2": "9D", "left:3": "10D"},
-                        home={"ace:1": up("S", "6"), "king:1": down("S", "8")})
+        game = by_hand(
+            game_type,
+            piles={"left:2": "9D", "left:3": "10D"},
+            home={"ace:1": up("S", "6"), "king:1": down("S", "8")},
+        )
         events = deal(game, f"7S {stock}")
         view = game.view()
-        return (tuple(map(str, events)), view.legal_moves, view.notes,
-                tuple(pile for pile in view.piles if pile.pile.kind != "stock"),
-                tuple(refusal(game, text) for text in tries))
+        return (
+            tuple(map(str, events)),
+            view.legal_moves,
+            view.notes,
+            tuple(pile for pile in view.piles if pile.pile.kind != "stock"),
+            tuple(refusal(game, text) for text in tries),
+        )
 
     assert everything_said("QH JC 5D") == everything_said("2C 3H AD")
 
@@ -200,7 +237,8 @@ def test_cs04_deal_order_right_column_then_left_round_again() -> None:
     waiting = by_hand(home=empty_home())
     deal(waiting, "KH 4C")
     assert refusal(waiting, "stock -> right:1") == (
-        "the engine deals the stock itself, one card at a time, onto the piles in turn")
+        "the engine deals the stock itself, one card at a time, onto the piles in turn"
+    )
     assert "no card may be put on stock" in refusal(waiting, "KH turned -> stock")
 
 
@@ -208,8 +246,12 @@ def test_cs05_first_ace_or_king_chooses_a_free_line_from_any_pile() -> None:
     game = by_hand(home={**empty_home(), "ace:2": "AH"}, next_pile="right:4")
     deal(game, "AS 5C AD")  # AD waits in turned for its line, so the deal is not over
     assert pile(game, "right:4") == ""
-    assert legal(game) == {"AS turned -> ace:1", "AS turned -> ace:3", "AS turned -> ace:4",
-                           "resign"}
+    assert legal(game) == {
+        "AS turned -> ace:1",
+        "AS turned -> ace:3",
+        "AS turned -> ace:4",
+        "resign",
+    }
     assert "line 2 holds hearts, not spades" in refusal(game, "AS turned -> ace:2")
     assert "only the first king of a suit starts king:1" in refusal(game, "AS turned -> king:1")
     events = game.play(Move.parse("AS turned -> ace:3"))
@@ -240,28 +282,36 @@ def test_cs06_the_first_ace_starts_its_place_even_where_it_could_end_the_king_pl
 
 
 def test_cs07_ace_places_build_up_and_king_places_down_in_suit() -> None:
-    game = position(piles={"left:2": "3S", "left:3": "3H", "left:4": "4S", "right:2": "QH",
-                           "right:3": "JH"}, home={"ace:1": "AS 2S"})
+    game = position(
+        piles={"left:2": "3S", "left:3": "3H", "left:4": "4S", "right:2": "QH", "right:3": "JH"},
+        home={"ace:1": "AS 2S"},
+    )
     assert "3S left:2 -> ace:1" in legal(game)
     assert "QH right:2 -> king:2" in legal(game)
     assert "line 1 holds spades, not hearts" in refusal(game, "3H left:3 -> ace:1")
     assert "4S does not follow 2S on ace:1, which builds up in suit" in refusal(
-        game, "4S left:4 -> ace:1")
+        game, "4S left:4 -> ace:1"
+    )
     assert "JH does not follow KH on king:2, which builds down in suit" in refusal(
-        game, "JH right:3 -> king:2")
-    ends = position(piles={"left:2": "KS", "left:3": "AH"},
-                    home={"ace:1": up("S", "Q"), "king:2": down("H", "2")})
+        game, "JH right:3 -> king:2"
+    )
+    ends = position(
+        piles={"left:2": "KS", "left:3": "AH"},
+        home={"ace:1": up("S", "Q"), "king:2": down("H", "2")},
+    )
     assert {"KS left:2 -> ace:1", "AH left:3 -> king:2"} <= legal(ends)
 
 
 @pytest.mark.parametrize("cornerstone", ["right:1", "right:6", "left:1", "left:6"])
 def test_cs08_card_turned_for_a_cornerstone_goes_to_any_foundation_at_once(
-        cornerstone: str) -> None:
+    cornerstone: str,
+) -> None:
     game = by_hand(home={"ace:4": "AC 2C"}, next_pile=cornerstone)
     events = deal(game, "3C")
     assert place(game, "ace:4") == "AC 2C 3C" and pile(game, cornerstone) == ""
-    assert events[0] == Event("home", f"3C turned for {cornerstone}, placed on ace:4",
-                              (Card.parse("3C"),))
+    assert events[0] == Event(
+        "home", f"3C turned for {cornerstone}, placed on ace:4", (Card.parse("3C"),)
+    )
 
 
 def test_cs09_card_turned_for_a_side_pile_goes_only_to_its_own_line() -> None:
@@ -275,15 +325,17 @@ def test_cs09_card_turned_for_a_side_pile_goes_only_to_its_own_line() -> None:
 
 @pytest.mark.parametrize("turned_for", ["right:1", "left:2"])
 def test_cs10_card_fitting_two_foundations_waits_for_the_players_choice(turned_for: str) -> None:
-    game = by_hand(piles={"left:4": "2H"}, home={"ace:1": up("S", "6"), "king:1": down("S", "8")},
-                    next_pile=turned_for)
+    game = by_hand(
+        piles={"left:4": "2H"},
+        home={"ace:1": up("S", "6"), "king:1": down("S", "8")},
+        next_pile=turned_for,
+    )
     deal(game, "7S 9C")
     assert [str(card) for card in game.turned] == ["7S"]
     assert legal(game) == {"7S turned -> ace:1", "7S turned -> king:1", "resign"}
     assert "fits a foundation, so it is played there" in refusal(game, "7S turned -> left:5")
     assert "line 2 holds hearts, not spades" in refusal(game, "7S turned -> king:2")
-    assert game.view().notes == ("the deal: choose a foundation for 7S, turned for "
-                                 f"{turned_for}",)
+    assert game.view().notes == (f"the deal: choose a foundation for 7S, turned for {turned_for}",)
     events = game.play(Move.parse("7S turned -> king:1"))
     assert place(game, "king:1").endswith("8S 7S")
     assert [event.kind for event in events] == ["home", "dealt", "deal-complete"]
@@ -297,8 +349,11 @@ def test_cs11_card_played_home_does_not_use_up_its_pile() -> None:
 
 
 def test_cs12_during_the_deal_only_the_turned_card_moves() -> None:
-    game = by_hand(piles={"left:2": "2S", "left:3": "9D", "right:3": "8C"},
-                    home={"ace:4": "AC 2C 3C", "king:4": down("C", "5")}, next_pile="right:1")
+    game = by_hand(
+        piles={"left:2": "2S", "left:3": "9D", "right:3": "8C"},
+        home={"ace:4": "AC 2C 3C", "king:4": down("C", "5")},
+        next_pile="right:1",
+    )
     deal(game, "4C")
     assert legal(game) == {"4C turned -> ace:4", "4C turned -> king:4", "resign"}
     reason = refusal(game, "2S left:2 -> ace:1")
@@ -317,15 +372,20 @@ def test_cs13_after_the_deal_any_top_card_goes_to_any_foundation_by_a_move() -> 
     assert pile(game, "left:2") == "9C 2D", "nothing goes home by itself after the deal"
     assert {"2D left:2 -> ace:3", "2S right:6 -> ace:1"} <= legal(game)
     assert refusal(game, "2D turned -> ace:3") == (
-        "no card is waiting in turned: the deal is complete")
+        "no card is waiting in turned: the deal is complete"
+    )
     game.play(Move.parse("2D left:2 -> ace:3"))
     assert place(game, "ace:3") == "AD 2D" and pile(game, "left:2") == "9C"
 
 
 def test_cs14_top_cards_build_on_each_other_up_or_down_regardless_of_suit() -> None:
     game = position(piles={"left:1": "8H", "left:2": "9S", "right:3": "7C", "right:4": "10D 3H"})
-    assert {"8H left:1 -> left:2", "8H left:1 -> right:3", "9S left:2 -> left:1",
-            "7C right:3 -> left:1"} <= legal(game)
+    assert {
+        "8H left:1 -> left:2",
+        "8H left:1 -> right:3",
+        "9S left:2 -> left:1",
+        "7C right:3 -> left:1",
+    } <= legal(game)
     assert "3H is not one rank above or below 9S on left:2" in refusal(game, "3H right:4 -> left:2")
     assert "the top card of right:4 is 3H, not 10D" in refusal(game, "10D right:4 -> left:2")
     assert "cards move one at a time" in refusal(game, "8H x2 left:1 -> left:2")
@@ -336,13 +396,18 @@ def test_cs14_top_cards_build_on_each_other_up_or_down_regardless_of_suit() -> N
 
 
 def test_cs14_equal_cards_of_the_two_packs_each_move_from_their_own_pile() -> None:
-    game = position(piles={"left:2": "8H", "left:3": "9C", "right:2": "4D", "right:3": "5C",
-                           "right:5": "8H"})
+    game = position(
+        piles={"left:2": "8H", "left:3": "9C", "right:2": "4D", "right:3": "5C", "right:5": "8H"}
+    )
     right_eight = CARDS[(8, Suit.H, 0)]  # right:5 comes before left:2 in table order
     assert game.piles[PILE_INDEX[PileId("right", 5)]] == [right_eight]
     assert game.piles[PILE_INDEX[PileId("left", 2)]][-1].id != right_eight.id
-    assert {"8H left:2 -> left:3", "8H right:5 -> left:3", "9C left:3 -> left:2",
-            "9C left:3 -> right:5"} <= legal(game)
+    assert {
+        "8H left:2 -> left:3",
+        "8H right:5 -> left:3",
+        "9C left:3 -> left:2",
+        "9C left:3 -> right:5",
+    } <= legal(game)
     game.play(Move.parse("8H right:5 -> left:3"))
     assert game.piles[PILE_INDEX[PileId("left", 3)]][-1].id == right_eight.id
     assert pile(game, "left:2") == "8H" and pile(game, "right:5") == ""
@@ -351,8 +416,14 @@ def test_cs14_equal_cards_of_the_two_packs_each_move_from_their_own_pile() -> No
 
 def test_cs15_ranks_go_round_the_corner() -> None:
     game = position(piles={"left:2": "AD", "right:5": "KC", "right:2": "2S", "left:4": "QH"})
-    assert {"AD left:2 -> right:5", "AD left:2 -> right:2", "KC right:5 -> left:2",
-            "2S right:2 -> left:2", "QH left:4 -> right:5", "KC right:5 -> left:4"} <= legal(game)
+    assert {
+        "AD left:2 -> right:5",
+        "AD left:2 -> right:2",
+        "KC right:5 -> left:2",
+        "2S right:2 -> left:2",
+        "QH left:4 -> right:5",
+        "KC right:5 -> left:4",
+    } <= legal(game)
     assert "QH is not one rank above or below AD" in refusal(game, "QH left:4 -> left:2")
 
 
@@ -369,17 +440,22 @@ def test_cs17_reversal_when_the_two_foundations_of_a_suit_meet() -> None:
     assert {"7H ace:2 -> king:2", "8H king:2 -> ace:2"} <= legal(game)
     game.play(Move.parse("7H ace:2 -> king:2"))
     assert place(game, "king:2").endswith("8H 7H") and place(game, "ace:2").endswith("5H 6H")
-    apart = position(piles={"left:2": "5H", "left:3": "6C"},
-                     home={"ace:2": up("H", "6"), "king:2": down("H", "9")})
+    apart = position(
+        piles={"left:2": "5H", "left:3": "6C"},
+        home={"ace:2": up("H", "6"), "king:2": down("H", "9")},
+    )
     assert "6H does not follow 9H on king:2, which builds down" in refusal(
-        apart, "6H ace:2 -> king:2")
+        apart, "6H ace:2 -> king:2"
+    )
     assert "may move only to king:2, the other foundation of its suit" in refusal(
-        game, "6H ace:2 -> king:1")
+        game, "6H ace:2 -> king:1"
+    )
 
 
 def test_cs18_the_ace_and_king_that_started_a_foundation_never_move() -> None:
-    game = position(home={"ace:1": "AS", "king:1": down("S", "2"), "ace:3": up("D", "Q"),
-                          "king:3": "KD"})
+    game = position(
+        home={"ace:1": "AS", "king:1": down("S", "2"), "ace:3": up("D", "Q"), "king:3": "KD"}
+    )
     moves = legal(game)
     assert "AS ace:1 -> king:1" not in moves and "KD king:3 -> ace:3" not in moves
     assert {"2S king:1 -> ace:1", "QD ace:3 -> king:3"} <= moves
@@ -403,8 +479,7 @@ def test_cs20_engine_deals_until_a_choice_or_the_end_of_the_deal(seed: int) -> N
     assert len(turned) == 104 - len(game.stock)
     if game.turned:
         assert game.opening_events[-1].kind == "choose"
-        assert all(move.source == PileId("turned") or move.is_resign
-                   for move in game.legal_moves())
+        assert all(move.source == PileId("turned") or move.is_resign for move in game.legal_moves())
     else:
         assert not game.stock
         assert game.opening_events[-1].text == "the deal is complete: build freely"
@@ -426,7 +501,8 @@ def test_cs21_cornerstones_has_no_redeal() -> None:
     assert "redeal" not in legal(game)
     assert refusal(game, "redeal") == "Cornerstones has no redeal"
     assert refusal(game, "turn") == (
-        "there is no 'turn' in Cornerstones: the engine deals every card itself")
+        "there is no 'turn' in Cornerstones: the engine deals every card itself"
+    )
 
 
 def test_cs22_won_when_all_104_cards_are_home() -> None:
@@ -450,8 +526,10 @@ def test_cs23_lost_when_no_move_is_left() -> None:
 
 
 def test_cs24_cards_can_move_back_and_forth_until_the_player_resigns() -> None:
-    game = position(piles={"left:2": "4C 5H", "right:3": "6C"}, home={"ace:2": up("H", "7"),
-                                                                      "king:2": down("H", "8")})
+    game = position(
+        piles={"left:2": "4C 5H", "right:3": "6C"},
+        home={"ace:2": up("H", "7"), "king:2": down("H", "8")},
+    )
     before = game.full_state()["piles"]
     for _ in range(3):
         game.play(Move.parse("5H left:2 -> right:3"))
@@ -498,15 +576,17 @@ def test_ca02_a_redeal_that_is_all_that_is_left_is_made_by_the_engine() -> None:
     assert [event.kind for event in events][:2] == ["moved", "redeal"]
     assert game.redeals_used == 1 and game.history == [Move.parse("5H left:2 -> right:3")]
     assert pile(game, "right:1") == "6C" and pile(game, "right:2") == "5H"
-    waiting = by_hand(CornerstonesArnold, home={"ace:1": up("S", "6"),
-                                                 "king:1": down("S", "8")})
+    waiting = by_hand(CornerstonesArnold, home={"ace:1": up("S", "6"), "king:1": down("S", "8")})
     deal(waiting, "7S")
     assert "a redeal may be made only when the deal is complete" in refusal(waiting, "redeal")
 
 
 def test_ca02_the_last_card_of_a_deal_may_wait_and_the_redeal_waits_for_it() -> None:
-    game = by_hand(CornerstonesArnold, piles={"left:2": "9D"},
-                    home={"ace:1": up("S", "6"), "king:1": down("S", "8")})
+    game = by_hand(
+        CornerstonesArnold,
+        piles={"left:2": "9D"},
+        home={"ace:1": up("S", "6"), "king:1": down("S", "8")},
+    )
     deal(game, "7S")
     assert not game.stock and "redeal" not in legal(game)
     assert refusal(game, "redeal") == "a redeal may be made only when the deal is complete"
@@ -516,13 +596,21 @@ def test_ca02_the_last_card_of_a_deal_may_wait_and_the_redeal_waits_for_it() -> 
 
 
 def test_ca03_redeal_gathers_piles_in_deal_order_lowest_card_first() -> None:
-    game = by_hand(CornerstonesArnold, piles={"right:1": "5H 9C", "right:4": "JD",
-                                                "left:1": "8S", "left:6": "4C 10D"})
+    game = by_hand(
+        CornerstonesArnold,
+        piles={"right:1": "5H 9C", "right:4": "JD", "left:1": "8S", "left:6": "4C 10D"},
+    )
     events = game.play(Move.parse("redeal"))
     assert events[0].kind == "redeal" and events[0].cards == ()
     dealt = [event.text for event in events if event.kind == "dealt"]
-    assert dealt == ["5H dealt to right:1", "9C dealt to right:2", "JD dealt to right:3",
-                     "8S dealt to right:4", "4C dealt to right:5", "10D dealt to right:6"]
+    assert dealt == [
+        "5H dealt to right:1",
+        "9C dealt to right:2",
+        "JD dealt to right:3",
+        "8S dealt to right:4",
+        "4C dealt to right:5",
+        "10D dealt to right:6",
+    ]
     assert place(game, "ace:1") == "AS", "the foundations stay as they are"
     assert game.view().notes == ("deal 2 of 3 is complete: build freely; 1 redeal left",)
 
@@ -540,8 +628,11 @@ def test_ca04_deal_restrictions_apply_again_and_every_pile_is_dealt_to() -> None
 
 
 def test_ca05_the_gathered_packet_is_face_down_until_dealt() -> None:
-    game = by_hand(CornerstonesArnold, piles={"left:2": "7S 3H 4H"},
-                    home={"ace:1": up("S", "6"), "king:1": down("S", "8")})
+    game = by_hand(
+        CornerstonesArnold,
+        piles={"left:2": "7S 3H 4H"},
+        home={"ace:1": up("S", "6"), "king:1": down("S", "8")},
+    )
     game.play(Move.parse("redeal"))
     view = game.view()
     assert [str(card) for card in view.pile(PileId("turned")).cards] == ["7S"]
@@ -550,12 +641,11 @@ def test_ca05_the_gathered_packet_is_face_down_until_dealt() -> None:
 
 
 def test_ca06_lost_only_when_no_move_and_no_redeal_is_left() -> None:
-    game = by_hand(CornerstonesArnold, piles={"left:2": "5H", "right:3": "9C"},
-                    redeals_used=1)
+    game = by_hand(CornerstonesArnold, piles={"left:2": "5H", "right:3": "9C"}, redeals_used=1)
     assert game.outcome().status is Status.IN_PROGRESS
     game.play(Move.parse("redeal"))
     assert game.legal_moves() == []
     assert str(game.outcome()) == "lost: no legal move left and no redeal left"
-    assert refusal(game, "redeal") == ("the game is over (lost: no legal move left and no "
-                                       "redeal left)")
-
+    assert refusal(game, "redeal") == (
+        "the game is over (lost: no legal move left and no redeal left)"
+    )

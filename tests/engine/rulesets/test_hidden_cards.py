@@ -29,10 +29,16 @@ def complete(rank: int) -> str:
     return " ".join(RANK_NAMES[rank - 1] + suit for suit in "SHDC")
 
 
-def position(heaps: dict[int, str] | None = None, placed: dict[int, int] | None = None,
-             reserve: tuple[str, ...] | None = None, hand: str = "",
-             kings: str = "", current: int = 1, owed: bool = False,
-             rules: int = RULES_VERSION) -> HiddenCards:
+def position(
+    heaps: dict[int, str] | None = None,
+    placed: dict[int, int] | None = None,
+    reserve: tuple[str, ...] | None = None,
+    hand: str = "",
+    kings: str = "",
+    current: int = 1,
+    owed: bool = False,
+    rules: int = RULES_VERSION,
+) -> HiddenCards:
     """A game set up from a position: ``heaps`` maps heap numbers to their cards, bottom first
     (the cards named nowhere are shared out in pack order, one to each reserve place unless
     ``reserve`` is given, then four a heap among the heaps not named); ``placed`` how many at
@@ -41,18 +47,24 @@ def position(heaps: dict[int, str] | None = None, placed: dict[int, int] | None 
     reserve card is to be taken for a king."""
     heaps = heaps or {}
     piles = {f"heap:{number}": text for number, text in heaps.items()}
-    piles |= {f"reserve:{number}": " ".join("#" + word for word in text.split())
-              for number, text in enumerate(reserve or (), start=1)}
+    piles |= {
+        f"reserve:{number}": " ".join("#" + word for word in text.split())
+        for number, text in enumerate(reserve or (), start=1)
+    }
     piles |= {"hand": hand, "kings": kings}
     others = [number for number in range(1, 13) if number not in heaps]
     rest: dict[str, int | None] = {} if reserve else {place: 1 for place in map(str, RESERVE)}
     rest |= {f"heap:{number}": 4 for number in others}
     if others:
         rest[f"heap:{others[-1]}"] = None
-    state = {"next_heap": f"heap:{current}", "reserve_owed": owed,
-             "placed_under": [(placed or {}).get(number, 0) for number in range(1, 13)]}
-    return set_up(HiddenCards, piles, state, rest=rest, face_down=frozenset(map(str, RESERVE)),
-                  rules=rules)
+    state = {
+        "next_heap": f"heap:{current}",
+        "reserve_owed": owed,
+        "placed_under": [(placed or {}).get(number, 0) for number in range(1, 13)],
+    }
+    return set_up(
+        HiddenCards, piles, state, rest=rest, face_down=frozenset(map(str, RESERVE)), rules=rules
+    )
 
 
 def refusal(game: HiddenCards, text: str) -> str:
@@ -68,8 +80,9 @@ def moves(game: HiddenCards) -> list[str]:
 
 
 def pile(game: HiddenCards, name: str) -> list[str]:
-    return ["##" if card is None else str(card)
-            for card in game.view().pile(PileId.parse(name)).cards]
+    return [
+        "##" if card is None else str(card) for card in game.view().pile(PileId.parse(name)).cards
+    ]
 
 
 # -- the layout ---------------------------------------------------------------------------
@@ -79,7 +92,11 @@ def test_hc01_one_pack_twelve_heaps_in_two_rows_reserve_right_kings_below() -> N
     assert (HiddenCards.packs, HiddenCards.total_cards, HiddenCards.taken_out) == (1, 52, ())
     slots = {str(slot.pile): slot for slot in HiddenCards.layout}
     assert [(slots[f"heap:{n}"].row, slots[f"heap:{n}"].col) for n in (1, 6, 7, 12)] == [
-        (0, 0), (0, 5), (1, 0), (1, 5)]
+        (0, 0),
+        (0, 5),
+        (1, 0),
+        (1, 5),
+    ]
     assert [slots[f"heap:{n}"].label for n in (1, 11)] == ["heap:1 (A)", "heap:11 (J)"]
     assert all(slots[f"reserve:{n}"].col > 5 for n in range(1, 5))
     assert slots["kings"].row == 2
@@ -96,18 +113,20 @@ def test_hc02_dealt_round_the_twelve_heaps_then_the_reserve_four_times() -> None
     _, stock = deal_stock(1, (), SEED)
     game = HiddenCards(SEED)
     for number in range(1, 13):
-        assert game.heaps[number - 1] == stock[number - 1::13]
+        assert game.heaps[number - 1] == stock[number - 1 :: 13]
     assert [pile for pile in game.reserve] == [[card] for card in stock[12::13]]
     assert [len(heap) for heap in game.heaps] == [4] * 12
     assert game.opening_events[0].text == "heap:1 dealt face up: " + " ".join(
-        str(card) for card in stock[0::13])
+        str(card) for card in stock[0::13]
+    )
 
 
 def test_hc03_heaps_in_view_reserve_hidden_until_taken() -> None:
     game = HiddenCards(SEED)
     view = game.view()
-    assert all(card is not None for n in range(1, 13)
-               for card in view.pile(PileId("heap", n)).cards)
+    assert all(
+        card is not None for n in range(1, 13) for card in view.pile(PileId("heap", n)).cards
+    )
     assert all(view.pile(pile).cards == (None,) for pile in RESERVE)
     hidden = {card for pile in game.reserve for card in pile}
     assert all(card not in hidden for event in game.opening_events for card in event.cards)
@@ -118,7 +137,8 @@ def test_hc03_heaps_in_view_reserve_hidden_until_taken() -> None:
         for named in ("9C", "8D", "7S", "6H"):
             assert refusal(kinged, f"{named} reserve:{number} -> hand") == (
                 f"take one reserve card into the hand, blind, naming no card: write "
-                f"reserve:{number} -> hand")
+                f"reserve:{number} -> hand"
+            )
     events = kinged.play(Move.parse("reserve:2 -> hand"))
     assert pile(kinged, "hand") == ["8D"] and events[0].cards == (Card.parse("8D"),)
     assert pile(kinged, "reserve:1") == ["##"]
@@ -131,17 +151,20 @@ def test_hc04_the_first_card_to_move_is_the_top_of_heap_1() -> None:
     game = position(heaps={1: "4H JC 6C 5D", 2: "5S 10S AS 9D"})
     assert moves(game) == ["5D heap:1 -> heap:5 bottom"]
     assert refusal(game, "9D heap:2 -> heap:9 bottom") == (
-        "the next card to move is the top card of heap:1, the first heap")
+        "the next card to move is the top card of heap:1, the first heap"
+    )
 
 
 def test_hc05_a_card_goes_under_the_heap_of_its_value_only() -> None:
     game = position(heaps={1: "4H JC 6C 6H", 6: "10D 7C 3H KS"})
     assert refusal(game, "6H heap:1 -> heap:5 bottom") == (
-        "6H goes under heap:6, the heap of its value")
+        "6H goes under heap:6, the heap of its value"
+    )
     assert "not laid on top" in refusal(game, "6H heap:1 -> heap:6")
     assert refusal(game, "6C heap:1 -> heap:6 bottom") == "the top card of heap:1 is 6H, not 6C"
     assert refusal(game, "heap:1 -> heap:6 bottom") == (
-        "name the card you move: 6H heap:1 -> heap:6 bottom")
+        "name the card you move: 6H heap:1 -> heap:6 bottom"
+    )
     assert refusal(game, "6H x2 heap:1 -> heap:6 bottom") == "cards are placed one at a time"
     events = game.play(Move.parse("6H heap:1 -> heap:6 bottom"))
     assert [str(event) for event in events] == ["6H placed under heap:6"]
@@ -161,20 +184,23 @@ def test_hc06_the_next_card_is_the_top_of_the_heap_just_fed() -> None:
     game.play(Move.parse("6H heap:1 -> heap:6 bottom"))
     assert moves(game) == ["9S heap:6 -> heap:9 bottom"]
     assert refusal(game, "6C heap:1 -> heap:6 bottom") == (
-        "the next card to move is the top card of heap:6, the heap just fed")
+        "the next card to move is the top card of heap:6, the heap just fed"
+    )
 
 
 def test_hc07_a_king_goes_to_the_king_row_and_nothing_else_does() -> None:
     game = position(heaps={3: "2C 3D 4H KH", 4: "QC KD 3C 4S"}, current=3)
     assert moves(game) == ["KH heap:3 -> kings"]
     assert refusal(game, "KH heap:3 -> heap:12 bottom") == (
-        "a king goes to the king row: write KH heap:3 -> kings")
+        "a king goes to the king row: write KH heap:3 -> kings"
+    )
     assert "by itself" in refusal(game, "KH heap:3 -> kings bottom")
     game.play(Move.parse("KH heap:3 -> kings"))
     assert pile(game, "kings") == ["KH"]
     other = position(heaps={4: "QC KD 3C 4S"}, current=4)
     assert refusal(other, "4S heap:4 -> kings") == (
-        "only kings go to the king row; 4S goes under heap:4")
+        "only kings go to the king row; 4S goes under heap:4"
+    )
 
 
 def test_hc08_after_a_king_a_reserve_card_is_taken_blind() -> None:
@@ -182,10 +208,12 @@ def test_hc08_after_a_king_a_reserve_card_is_taken_blind() -> None:
     game.play(Move.parse("KH heap:3 -> kings"))
     assert moves(game) == ["reserve:1 -> hand", "reserve:3 -> hand", "reserve:4 -> hand"]
     assert refusal(game, "4H heap:3 -> heap:4 bottom") == (
-        "KH went to the king row: take a reserve card first (like reserve:1 -> hand)")
+        "KH went to the king row: take a reserve card first (like reserve:1 -> hand)"
+    )
     assert refusal(game, "reserve:2 -> hand") == "there is no card on reserve:2"
     assert refusal(game, "reserve:3 -> heap:7 bottom") == (
-        "take one reserve card into the hand, blind, naming no card: write reserve:3 -> hand")
+        "take one reserve card into the hand, blind, naming no card: write reserve:3 -> hand"
+    )
     events = game.play(Move.parse("reserve:3 -> hand"))
     assert [str(event) for event in events] == ["7S taken from reserve:3 into the hand"]
     assert game.reserve[2] == [] and game.hand == cards("7S")
@@ -195,26 +223,35 @@ def test_hc08_a_reserve_card_is_taken_whole_and_unnamed_and_the_hint_is_a_legal_
     game = position(heaps={3: "2C 3D 4H KH"}, current=3, reserve=("", "9C", "7S", "6H"))
     game.play(Move.parse("KH heap:3 -> kings"))
     blind = "take one reserve card into the hand, blind, naming no card: write reserve:3 -> hand"
-    for text in ("7S reserve:3 -> hand", "9C reserve:3 -> hand", "x2 reserve:3 -> hand",
-                 "reserve:3 -> hand bottom", "reserve:3 -> heap:7 bottom"):
+    for text in (
+        "7S reserve:3 -> hand",
+        "9C reserve:3 -> hand",
+        "x2 reserve:3 -> hand",
+        "reserve:3 -> hand bottom",
+        "reserve:3 -> heap:7 bottom",
+    ):
         assert refusal(game, text) == blind
     assert refusal(game, "4H heap:3 -> heap:4 bottom") == (
-        "KH went to the king row: take a reserve card first (like reserve:2 -> hand)")
+        "KH went to the king row: take a reserve card first (like reserve:2 -> hand)"
+    )
 
 
 def test_hc08_no_reserve_card_without_a_king() -> None:
     game = position()
     assert refusal(game, "reserve:1 -> hand").startswith(
-        "a reserve card is taken only after a king")
+        "a reserve card is taken only after a king"
+    )
 
 
 def test_hc09_the_hand_card_is_placed_and_play_goes_on_from_its_heap() -> None:
     game = position(heaps={5: "4D 4S 6D 8H"}, hand="5D", kings="KH")
     assert moves(game) == ["5D hand -> heap:5 bottom"]
     assert refusal(game, "5D hand -> heap:4 bottom") == (
-        "5D goes under heap:5, the heap of its value")
+        "5D goes under heap:5, the heap of its value"
+    )
     assert refusal(game, "5D heap:1 -> heap:5 bottom") == (
-        "first place 5D, the reserve card in the hand")
+        "first place 5D, the reserve card in the hand"
+    )
     game.play(Move.parse("5D hand -> heap:5 bottom"))
     assert game.hand == [] and pile(game, "heap:5")[0] == "5D"
     assert moves(game) == ["8H heap:5 -> heap:8 bottom"]
@@ -223,11 +260,14 @@ def test_hc09_the_hand_card_is_placed_and_play_goes_on_from_its_heap() -> None:
 def test_hc09_the_hand_card_must_be_named_and_named_right() -> None:
     game = position(hand="5D", kings="KH")
     assert refusal(game, "6D hand -> heap:5 bottom") == (
-        "the reserve card in the hand is 5D, not 6D")
+        "the reserve card in the hand is 5D, not 6D"
+    )
     assert refusal(game, "9S hand -> heap:9 bottom") == (
-        "the reserve card in the hand is 5D, not 9S")
+        "the reserve card in the hand is 5D, not 9S"
+    )
     assert refusal(game, "hand -> heap:5 bottom") == (
-        "name the card you move: 5D hand -> heap:5 bottom")
+        "name the card you move: 5D hand -> heap:5 bottom"
+    )
     assert refusal(game, "5D x2 hand -> heap:5 bottom") == "cards are placed one at a time"
     assert game.view().notes[0] == "next: 5D, the reserve card in the hand"
 
@@ -236,7 +276,8 @@ def test_hc09_a_king_from_the_reserve_goes_up_and_another_card_is_taken() -> Non
     game = position(hand="KD", kings="KH", reserve=("", "9C", "7S", "6H"))
     assert moves(game) == ["KD hand -> kings"]
     assert refusal(game, "KD hand -> heap:12 bottom") == (
-        "a king goes to the king row: write KD hand -> kings")
+        "a king goes to the king row: write KD hand -> kings"
+    )
     game.play(Move.parse("KD hand -> kings"))
     assert pile(game, "kings") == ["KH", "KD"]
     assert moves(game) == ["reserve:2 -> hand", "reserve:3 -> hand", "reserve:4 -> hand"]
@@ -292,8 +333,7 @@ def test_hc12_random_play_always_ends_at_heap_1() -> None:
 
 
 def test_hc13_a_king_with_the_reserve_empty_ends_the_game() -> None:
-    game = position(heaps={3: "2C 3D 4H KH"}, current=3, reserve=("", "", "", ""),
-                    kings="KS KD KC")
+    game = position(heaps={3: "2C 3D 4H KH"}, current=3, reserve=("", "", "", ""), kings="KS KD KC")
     game.play(Move.parse("KH heap:3 -> kings"))
     assert game.legal_moves() == []
     assert game.outcome().reason == "a king came up and the reserve is empty"
@@ -343,7 +383,8 @@ def test_hc14_seed_10_won_with_cards_dealt_onto_their_own_heaps_never_moved() ->
     assert game.outcome().status is Status.WON
     assert game.progress().on_foundations == 52
     assert [card.rank for heap in game.heaps for card in heap] == [
-        rank for rank in range(1, 13) for _ in range(4)]
+        rank for rank in range(1, 13) for _ in range(4)
+    ]
     unmoved = {"7D", "10H"}
     assert all(not any(str(move.card) == card for move in game.history) for card in unmoved)
 
@@ -358,8 +399,12 @@ def test_hc14_under_rules_version_1_the_same_game_was_lost() -> None:
 
 def test_hc15_home_counts_kings_and_every_card_on_the_heap_of_its_own_value() -> None:
     game = position(heaps={1: "4H JC 6C 6H", 6: "10D 6D 3H KS"})
-    others = sum(card.rank == number for number in range(2, 13) if number != 6
-                 for card in game.heaps[number - 1])
+    others = sum(
+        card.rank == number
+        for number in range(2, 13)
+        if number != 6
+        for card in game.heaps[number - 1]
+    )
     assert game.foundation_count() == others + 1, "6D was dealt onto heap:6: it is home"
     game.play(Move.parse("6H heap:1 -> heap:6 bottom"))
     assert game.progress().on_foundations == others + 2
@@ -394,7 +439,8 @@ def test_hc14_cards_home_counted_as_the_moves_go_match_the_layout(seed: int) -> 
     player = RandomPlayer(random.Random(seed))
     while True:
         assert game.foundation_count() == len(game.kings) + sum(
-            card.rank == value for value, heap in enumerate(game.heaps, start=1) for card in heap)
+            card.rank == value for value, heap in enumerate(game.heaps, start=1) for card in heap
+        )
         if game.outcome().is_over:
             break
         game.play(player.choose_in(game))

@@ -21,9 +21,14 @@ def cards(text: str) -> list[Card]:
     return [Card.parse(word) for word in text.split()]
 
 
-def position(aux: tuple[str, str, str, str] = ("", "", "", ""), waste: str = "",
-             stock: str = "", built: dict[int, int] | None = None, deal: int = 1,
-             rules: int = RULES_VERSION) -> Octagon:
+def position(
+    aux: tuple[str, str, str, str] = ("", "", "", ""),
+    waste: str = "",
+    stock: str = "",
+    built: dict[int, int] | None = None,
+    deal: int = 1,
+    rules: int = RULES_VERSION,
+) -> Octagon:
     """A game set up from a position: auxiliary heaps and waste bottom to top, the stock in the
     order its cards will be turned, and ``built`` foundation number -> rank of its top card (the
     others show their ace). The cards named nowhere lie at the bottom of aux:3, in pack order
@@ -32,12 +37,19 @@ def position(aux: tuple[str, str, str, str] = ("", "", "", ""), waste: str = "",
     for number in range(1, 9):
         suit = "SHDC"[(number - 1) // 2]
         top = (built or {}).get(number, ACE)
-        piles[f"foundation:{number}"] = " ".join(RANK_NAMES[rank - 1] + suit
-                                                 for rank in range(ACE, top + 1))
+        piles[f"foundation:{number}"] = " ".join(
+            RANK_NAMES[rank - 1] + suit for rank in range(ACE, top + 1)
+        )
     piles["waste"] = waste
     piles["stock"] = " ".join("#" + word for word in reversed(stock.split()))
-    return set_up(Octagon, piles, {"deal": deal}, rest={"aux:3": None},
-                  face_down=frozenset({"stock"}), rules=rules)
+    return set_up(
+        Octagon,
+        piles,
+        {"deal": deal},
+        rest={"aux:3": None},
+        face_down=frozenset({"stock"}),
+        rules=rules,
+    )
 
 
 def moves(game: Octagon) -> set[str]:
@@ -52,13 +64,13 @@ def refusal(game: Octagon, text: str) -> str:
 
 def test_oc01_aces_laid_out_in_pairs_two_per_suit() -> None:
     game = Octagon(SEED)
-    for index, suit in enumerate([Suit.S, Suit.S, Suit.H, Suit.H, Suit.D, Suit.D, Suit.C,
-                                  Suit.C]):
+    for index, suit in enumerate([Suit.S, Suit.S, Suit.H, Suit.H, Suit.D, Suit.D, Suit.C, Suit.C]):
         (ace,) = game.foundations[index]
         assert (ace.rank, ace.suit, ace.pack) == (ACE, suit, index % 2)
     view = game.view()
     assert [pile.cards for pile in view.piles if pile.pile.kind == "foundation"] == [
-        (Card.parse(f"A{suit}"),) for suit in "SSHHDDCC"]
+        (Card.parse(f"A{suit}"),) for suit in "SSHHDDCC"
+    ]
 
 
 def test_oc02_layout_is_an_octagon_with_aux_heaps_at_the_corners() -> None:
@@ -86,10 +98,10 @@ def test_oc03_aux_heaps_dealt_five_at_a_time_face_up_rest_is_the_stock() -> None
 
 def test_oc03_only_the_top_card_of_an_aux_heap_plays() -> None:
     game = position(aux=("2H 9C", "2D", "", ""), stock="KS")
-    assert moves(game) == {"2D aux:2 -> foundation:5", "2D aux:2 -> foundation:6", "turn",
-                           "resign"}
+    assert moves(game) == {"2D aux:2 -> foundation:5", "2D aux:2 -> foundation:6", "turn", "resign"}
     assert refusal(game, "2H aux:1 -> foundation:3") == (
-        "2H cannot be moved that way: the top card of aux:1 is 9C")
+        "2H cannot be moved that way: the top card of aux:1 is 9C"
+    )
 
 
 def test_oc04_foundation_builds_up_in_suit_and_player_chooses_between_the_pair() -> None:
@@ -103,7 +115,8 @@ def test_oc04_foundation_refuses_wrong_suit_wrong_rank_and_beyond_king() -> None
     game = position(aux=("3H", "2S", "", ""), built={3: KING}, stock="KS")
     assert refusal(game, "3H aux:1 -> foundation:4") == "3H does not follow AH on foundation:4"
     assert refusal(game, "2S aux:2 -> foundation:3") == (
-        "foundation:3 is built in hearts; 2S cannot go there")
+        "foundation:3 is built in hearts; 2S cannot go there"
+    )
     assert refusal(game, "3H aux:1 -> foundation:3") == "foundation:3 is complete up to the king"
     assert "2S aux:2 -> foundation:1" in moves(game)
 
@@ -123,18 +136,21 @@ def test_oc05_turn_is_offered_even_when_a_card_could_play_and_refused_on_an_empt
     game.play(TURN)
     assert "turn" not in moves(game)
     assert refusal(game, "turn") == (
-        "the stock is used up: turn the waste over with 'redeal' first")
+        "the stock is used up: turn the waste over with 'redeal' first"
+    )
 
 
 def test_oc05_the_engine_turns_by_itself_while_turning_is_all_that_can_be_done() -> None:
     game = position(aux=("9C 2H", "8D", "7S", "6H"), stock="KS QD 2S 5D")
     events = game.play(Move.parse("2H aux:1 -> foundation:3"))
     assert [str(event) for event in events] == [
-        "2H played from aux:1 to foundation:3", "KS turned onto the waste",
-        "QD turned onto the waste", "2S turned onto the waste"]
+        "2H played from aux:1 to foundation:3",
+        "KS turned onto the waste",
+        "QD turned onto the waste",
+        "2S turned onto the waste",
+    ]
     assert game.stock == cards("5D"), "it stops where the 2S can go home"
-    assert moves(game) == {"2S waste -> foundation:1", "2S waste -> foundation:2", "turn",
-                           "resign"}
+    assert moves(game) == {"2S waste -> foundation:1", "2S waste -> foundation:2", "turn", "resign"}
 
 
 def test_oc05_the_opening_turns_until_a_card_can_be_played() -> None:
@@ -148,7 +164,8 @@ def test_oc05_the_opening_turns_until_a_card_can_be_played() -> None:
 def test_oc05_turn_refused_once_stock_and_waste_are_used_up() -> None:
     game = position(aux=("9C", "8D", "7S", "2H"))
     assert refusal(game, "turn") == (
-        "the stock and the waste are both used up: nothing is left to turn")
+        "the stock and the waste are both used up: nothing is left to turn"
+    )
 
 
 def test_oc06_top_of_the_waste_goes_home() -> None:
@@ -156,7 +173,8 @@ def test_oc06_top_of_the_waste_goes_home() -> None:
     assert "3D waste -> foundation:5" in moves(game)
     assert "2S waste -> foundation:1" not in moves(game)
     assert refusal(game, "2S waste -> foundation:1") == (
-        "2S cannot be moved that way: the top card of waste is 3D")
+        "2S cannot be moved that way: the top card of waste is 3D"
+    )
     events = game.play(Move.parse("3D waste -> foundation:5"))
     assert game.foundations[4][-1] == Card.parse("3D")
     assert str(events[0]) == "3D played from the waste to foundation:5"
@@ -175,12 +193,15 @@ def test_oc08_waste_top_builds_down_in_suit_on_an_aux_heap() -> None:
     game = position(aux=("7H", "7S", "8H", ""), waste="6H", stock="KS")
     assert "6H waste -> aux:1" in moves(game)
     assert refusal(game, "6H waste -> aux:2") == (
-        "6H does not go on 7S: an auxiliary heap takes only the next lower card of its suit")
+        "6H does not go on 7S: an auxiliary heap takes only the next lower card of its suit"
+    )
     assert refusal(game, "6H waste -> aux:3") == (
-        "6H does not go on 8H: an auxiliary heap takes only the next lower card of its suit")
+        "6H does not go on 8H: an auxiliary heap takes only the next lower card of its suit"
+    )
     assert refusal(game, "6H waste -> aux:4") == (
         "aux:4 is empty: it is filled by the top card of the waste, or by the next card turned, "
-        "not by a move")
+        "not by a move"
+    )
     events = game.play(Move.parse("6H waste -> aux:1"))
     assert game.aux[0] == cards("7H 6H") and game.waste == []
     assert str(events[0]) == "6H played from the waste onto aux:1"
@@ -189,7 +210,8 @@ def test_oc08_waste_top_builds_down_in_suit_on_an_aux_heap() -> None:
 def test_oc08_waste_may_build_on_a_heap_whose_top_could_go_home() -> None:
     game = position(aux=("3H", "", "", ""), waste="2H", built={3: 2}, stock="KS")
     assert {"3H aux:1 -> foundation:3", "2H waste -> aux:1", "2H waste -> foundation:4"} <= (
-        moves(game))
+        moves(game)
+    )
 
 
 def test_oc08_only_one_card_of_the_waste_moves() -> None:
@@ -200,32 +222,43 @@ def test_oc08_only_one_card_of_the_waste_moves() -> None:
 def test_oc09_nothing_else_moves() -> None:
     game = position(aux=("7H", "6H", "", ""), waste="5C", built={1: 3}, stock="KS")
     assert refusal(game, "6H aux:2 -> aux:1") == (
-        "a card on aux:2 goes only to a foundation, never onto another heap")
+        "a card on aux:2 goes only to a foundation, never onto another heap"
+    )
     assert refusal(game, "6H aux:2 -> waste") == (
-        "no card is put on the waste: the waste takes only cards turned")
+        "no card is put on the waste: the waste takes only cards turned"
+    )
     assert refusal(game, "3S foundation:1 -> aux:1") == (
-        "a card on foundation:1 stays there: nothing is taken from a foundation")
+        "a card on foundation:1 stays there: nothing is taken from a foundation"
+    )
     assert refusal(game, "stock -> waste") == (
-        "cards are taken from the stock only by turning them: send 'turn'")
+        "cards are taken from the stock only by turning them: send 'turn'"
+    )
     assert refusal(game, "5C waste -> aux:1 bottom") == "no card is put under a pile in the Octagon"
     assert refusal(game, "5C waste -> heap:1") == (
         "there is no pile heap:1 in the Octagon (its piles are foundation:1..8, aux:1..4, "
-        "stock and waste)")
+        "stock and waste)"
+    )
     assert refusal(game, "waste -> foundation:7") == (
-        "name the card you move: the top card of waste is 5C")
+        "name the card you move: the top card of waste is 5C"
+    )
     assert refusal(game, "7H aux:4 -> foundation:3") == "there is no card on aux:4"
     assert refusal(game, "afresh") == "there is no 'afresh' in the Octagon"
 
 
 def test_oc10_in_sequence_run_goes_home_in_one_move_top_card_first() -> None:
     game = position(aux=("9S 7H 6H 5H", "", "", ""), waste="KC", built={4: 4}, stock="KS")
-    assert {"5H aux:1 -> foundation:4", "6H x2 aux:1 -> foundation:4",
-            "7H x3 aux:1 -> foundation:4"} <= moves(game)
+    assert {
+        "5H aux:1 -> foundation:4",
+        "6H x2 aux:1 -> foundation:4",
+        "7H x3 aux:1 -> foundation:4",
+    } <= moves(game)
     assert refusal(game, "9S x4 aux:1 -> foundation:4") == (
         "the top 4 cards of aux:1 are not in sequence (each one lower than the card under it, "
-        "in suit): only the top 3 are")
+        "in suit): only the top 3 are"
+    )
     assert refusal(game, "8H x3 aux:1 -> foundation:4") == (
-        "8H cannot be moved that way: the card 3 from the top of aux:1 is 7H")
+        "8H cannot be moved that way: the card 3 from the top of aux:1 is 7H"
+    )
     assert refusal(game, "7H x5 aux:1 -> foundation:4") == "aux:1 holds only 4 cards"
     events = game.play(Move.parse("7H x3 aux:1 -> foundation:4"))
     assert game.foundations[3][-4:] == cards("4H 5H 6H 7H")
@@ -245,9 +278,13 @@ def test_oc11_no_card_is_played_for_the_player() -> None:
     game = position(aux=("2H", "9C", "8D", "7S"), stock="2S 3H")
     game.play(TURN)
     assert game.waste == cards("2S") and game.aux[0] == cards("2H")
-    assert {"2S waste -> foundation:1", "2S waste -> foundation:2",
-            "2H aux:1 -> foundation:3", "2H aux:1 -> foundation:4", "turn"} == (
-        moves(game) - {"resign"})
+    assert {
+        "2S waste -> foundation:1",
+        "2S waste -> foundation:2",
+        "2H aux:1 -> foundation:3",
+        "2H aux:1 -> foundation:4",
+        "turn",
+    } == (moves(game) - {"resign"})
 
 
 def test_oc12_emptied_aux_heap_filled_at_once_from_the_top_of_the_waste() -> None:
@@ -255,7 +292,9 @@ def test_oc12_emptied_aux_heap_filled_at_once_from_the_top_of_the_waste() -> Non
     events = game.play(Move.parse("3H x2 aux:1 -> foundation:3"))
     assert game.aux[0] == cards("JD") and game.waste == cards("QC")
     assert [str(event) for event in events] == [
-        "2H 3H played from aux:1 to foundation:3", "JD from the waste fills the empty aux:1"]
+        "2H 3H played from aux:1 to foundation:3",
+        "JD from the waste fills the empty aux:1",
+    ]
 
 
 def test_oc13_with_the_waste_empty_the_next_cards_turned_fill_the_empty_heaps() -> None:
@@ -266,8 +305,10 @@ def test_oc13_with_the_waste_empty_the_next_cards_turned_fill_the_empty_heaps() 
     assert str(game.play(TURN)[0]) == "KS turned, fills the empty aux:2"
     events = game.play(Move.parse("2H aux:1 -> foundation:3"))
     assert [str(event) for event in events[1:]] == [
-        "QH turned, fills the empty aux:1", "JC turned onto the waste",
-        "2S turned onto the waste"]
+        "QH turned, fills the empty aux:1",
+        "JC turned onto the waste",
+        "2S turned onto the waste",
+    ]
     assert game.aux[0] == cards("QH") and game.aux[1] == cards("KS")
     assert game.waste == cards("JC 2S")
 
@@ -282,11 +323,13 @@ def test_oc14_redeal_turns_the_waste_over_first_card_first() -> None:
     game = position(aux=("9C", "8D", "7S", "6H"), waste="KS QH JC", stock="5D")
     assert "redeal" not in moves(game)
     assert refusal(game, "redeal") == (
-        "the stock still holds 1 card: the waste is turned over only when the stock is used up")
+        "the stock still holds 1 card: the waste is turned over only when the stock is used up"
+    )
     events = game.play(TURN)
     assert [str(event) for event in events][:2] == [
-        "5D turned onto the waste", "the waste is turned over as the stock for deal 2 of 3"], \
-        "nothing can be played: the turn-over is all that is left, so the engine makes it"
+        "5D turned onto the waste",
+        "the waste is turned over as the stock for deal 2 of 3",
+    ], "nothing can be played: the turn-over is all that is left, so the engine makes it"
     turned = [event.cards[0] for event in events[2:6]]
     assert turned == cards("KS QH JC 5D"), "none can play, so the engine turns them all"
     assert str(events[6]) == "the waste is turned over as the stock for deal 3 of 3"
@@ -341,10 +384,12 @@ def test_oc16_lost_early_when_stock_and_waste_are_used_up() -> None:
     game = position(aux=("9C", "8D", "7S", "6H"))
     assert game.outcome().status is Status.LOST
     assert game.outcome().reason == (
-        "no card can be played and the stock and the waste are both used up")
+        "no card can be played and the stock and the waste are both used up"
+    )
     assert refusal(game, "turn") == (
         "the game is over (lost: no card can be played and the stock and the waste are both "
-        "used up)")
+        "used up)"
+    )
 
 
 def test_oc16_the_turn_refusal_names_the_last_deal() -> None:

@@ -34,8 +34,9 @@ from wire.protocol import RaceFinished, RoomState, YourView
 
 
 @asynccontextmanager
-async def two_workers(database_url: str, redis_url: str,
-                      **limits: object) -> AsyncIterator[tuple[Server, Server]]:
+async def two_workers(
+    database_url: str, redis_url: str, **limits: object
+) -> AsyncIterator[tuple[Server, Server]]:
     prefix = f"test-{secrets.token_hex(4)}:"
     settings = make_settings(database_url, redis_url=redis_url, redis_prefix=prefix, **limits)
     first = await start_server(settings)
@@ -48,8 +49,9 @@ async def two_workers(database_url: str, redis_url: str,
         await drop_redis_keys(redis_url, prefix)
 
 
-async def bob_in_anns_room(first: Server,
-                           second: Server) -> tuple[RaceClient, RaceClient, RoomState]:
+async def bob_in_anns_room(
+    first: Server, second: Server
+) -> tuple[RaceClient, RaceClient, RoomState]:
     """Ann on the first worker opens a room for two; Bob, on the second, joins it."""
     ann, bob = await first.client("Ann"), await hopping(second, "Bob")
     room = await ann.create_room("octagon", seats=2)
@@ -58,7 +60,8 @@ async def bob_in_anns_room(first: Server,
 
 
 async def test_a_race_across_two_workers_is_played_ranked_and_stored(
-        sessions: Sessions, database_url: str, redis_url: str) -> None:
+    sessions: Sessions, database_url: str, redis_url: str
+) -> None:
     async with two_workers(database_url, redis_url) as (first, second):
         ann, bob = await first.client("Ann"), await hopping(second, "Bob")
         room = await ann.create_room("octagon", seats=2)
@@ -84,7 +87,8 @@ async def test_a_race_across_two_workers_is_played_ranked_and_stored(
 
 @pytest.mark.parametrize("own_progress", [True, False])
 async def test_a_connection_on_another_worker_gets_its_own_progress_as_its_hello_asked(
-        database_url: str, redis_url: str, own_progress: bool) -> None:
+    database_url: str, redis_url: str, own_progress: bool
+) -> None:
     """What ``hello`` said of the progress of one's own moves holds across the hop."""
     async with two_workers(database_url, redis_url) as (first, second):
         ann = await first.client("Ann")
@@ -96,13 +100,17 @@ async def test_a_connection_on_another_worker_gets_its_own_progress_as_its_hello
         view = (await bob.next_event(YourView)).view
         ack = await bob.move(view.legal_moves[0])
         await asyncio.sleep(0.2)
-        own = [frame for frame in map(json.loads, bob.received or [])
-               if frame["type"] == "progress" and frame["player_id"] == bob.player_id]
+        own = [
+            frame
+            for frame in map(json.loads, bob.received or [])
+            if frame["type"] == "progress" and frame["player_id"] == bob.player_id
+        ]
         assert [frame["seq"] for frame in own] == ([ack.seq] if own_progress else [])
 
 
 async def test_the_sdk_moves_to_the_rooms_worker_and_keeps_the_servers_address(
-        sessions: Sessions, database_url: str, redis_url: str) -> None:
+    sessions: Sessions, database_url: str, redis_url: str
+) -> None:
     async with two_workers(database_url, redis_url) as (first, second):
         ann = await RaceClient.connect(first.url, record=True)
         await ann.hello(name="Ann")
@@ -123,14 +131,19 @@ async def test_the_sdk_moves_to_the_rooms_worker_and_keeps_the_servers_address(
         assert finished[0] == finished[1] == finished[2]
         assert all(ack.status != "in_progress" for ack in acks)
         assert ann.received is not None
-        rooms = [RoomState.model_validate_json(frame) for frame in ann.received
-                 if '"type":"room"' in frame]
-        assert all(seat.connected for state in rooms for seat in state.seats), \
+        rooms = [
+            RoomState.model_validate_json(frame)
+            for frame in ann.received
+            if '"type":"room"' in frame
+        ]
+        assert all(seat.connected for state in rooms for seat in state.seats), (
             "Ann never saw Bob away while he moved"
+        )
 
 
 async def test_leaving_a_room_on_another_worker_frees_the_connection(
-        sessions: Sessions, database_url: str, redis_url: str) -> None:
+    sessions: Sessions, database_url: str, redis_url: str
+) -> None:
     async with two_workers(database_url, redis_url) as (first, second):
         ann, bob, room = await bob_in_anns_room(first, second)
         with pytest.raises(RequestRefused) as refused:
@@ -142,7 +155,8 @@ async def test_leaving_a_room_on_another_worker_frees_the_connection(
 
 
 async def test_a_closed_lobby_frees_the_members_held_by_other_workers(
-        sessions: Sessions, database_url: str, redis_url: str) -> None:
+    sessions: Sessions, database_url: str, redis_url: str
+) -> None:
     async with two_workers(database_url, redis_url, lobby_max_s=0.6) as (first, second):
         ann, bob, room = await bob_in_anns_room(first, second)
         closed = await first_error(bob)
@@ -151,7 +165,8 @@ async def test_a_closed_lobby_frees_the_members_held_by_other_workers(
 
 
 async def test_a_connection_closed_on_one_worker_leaves_its_seat_away_on_the_other(
-        sessions: Sessions, database_url: str, redis_url: str) -> None:
+    sessions: Sessions, database_url: str, redis_url: str
+) -> None:
     async with two_workers(database_url, redis_url) as (first, second):
         ann, bob, room = await bob_in_anns_room(first, second)
         await ann.next_event(RoomState)
@@ -161,7 +176,8 @@ async def test_a_connection_closed_on_one_worker_leaves_its_seat_away_on_the_oth
 
 
 async def test_racers_resuming_at_once_on_the_worker_taking_over_make_it_take_the_race_once(
-        sessions: Sessions, database_url: str, redis_url: str) -> None:
+    sessions: Sessions, database_url: str, redis_url: str
+) -> None:
     """The room's worker stops; both racers resume on the other at the same moment. The first
     resume claims the room; the second, seeing the directory name this worker before the room
     is rebuilt, waits for that, rather than taking the race in the database a second time
@@ -193,7 +209,8 @@ async def test_racers_resuming_at_once_on_the_worker_taking_over_make_it_take_th
 
 
 async def test_a_room_taken_over_on_a_request_still_closes_its_members_elsewhere_with_1012(
-        sessions: Sessions, database_url: str, redis_url: str) -> None:
+    sessions: Sessions, database_url: str, redis_url: str
+) -> None:
     """Ann, back first after the room's worker stopped, makes the live worker take the room
     over on her resume; Bob, idle on the live worker, is closed with 1012 all the same."""
     async with two_workers(database_url, redis_url) as (first, second):
@@ -210,7 +227,8 @@ async def test_a_room_taken_over_on_a_request_still_closes_its_members_elsewhere
 
 
 async def test_a_join_in_flight_to_a_worker_that_dies_fails_as_soon_as_it_is_seen_dead(
-        database_url: str, redis_url: str) -> None:
+    database_url: str, redis_url: str
+) -> None:
     """Bob's join goes to the worker that holds the room, which dies before it answers (a
     worker alive as far as Redis says, that answers nothing). Once its heartbeat is gone, Bob's
     connection is closed with 1012 (reconnect and resume) within a heartbeat or two, not after
@@ -242,7 +260,8 @@ async def test_a_join_in_flight_to_a_worker_that_dies_fails_as_soon_as_it_is_see
 
 
 async def test_a_request_for_a_worker_nobody_listens_for_fails_at_once(
-        database_url: str, redis_url: str) -> None:
+    database_url: str, redis_url: str
+) -> None:
     """The room's worker is alive as far as Redis says, but nobody reads its channel (it is
     subscribing again after Redis came back, or it is gone): Redis says so as the request is
     published, and the connection is closed with 1012 (reconnect and resume) at once, not
@@ -265,9 +284,9 @@ async def test_a_request_for_a_worker_nobody_listens_for_fails_at_once(
             await connection.aclose()
 
 
-
 async def test_an_unknown_room_is_unknown_on_every_worker(
-        sessions: Sessions, database_url: str, redis_url: str) -> None:
+    sessions: Sessions, database_url: str, redis_url: str
+) -> None:
     async with two_workers(database_url, redis_url) as (_, second):
         bob = await second.client("Bob")
         with pytest.raises(RequestRefused) as refused:
@@ -275,8 +294,9 @@ async def test_an_unknown_room_is_unknown_on_every_worker(
         assert refused.value.code == "unknown_room"
 
 
-async def hopping(server: Server, name: str, own_progress: bool = False,
-                  record: bool = False) -> RaceClient:
+async def hopping(
+    server: Server, name: str, own_progress: bool = False, record: bool = False
+) -> RaceClient:
     """A client that stays on the worker it reached, so its requests take the hop."""
     client = await RaceClient.connect(server.url, follow_reconnect_to=False, record=record)
     await client.hello(name=name, own_progress=own_progress)

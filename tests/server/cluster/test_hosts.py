@@ -48,28 +48,57 @@ PORT = 8765
 """Every machine's public port (each namespace has its own ports)."""
 WORKER_PORT = 8800
 """Worker N of a machine also listens on WORKER_PORT + N: its ``reconnect_to``."""
-RACES = (("octagon", 11), ("hidden-cards", 12), ("puss-in-the-corner", 13),
-         ("cornerstones", 14), ("octagon", 15), ("hidden-cards", 16))
+RACES = (
+    ("octagon", 11),
+    ("hidden-cards", 12),
+    ("puss-in-the-corner", 13),
+    ("cornerstones", 14),
+    ("octagon", 15),
+    ("hidden-cards", 16),
+)
 """Rule set and deal of each room; the creators of even rooms are on machine A, of odd ones
 on machine B, and the racers who join from the other machine follow ``reconnect_to`` in the
 first two rooms, and stay (each request hops between machines through Redis) in the others."""
 
 
 @asynccontextmanager
-async def serving_host(host: Host, database_url: str, redis_url: str,
-                       prefix: str) -> AsyncIterator[Workers]:
+async def serving_host(
+    host: Host, database_url: str, redis_url: str, prefix: str
+) -> AsyncIterator[Workers]:
     """``serve --workers 2`` on that machine, listening on all its addresses and advertising
     its LAN address in ``reconnect_to``."""
-    env = dict(os.environ, PATIENCE_RACE_ADVERTISE_HOST=host.address,
-               PATIENCE_RACE_WORKER_PORT=str(WORKER_PORT), PATIENCE_RACE_REDIS_PREFIX=prefix,
-               PATIENCE_RACE_COUNTDOWN_S="0.2", PATIENCE_RACE_HTTP_RATE_BURST="1000",
-               PATIENCE_RACE_NEW_PLAYERS_PER_ADDRESS_PER_MIN="1000",
-               PATIENCE_RACE_WINNABLE_POOL_TARGET="0", PATIENCE_RACE_VERDICT_BUDGET_S="0")
+    env = dict(
+        os.environ,
+        PATIENCE_RACE_ADVERTISE_HOST=host.address,
+        PATIENCE_RACE_WORKER_PORT=str(WORKER_PORT),
+        PATIENCE_RACE_REDIS_PREFIX=prefix,
+        PATIENCE_RACE_COUNTDOWN_S="0.2",
+        PATIENCE_RACE_HTTP_RATE_BURST="1000",
+        PATIENCE_RACE_NEW_PLAYERS_PER_ADDRESS_PER_MIN="1000",
+        PATIENCE_RACE_WINNABLE_POOL_TARGET="0",
+        PATIENCE_RACE_VERDICT_BUDGET_S="0",
+    )
     process = await asyncio.create_subprocess_exec(
-        *host.command(sys.executable, "-m", "server.commands", "serve", "--workers", "2",
-                      "--host", "0.0.0.0", "--port", str(PORT), "--redis-url", redis_url,
-                      "--database-url", database_url),
-        env=env, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+        *host.command(
+            sys.executable,
+            "-m",
+            "server.commands",
+            "serve",
+            "--workers",
+            "2",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            str(PORT),
+            "--redis-url",
+            redis_url,
+            "--database-url",
+            database_url,
+        ),
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
     workers = Workers(process, f"ws://{host.address}:{PORT}/ws", prefix)
     draining = None
     try:
@@ -89,8 +118,7 @@ async def serving_host(host: Host, database_url: str, redis_url: str,
             draining.cancel()
 
 
-async def open_race(a: Workers, b: Workers, rule_set: str, deal: int,
-                    follow: bool) -> list[Racer]:
+async def open_race(a: Workers, b: Workers, rule_set: str, deal: int, follow: bool) -> list[Racer]:
     """Ann on machine ``a`` opens the room, Bob on machine ``b`` joins it (following its
     ``reconnect_to`` once the race is on, if ``follow``)."""
     ann, bob = await RaceClient.connect(a.url), await RaceClient.connect(b.url)
@@ -103,8 +131,9 @@ async def open_race(a: Workers, b: Workers, rule_set: str, deal: int,
     assert held_at.port in (WORKER_PORT, WORKER_PORT + 1)
     for client in (ann, bob):
         await client.ready()
-    racers = [Racer(client, (await client.next_event(YourView)).view.legal_moves)
-              for client in (ann, bob)]
+    racers = [
+        Racer(client, (await client.next_event(YourView)).view.legal_moves) for client in (ann, bob)
+    ]
     if follow:
         bob.url = joined.reconnect_to or ""
         await bob.reconnect()
@@ -116,21 +145,27 @@ async def http_json(url: str) -> Any:
     def get() -> Any:
         with urllib.request.urlopen(url, timeout=10) as response:
             return json.load(response)
+
     return await asyncio.to_thread(get)
 
 
 async def deal_boards(machines: list[Workers], rule_set: str, deal: int) -> list[Any]:
     """That deal's leaderboard, as each machine's HTTP API gives it."""
-    return [await http_json(f"http://{urlsplit(m.url).netloc}/api/leaderboards/{rule_set}"
-                            f"?board=deal&deal={deal}") for m in machines]
+    return [
+        await http_json(
+            f"http://{urlsplit(m.url).netloc}/api/leaderboards/{rule_set}?board=deal&deal={deal}"
+        )
+        for m in machines
+    ]
 
 
 def through(url: str, host: str, port: int) -> str:
     """``url`` with its host and port replaced (its user, password and path kept)."""
     parts = urlsplit(url)
     credentials = parts.netloc.rpartition("@")[0]
-    return parts._replace(netloc=f"{credentials}@{host}:{port}" if credentials
-                          else f"{host}:{port}").geturl()
+    return parts._replace(
+        netloc=f"{credentials}@{host}:{port}" if credentials else f"{host}:{port}"
+    ).geturl()
 
 
 @dataclass
@@ -158,16 +193,25 @@ async def two_machines(redis_url: str, tmp_path: Path) -> AsyncIterator[Machines
             except NoNetwork as why:
                 pytest.skip(f"cannot simulate two machines here: {why}")
             database, cache = make_url(database_url), urlsplit(redis_url)
-            database_port = await stack.enter_async_context(forwarding(
-                network.gateway, (database.host or "127.0.0.1", database.port or 5432)))
-            redis_port = await stack.enter_async_context(forwarding(
-                network.gateway, (cache.hostname or "127.0.0.1", cache.port or 6379)))
-            on_lan = (database.set(host=network.gateway, port=database_port)
-                      .render_as_string(hide_password=False),
-                      through(redis_url, network.gateway, redis_port))
+            database_port = await stack.enter_async_context(
+                forwarding(network.gateway, (database.host or "127.0.0.1", database.port or 5432))
+            )
+            redis_port = await stack.enter_async_context(
+                forwarding(network.gateway, (cache.hostname or "127.0.0.1", cache.port or 6379))
+            )
+            on_lan = (
+                database.set(host=network.gateway, port=database_port).render_as_string(
+                    hide_password=False
+                ),
+                through(redis_url, network.gateway, redis_port),
+            )
             # Both machines start at once, as after a deploy: both migrate the one database.
-            a, b = await asyncio.gather(*(stack.enter_async_context(
-                serving_host(host, *on_lan, prefix)) for host in network.hosts))
+            a, b = await asyncio.gather(
+                *(
+                    stack.enter_async_context(serving_host(host, *on_lan, prefix))
+                    for host in network.hosts
+                )
+            )
             yield Machines(a, b, network, database_url, redis_url)
     finally:
         await drop_database(database_url)
@@ -180,8 +224,9 @@ async def stored_and_ended(database_url: str) -> tuple[int | None, int | None]:
     try:
         async with make_sessionmaker(engine)() as session:
             stored = await session.scalar(select(func.count()).select_from(MoveRow))
-            ended = await session.scalar(select(func.count()).select_from(RaceRow)
-                                         .where(RaceRow.ended_at.is_not(None)))
+            ended = await session.scalar(
+                select(func.count()).select_from(RaceRow).where(RaceRow.ended_at.is_not(None))
+            )
     finally:
         await engine.dispose()
     return stored, ended
@@ -202,17 +247,24 @@ async def finish_alike(races: list[list[Racer]]) -> list[str]:
 
 
 async def test_races_across_two_machines_end_alike_and_their_leaderboards_agree(
-        redis_url: str, tmp_path: Path) -> None:
+    redis_url: str, tmp_path: Path
+) -> None:
     async with two_machines(redis_url, tmp_path) as machines:
         a, b = machines.a, machines.b
-        races = [await open_race(*((a, b) if index % 2 == 0 else (b, a)), rule_set, deal,
-                                 follow=index < 2)
-                 for index, (rule_set, deal) in enumerate(RACES)]
-        await asyncio.gather(*(racer.play(4 + seat) for race in races
-                               for seat, racer in enumerate(race)))
+        races = [
+            await open_race(
+                *((a, b) if index % 2 == 0 else (b, a)), rule_set, deal, follow=index < 2
+            )
+            for index, (rule_set, deal) in enumerate(RACES)
+        ]
+        await asyncio.gather(
+            *(racer.play(4 + seat) for race in races for seat, racer in enumerate(race))
+        )
         for race_id in await finish_alike(races):
-            records = [await http_json(f"http://{urlsplit(m.url).netloc}/api/races/{race_id}")
-                       for m in (a, b)]
+            records = [
+                await http_json(f"http://{urlsplit(m.url).netloc}/api/races/{race_id}")
+                for m in (a, b)
+            ]
             assert records[0] == records[1]
 
         for rule_set, deal in RACES:
@@ -241,27 +293,37 @@ async def holders(machines: Machines, codes: list[str]) -> list[str | None]:
 
 
 async def test_a_machine_lost_mid_race_loses_no_acknowledged_move(
-        redis_url: str, tmp_path: Path) -> None:
+    redis_url: str, tmp_path: Path
+) -> None:
     async with two_machines(redis_url, tmp_path) as machines:
         a, b = machines.a, machines.b
-        races = [await open_race(*((a, b) if index % 2 == 0 else (b, a)), rule_set, deal,
-                                 follow=False)
-                 for index, (rule_set, deal) in enumerate(RACES[:4])]
-        await asyncio.gather(*(racer.play(3 + seat) for race in races
-                               for seat, racer in enumerate(race)))
+        races = [
+            await open_race(*((a, b) if index % 2 == 0 else (b, a)), rule_set, deal, follow=False)
+            for index, (rule_set, deal) in enumerate(RACES[:4])
+        ]
+        await asyncio.gather(
+            *(racer.play(3 + seat) for race in races for seat, racer in enumerate(race))
+        )
         codes = [race[0].client.room_code or "" for race in races]
         lost = {str(pid) for pid in a.pids.values()}
-        assert {held.split("-")[-2] for held in await holders(machines, codes)
-                if held is not None} & lost, "machine A holds rooms"
+        assert {
+            held.split("-")[-2] for held in await holders(machines, codes) if held is not None
+        } & lost, "machine A holds rooms"
 
         # Machine A loses power: every process in its namespace dies at once, supervisor too.
-        pids = subprocess.run(["ip", "netns", "pids", machines.network.hosts[0].namespace],
-                              capture_output=True, text=True, check=True).stdout.split()
+        pids = subprocess.run(
+            ["ip", "netns", "pids", machines.network.hosts[0].namespace],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
         for pid in pids:
             os.kill(int(pid), signal.SIGKILL)
         async with asyncio.timeout(TAKEOVER_S):  # B takes A's rooms once A's heartbeats expire
-            while any(held is None or held.split("-")[-2] in lost
-                      for held in await holders(machines, codes)):
+            while any(
+                held is None or held.split("-")[-2] in lost
+                for held in await holders(machines, codes)
+            ):
                 await asyncio.sleep(0.2)
 
         for race in races:  # every racer, wherever it was, comes back by machine B's address

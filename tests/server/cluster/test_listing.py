@@ -52,8 +52,15 @@ def test_the_list_is_the_newest_public_lobbies_with_a_free_seat_and_at_most_fift
     assert len(shown) == LISTED
     expected = [room.race.code for room in reversed(rooms[:-1]) if room.race.public][:LISTED]
     assert [entry["code"] for entry in shown] == expected
-    assert shown[0] == {"code": "ROOM0068", "rule_set": "hidden-cards", "host": "Ann",
-                        "racers": 1, "seats": 2, "deal_kind": "secret", "time_limit_s": None}
+    assert shown[0] == {
+        "code": "ROOM0068",
+        "rule_set": "hidden-cards",
+        "host": "Ann",
+        "racers": 1,
+        "seats": 2,
+        "deal_kind": "secret",
+        "time_limit_s": None,
+    }
 
 
 async def test_a_public_room_is_listed_until_it_is_full_or_started(server: Server) -> None:
@@ -64,8 +71,15 @@ async def test_a_public_room_is_listed_until_it_is_full_or_started(server: Serve
     second = await cy.create_room("all-fours", seats=3, deal="number", number=7, public=True)
     rooms = await listed(server)
     assert [room["code"] for room in rooms] == [second.code, first.code], "newest first"
-    assert rooms[1] == {"code": first.code, "rule_set": "octagon", "host": "Ann", "racers": 1,
-                        "seats": 2, "deal_kind": "secret", "time_limit_s": 600}
+    assert rooms[1] == {
+        "code": first.code,
+        "rule_set": "octagon",
+        "host": "Ann",
+        "racers": 1,
+        "seats": 2,
+        "deal_kind": "secret",
+        "time_limit_s": 600,
+    }
     assert rooms[0]["deal_kind"] == "number"
     joined = await di.join(first.code)
     assert joined.public
@@ -77,7 +91,8 @@ async def test_a_public_room_is_listed_until_it_is_full_or_started(server: Serve
 
 
 async def test_every_worker_lists_the_public_rooms_of_every_worker(
-        database_url: str, redis_url: str) -> None:
+    database_url: str, redis_url: str
+) -> None:
     async with two_workers(database_url, redis_url) as (first, second):
         ann, cy = await first.client("Ann"), await first.client("Cy")
         bob = await hopping(second, "Bob")
@@ -102,8 +117,7 @@ FLOODER = "198.51.100.23"
 def test_the_addresses_take_turns_so_an_older_honest_room_stays_second() -> None:
     def lobby(code: str, opened: float, address: str) -> Room:
         race = new_race(code=code, public=True, seats_max=2)
-        return Room(race, Outbox(lambda members, frame: None), opened=opened,
-                    host_address=address)
+        return Room(race, Outbox(lambda members, frame: None), opened=opened, host_address=address)
 
     honest = lobby("HONEST00", T0, "192.0.2.1")
     flood = [lobby(f"FLOOD{index:03d}", T0 + 1 + index, FLOODER) for index in range(LISTED + 9)]
@@ -114,8 +128,7 @@ def test_the_addresses_take_turns_so_an_older_honest_room_stays_second() -> None
     assert "192.0.2.1" not in str(shown)
 
 
-async def lobby_from(server: Server, address: str, name: str,
-                     held: list[ClientConnection]) -> str:
+async def lobby_from(server: Server, address: str, name: str, held: list[ClientConnection]) -> str:
     """A public lobby opened by a new player from ``address`` (behind the trusted proxy),
     its connection kept in ``held``."""
     ws = await connect(server.url, additional_headers={"X-Forwarded-For": address})
@@ -130,12 +143,15 @@ async def lobby_from(server: Server, address: str, name: str,
 
 
 TAKING_TURNS: dict[str, Any] = {
-    "trusted_proxies": frozenset({"127.0.0.1"}), "public_lobbies_per_player": 5,
-    "public_lobbies_per_address": 5}
+    "trusted_proxies": frozenset({"127.0.0.1"}),
+    "public_lobbies_per_player": 5,
+    "public_lobbies_per_address": 5,
+}
 
 
-async def honest_room_comes_second(honest_server: Server, flood_server: Server,
-                                   servers: tuple[Server, ...]) -> None:
+async def honest_room_comes_second(
+    honest_server: Server, flood_server: Server, servers: tuple[Server, ...]
+) -> None:
     """The honest room, opened first, comes second after three lobbies of one address."""
     held: list[ClientConnection] = []
     honest = await lobby_from(honest_server, "192.0.2.1", "Ann", held)
@@ -148,21 +164,25 @@ async def honest_room_comes_second(honest_server: Server, flood_server: Server,
 
 
 async def test_lobbies_of_one_address_take_turns_with_the_others(
-        sessions: Sessions, database_url: str) -> None:
+    sessions: Sessions, database_url: str
+) -> None:
     async with server_with(database_url, **TAKING_TURNS) as server:
         await honest_room_comes_second(server, server, (server,))
 
 
 async def test_lobbies_of_one_address_take_turns_with_the_others_across_workers(
-        sessions: Sessions, database_url: str, redis_url: str) -> None:
+    sessions: Sessions, database_url: str, redis_url: str
+) -> None:
     async with two_workers(database_url, redis_url, **TAKING_TURNS) as (first, second):
         await honest_room_comes_second(first, second, (first, second))
 
 
 async def test_public_lobbies_are_bounded_per_player_and_per_address(
-        sessions: Sessions, database_url: str) -> None:
-    async with server_with(database_url, public_lobbies_per_player=1,
-                           public_lobbies_per_address=2) as server:
+    sessions: Sessions, database_url: str
+) -> None:
+    async with server_with(
+        database_url, public_lobbies_per_player=1, public_lobbies_per_address=2
+    ) as server:
         ann, bob, cy = [await server.client(name) for name in ("Ann", "Bob", "Cy")]
         await ann.create_room("octagon", public=True)
         second = await RaceClient.connect(server.url)

@@ -57,11 +57,25 @@ class PrivateRedis:
         binary = shutil.which("redis-server")
         assert binary is not None
         self.process = subprocess.Popen(
-            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         for _ in range(100):
-            with contextlib.suppress(OSError), socket.create_connection(
-                    ("127.0.0.1", self.port), timeout=0.1):
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.1),
+            ):
                 return
             subprocess.run(["sleep", "0.05"], check=True)
         raise AssertionError("the private redis-server did not start")
@@ -134,10 +148,12 @@ class Racer:
             self.playing = False
 
 
-async def open_race(workers: Workers, urls: tuple[str, str], rule_set: str,
-                    deal: int) -> list[Racer]:
-    return [Racer(client, workers.url, legal)
-            for client, legal in await seat_two(urls, rule_set, deal)]
+async def open_race(
+    workers: Workers, urls: tuple[str, str], rule_set: str, deal: int
+) -> list[Racer]:
+    return [
+        Racer(client, workers.url, legal) for client, legal in await seat_two(urls, rule_set, deal)
+    ]
 
 
 def get_json(url: str) -> tuple[int, object]:
@@ -160,12 +176,18 @@ async def racing(races: list[list[Racer]]) -> AsyncIterator[asyncio.Event]:
 
 
 async def test_redis_restarted_again_and_again_loses_no_acknowledged_move(
-        sessions: Sessions, database_url: str, private_redis: PrivateRedis) -> None:
+    sessions: Sessions, database_url: str, private_redis: PrivateRedis
+) -> None:
     async with serving_workers(database_url, private_redis.url) as workers:
         first, second = workers.own[0], workers.own[1]
-        races = [await open_race(workers, urls, rule_set, deal) for urls, rule_set, deal in (
-            ((first, second), "four-corners", 11), ((second, first), "cornerstones", 12),
-            ((first, second), "octagon", 13))]
+        races = [
+            await open_race(workers, urls, rule_set, deal)
+            for urls, rule_set, deal in (
+                ((first, second), "four-corners", 11),
+                ((second, first), "cornerstones", 12),
+                ((first, second), "octagon", 13),
+            )
+        ]
         newcomer = await RaceClient.connect(workers.url, follow_reconnect_to=False)
         await newcomer.hello(name="Cy")
         async with racing(races):
@@ -173,8 +195,9 @@ async def test_redis_restarted_again_and_again_loses_no_acknowledged_move(
                 await asyncio.sleep(RACING_BETWEEN_S)
                 private_redis.kill()
                 await asyncio.sleep(DOWN_S)
-                health = get_json(workers.url.replace("ws://", "http://")
-                                  .replace("/ws", "/healthz"))
+                health = get_json(
+                    workers.url.replace("ws://", "http://").replace("/ws", "/healthz")
+                )
                 assert health[0] == 503 and isinstance(health[1], dict)
                 assert health[1].get("redis") == "down"
                 if restart == 0:  # a new room is refused, and the connection stays open
@@ -195,8 +218,11 @@ async def test_redis_restarted_again_and_again_loses_no_acknowledged_move(
             assert status == 200, record
 
     async with sessions() as session:
-        stored = (await session.execute(
-            select(MoveRow.race_id, MoveRow.player_id, MoveRow.index, MoveRow.text))).all()
+        stored = (
+            await session.execute(
+                select(MoveRow.race_id, MoveRow.player_id, MoveRow.index, MoveRow.text)
+            )
+        ).all()
     by_racer: dict[str, dict[int, str]] = {}
     for _race, player, index, text in stored:
         by_racer.setdefault(player, {})[index] = text
@@ -205,8 +231,8 @@ async def test_redis_restarted_again_and_again_loses_no_acknowledged_move(
             assert racer.client.player_id is not None
             kept = by_racer.get(racer.client.player_id, {})
             assert kept == {i: kept[i] for i in range(len(kept))}, "no gap in the stored moves"
-            missing = {index: text for index, text in racer.acked.items()
-                       if kept.get(index) != text}
+            missing = {
+                index: text for index, text in racer.acked.items() if kept.get(index) != text
+            }
             assert not missing, f"acknowledged but not stored as acknowledged: {missing}"
     assert sum(racer.reconnects for race in races for racer in race) > 0
-

@@ -7,15 +7,28 @@ from server.core.deadlines import HELLO_CLOSE, IDLE_CLOSE, Deadlines, Whereabout
 from server.settings import Settings
 from server.sweeper import deadlines
 
-RULES = deadlines(Settings(hello_deadline_s=5, idle_timeout_s=60, lobby_max_s=600,
-                           lobby_empty_s=120, countdown_s=3, max_race_s=3600))
+RULES = deadlines(
+    Settings(
+        hello_deadline_s=5,
+        idle_timeout_s=60,
+        lobby_max_s=600,
+        lobby_empty_s=120,
+        countdown_s=3,
+        max_race_s=3600,
+    )
+)
 
 
-def close(now: float, active: float = 0.0, said_hello: bool = True,
-          where: Whereabouts = Whereabouts.NO_ROOM) -> tuple[int, str] | None:
+def close(
+    now: float,
+    active: float = 0.0,
+    said_hello: bool = True,
+    where: Whereabouts = Whereabouts.NO_ROOM,
+) -> tuple[int, str] | None:
     """For a connection opened at 0 that last spoke at ``active``."""
-    return RULES.connection_close(said_hello=said_hello, since=0.0, active=active, where=where,
-                                  now=now)
+    return RULES.connection_close(
+        said_hello=said_hello, since=0.0, active=active, where=where, now=now
+    )
 
 
 def test_no_hello_in_time() -> None:
@@ -52,5 +65,9 @@ def test_a_lobby_expires_when_too_old_or_empty_too_long() -> None:
 
 def test_the_sweep_looks_often_enough() -> None:
     assert RULES.interval() == 1.0
-    assert Deadlines(hello_s=0.2, idle_s=60, lobby_empty_s=60, lobby_max_s=60,
-                     longest_room_s=60).interval() == 0.05
+    assert (
+        Deadlines(
+            hello_s=0.2, idle_s=60, lobby_empty_s=60, lobby_max_s=60, longest_room_s=60
+        ).interval()
+        == 0.05
+    )

@@ -60,8 +60,11 @@ def test_bad_limits_are_refused() -> None:
 
 def test_a_client_is_an_ipv4_address_or_an_ipv6_64() -> None:
     assert client_key("192.0.2.7") == "192.0.2.7"
-    assert client_key("2001:db8:1:2:aaaa::1") == client_key("2001:db8:1:2:ffff::9") == (
-        "2001:db8:1:2::/64")
+    assert (
+        client_key("2001:db8:1:2:aaaa::1")
+        == client_key("2001:db8:1:2:ffff::9")
+        == ("2001:db8:1:2::/64")
+    )
     assert client_key("2001:db8:1:3::1") != client_key("2001:db8:1:2::1")
     assert client_key("::ffff:192.0.2.7") == "192.0.2.7"
     assert client_key("fe80::1%eth0") == "fe80::/64"
@@ -70,7 +73,12 @@ def test_a_client_is_an_ipv4_address_or_an_ipv6_64() -> None:
 
 def test_retry_after_is_whole_seconds_and_at_least_one() -> None:
     assert [retry_after(wait) for wait in (0.001, 0.5, 1.0, 1.2, 30.0)] == [
-        "1", "1", "1", "2", "30"]
+        "1",
+        "1",
+        "1",
+        "2",
+        "30",
+    ]
 
 
 # -- the cache ----------------------------------------------------------------------------------
@@ -101,6 +109,7 @@ def test_an_answer_bigger_than_the_cache_is_not_kept_and_a_key_is_replaced() -> 
 
 
 # -- work under way per client (issue 23) ---------------------------------------------------------
+
 
 def test_work_under_way_is_bounded_per_client_and_in_all() -> None:
     work = InFlight(per_client=2, total=3)

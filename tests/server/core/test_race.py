@@ -31,8 +31,17 @@ SEED = 20261122
 
 def new_race(rule_set: str = "hidden-cards", **options: object) -> Race:
     settings: dict[str, object] = dict(
-        race_id="r1", code="ABCD1234", rule_set=rule_set, seed=SEED, algorithm=1,
-        deal_kind="secret", host_id="p1", host_name="Ann", seats_max=3, time_limit_s=None)
+        race_id="r1",
+        code="ABCD1234",
+        rule_set=rule_set,
+        seed=SEED,
+        algorithm=1,
+        deal_kind="secret",
+        host_id="p1",
+        host_name="Ann",
+        seats_max=3,
+        time_limit_s=None,
+    )
     settings.update(options)
     return Race(**settings)  # type: ignore[arg-type]
 
@@ -90,8 +99,7 @@ def test_room_events_are_numbered_and_only_the_latest_room_snapshot_is_kept() ->
     events = race.events.since(0)
     assert events is not None and [e.seq for e in events] == sorted(e.seq for e in events)
     rooms = [event for event in events if isinstance(event, RoomState)]
-    assert len(rooms) == 1 and rooms[0].seq == max(
-        e.seq for e in sent if isinstance(e, RoomState))
+    assert len(rooms) == 1 and rooms[0].seq == max(e.seq for e in sent if isinstance(e, RoomState))
     assert race.events.since(race.events.seq - 1) == events[-1:]
     assert race.events.since(race.events.seq) == []
 
@@ -106,7 +114,8 @@ def test_a_long_race_keeps_its_latest_events_and_a_late_comer_gets_the_room_afre
         race.move("p1", player.choose_in(game), T0 + 10 + number)
     events = race.events.since(race.events.seq - 5)
     assert events is not None and [e.seq for e in events] == list(
-        range(race.events.seq - 4, race.events.seq + 1))
+        range(race.events.seq - 4, race.events.seq + 1)
+    )
     assert all(isinstance(e, ProgressEvent) for e in events)
     assert race.events.since(race.events.seq - 9) is not None
     assert race.events.since(race.events.seq - 11) is None
@@ -184,9 +193,11 @@ def test_an_accepted_move_is_acknowledged_to_the_mover_and_progress_to_the_other
     assert progress.to is None and progress.message.player_id == "p1"
     assert progress.but == "p1", "the mover's reply says the same: no progress frame for them"
     assert ack.message.seq == progress.message.seq == race.events.seq
-    assert (ack.message.on_foundations, ack.message.moves) == (
-        progress.message.on_foundations, progress.message.moves) == (
-        game.progress().on_foundations, 1)
+    assert (
+        (ack.message.on_foundations, ack.message.moves)
+        == (progress.message.on_foundations, progress.message.moves)
+        == (game.progress().on_foundations, 1)
+    )
     assert "cards" not in progress.message.model_dump_json()
 
 
@@ -222,6 +233,7 @@ def _wins(rule_set: str, seed: int) -> bool:
     from engine.players import play_out
     from engine.registry import find_rule_set
     from engine.view import Status
+
     game = play_out(find_rule_set(rule_set)(seed), GreedyPlayer(random.Random(1)))
     return game.outcome().status is Status.WON
 
@@ -300,7 +312,8 @@ def test_the_move_that_ends_a_game_makes_one_progress_event_with_the_final_statu
     assert (progress.player_id, progress.status, progress.moves) == ("p2", "resigned", 1)
     sent = [o.message for o in out]
     assert [type(m) for m in sent] == [ProgressEvent, MoveAccepted, RaceFinished, RoomState], (
-        "the reply comes after the room event of the move, and before the race's end")
+        "the reply comes after the room event of the move, and before the race's end"
+    )
 
 
 def test_a_racer_who_leaves_the_race_shows_as_gone_from_then_on() -> None:
@@ -318,7 +331,8 @@ def test_a_racer_who_leaves_the_race_shows_as_gone_from_then_on() -> None:
 
     assert seat(room) == (False, "resigned")
     assert race.next_deadline() == start + race.idle_s, (
-        "no grace period runs for a racer who has left: only the others' idle while")
+        "no grace period runs for a racer who has left: only the others' idle while"
+    )
     race.resign("p1", start + 6)
     out = race.resign("p3", start + 7)
     (end,) = messages(out, RoomState)
@@ -350,7 +364,9 @@ def test_cards_the_deal_puts_home_count_for_a_racer_who_never_moves() -> None:
     out = race.move("p2", RESIGN, T0 + race.countdown_s + 9)
     (finished,) = messages(out, RaceFinished)
     assert [(entry.on_foundations, entry.reached_at_ms) for entry in finished.ranking] == [
-        (8, 0), (8, 0)]
+        (8, 0),
+        (8, 0),
+    ]
 
 
 def test_a_race_without_a_time_limit_still_ends_at_its_longest() -> None:
@@ -391,8 +407,7 @@ def test_a_racer_who_never_moves_is_finished_as_abandoned_and_the_others_race_on
     ann = race.racers["p1"]
     assert ann.finished and ann.status == "abandoned" and ann.finished_at == start + 600
     assert ann.game is not None and ann.game.outcome().status.value == "resigned"
-    assert [(p.player_id, p.status) for p in messages(out, ProgressEvent)] == [
-        ("p1", "abandoned")]
+    assert [(p.player_id, p.status) for p in messages(out, ProgressEvent)] == [("p1", "abandoned")]
     assert race.phase is Phase.RACING and not race.racers["p2"].finished
     # Bob's clock runs from his own last move: he is next, at 100 + 600.
     assert race.next_deadline() == start + 700
@@ -402,7 +417,10 @@ def test_a_racer_who_never_moves_is_finished_as_abandoned_and_the_others_race_on
     out = race.resign("p2", start + 800)
     (finished,) = messages(out, RaceFinished)
     assert {entry.player_id: entry.status for entry in finished.ranking} == {
-        "p1": "abandoned", "p2": "resigned", "p3": "resigned"}
+        "p1": "abandoned",
+        "p2": "resigned",
+        "p3": "resigned",
+    }
 
 
 def test_a_move_after_the_idle_while_before_the_timer_woke_is_refused_as_finished() -> None:
@@ -413,8 +431,7 @@ def test_a_move_after_the_idle_while_before_the_timer_woke_is_refused_as_finishe
     late = _same_moves(race.racers["p1"].game, 1)[0]
     out = race.move("p1", late, start + 601, request_id="m1")
     assert race.racers["p1"].status == "abandoned" and race.phase is Phase.RACING
-    assert [(p.player_id, p.status) for p in messages(out, ProgressEvent)] == [
-        ("p1", "abandoned")]
+    assert [(p.player_id, p.status) for p in messages(out, ProgressEvent)] == [("p1", "abandoned")]
     (refused,) = messages(out, ErrorMessage)
     assert (refused.id, refused.code) == ("m1", "finished")
     assert out[-1].to == "p1"
@@ -422,14 +439,26 @@ def test_a_move_after_the_idle_while_before_the_timer_woke_is_refused_as_finishe
 
 def test_a_restored_race_carries_each_racers_idle_while_on_from_their_stored_moves() -> None:
     settings: dict[str, object] = dict(
-        race_id="r1", code="ABCD1234", rule_set="octagon", seed=SEED, algorithm=1,
-        deal_kind="secret", host_id="p1", host_name="Ann", seats_max=3, time_limit_s=None,
-        idle_s=600)
+        race_id="r1",
+        code="ABCD1234",
+        rule_set="octagon",
+        seed=SEED,
+        algorithm=1,
+        deal_kind="secret",
+        host_id="p1",
+        host_name="Ann",
+        seats_max=3,
+        time_limit_s=None,
+        idle_s=600,
+    )
     first = _same_moves(new_race("octagon").game_type(SEED, 1, keep_opening=False), 1)[0]
     start = T0  # as app.restore_race sets it: the clock carries on from the last stored move
-    race = resume_race(started_at=start, racers=[
-        ("p1", "Ann", [(str(first), 100_000)]), ("p2", "Bob", [])], now=start + 100,
-        **settings)
+    race = resume_race(
+        started_at=start,
+        racers=[("p1", "Ann", [(str(first), 100_000)]), ("p2", "Bob", [])],
+        now=start + 100,
+        **settings,
+    )
     race.catch_up(start + 100)
     race.reconnect("p1", start + 100)
     race.reconnect("p2", start + 100)
@@ -440,25 +469,40 @@ def test_a_restored_race_carries_each_racers_idle_while_on_from_their_stored_mov
 
 
 @pytest.mark.parametrize("rule_set", ["four-corners", "octagon", "all-fours"])
-def test_a_restored_racers_next_move_sends_only_the_piles_that_move_changed(
-        rule_set: str) -> None:
+def test_a_restored_racers_next_move_sends_only_the_piles_that_move_changed(rule_set: str) -> None:
     """The stored moves are replayed; what they changed is not sent again with the next move
     (a racer who comes back gets their whole view)."""
     settings: dict[str, object] = dict(
-        race_id="r1", code="ABCD1234", rule_set=rule_set, seed=SEED, algorithm=1,
-        deal_kind="secret", host_id="p1", host_name="Ann", seats_max=2, time_limit_s=None)
-    stored, next_move = (lambda moves: (moves[:-1], moves[-1]))(_same_moves(
-        new_race(rule_set).game_type(SEED, 1, keep_opening=False), 6))
-    race = resume_race(started_at=T0, racers=[
-        ("p1", "Ann", [(str(move), 1000 * index) for index, move in enumerate(stored)])],
-        now=T0 + 10, **settings)
+        race_id="r1",
+        code="ABCD1234",
+        rule_set=rule_set,
+        seed=SEED,
+        algorithm=1,
+        deal_kind="secret",
+        host_id="p1",
+        host_name="Ann",
+        seats_max=2,
+        time_limit_s=None,
+    )
+    stored, next_move = (lambda moves: (moves[:-1], moves[-1]))(
+        _same_moves(new_race(rule_set).game_type(SEED, 1, keep_opening=False), 6)
+    )
+    race = resume_race(
+        started_at=T0,
+        racers=[("p1", "Ann", [(str(move), 1000 * index) for index, move in enumerate(stored)])],
+        now=T0 + 10,
+        **settings,
+    )
     race.catch_up(T0 + 10)
     game = race.racers["p1"].game
     assert game is not None
     before = game.table()
     (ack,) = messages(race.move("p1", next_move, T0 + 11), MoveAccepted)
-    expected = [pile_model(pile.seen()) for old, pile in zip(before, game.table(), strict=True)
-                if old != pile]
+    expected = [
+        pile_model(pile.seen())
+        for old, pile in zip(before, game.table(), strict=True)
+        if old != pile
+    ]
     assert ack.changed == expected and expected
 
 
@@ -469,8 +513,9 @@ def test_the_ratings_storing_the_result_made_reach_the_result_and_its_kept_event
     out = race.resign("p2", T0 + 2)
     (announced,) = messages(out, RaceFinished)
     assert all(entry.rating is None for entry in announced.ranking)
-    change = RatingChange(before=Rating(mu=25, sigma=25 / 3, ordinal=0),
-                          after=Rating(mu=25, sigma=8, ordinal=1))
+    change = RatingChange(
+        before=Rating(mu=25, sigma=25 / 3, ordinal=0), after=Rating(mu=25, sigma=8, ordinal=1)
+    )
     race.rate({"p1": change, "p2": change})
     resumed = [*race.catch_up_state(), *(race.events.since(0) or [])]
     for finished in (race.result, *[e for e in resumed if isinstance(e, RaceFinished)]):
@@ -497,7 +542,8 @@ def test_the_race_says_what_to_store_beside_what_it_says() -> None:
     move = game.legal_moves()[0]
     said = race.move("p1", move, start + 1.25)
     assert [(m.player_id, m.index, m.text, m.at_ms) for m in said.moves] == [
-        ("p1", 0, str(move), 1250)]
+        ("p1", 0, str(move), 1250)
+    ]
     assert said.began is None and said.ended is None
     assert race.move("p1", RESIGN, start + 2).ended is None  # Bob still racing
     ended = race.resign("p2", start + 3)
@@ -516,5 +562,7 @@ def test_moves_the_race_makes_itself_are_stored_too() -> None:
     start = T0 + race.countdown_s
     said = race.tick(start + 61)
     assert sorted((m.player_id, m.index, m.text, m.at_ms) for m in said.moves) == [
-        ("p1", 0, str(RESIGN), 60_000), ("p2", 0, str(RESIGN), 60_000)]
+        ("p1", 0, str(RESIGN), 60_000),
+        ("p2", 0, str(RESIGN), 60_000),
+    ]
     assert said.ended is not None

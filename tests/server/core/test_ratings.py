@@ -42,15 +42,26 @@ BETA, TAU = 25 / 6, 25 / 300
 DAY_S = 24 * HOUR_S
 
 
-def entry(player: str, status: str, time_ms: int, home: int,
-          reached_at_ms: int | None = None) -> RankEntry:
-    return RankEntry(rank=0, player_id=player, name=player, status=status, time_ms=time_ms,
-                     on_foundations=home, reached_at_ms=reached_at_ms, moves=10)
+def entry(
+    player: str, status: str, time_ms: int, home: int, reached_at_ms: int | None = None
+) -> RankEntry:
+    return RankEntry(
+        rank=0,
+        player_id=player,
+        name=player,
+        status=status,
+        time_ms=time_ms,
+        on_foundations=home,
+        reached_at_ms=reached_at_ms,
+        moves=10,
+    )
 
 
-RACE_1 = [entry("ann", "won", 90_000, 52, 90_000),
-          entry("bob", "lost", 120_000, 20, 60_000),
-          entry("cy", "resigned", 150_000, 20, 60_000)]
+RACE_1 = [
+    entry("ann", "won", 90_000, 52, 90_000),
+    entry("bob", "lost", 120_000, 20, 60_000),
+    entry("cy", "resigned", 150_000, 20, 60_000),
+]
 """Ann wins; Bob and Cy both got 20 cards home at 60 s: tied on every ranking term."""
 RACE_2 = [entry("bob", "won", 80_000, 52, 80_000), entry("ann", "timed_out", 600_000, 30, 1)]
 """Then Bob beats Ann."""
@@ -98,21 +109,22 @@ def two_racers_by_hand(winner: Rating, loser: Rating) -> tuple[Rating, Rating]:
     c = sqrt(w2 + l2 + 2 * BETA**2)
     ew, el = exp(winner.mu / c), exp(loser.mu / c)
     pw, pl = ew / (ew + el), el / (ew + el)
-    return (Rating(winner.mu + w2 / c * pl, sqrt(w2) * sqrt(1 - (sqrt(w2) / c) ** 3 * pw * pl)),
-            Rating(loser.mu - l2 / c * pl, sqrt(l2) * sqrt(1 - (sqrt(l2) / c) ** 3 * pw * pl)))
+    return (
+        Rating(winner.mu + w2 / c * pl, sqrt(w2) * sqrt(1 - (sqrt(w2) / c) ** 3 * pw * pl)),
+        Rating(loser.mu - l2 / c * pl, sqrt(l2) * sqrt(1 - (sqrt(l2) / c) ** 3 * pw * pl)),
+    )
 
 
 def close(found: Rating, expected: Rating) -> bool:
     return isclose(found.mu, expected.mu, abs_tol=1e-6) and isclose(
-        found.sigma, expected.sigma, abs_tol=1e-6)
+        found.sigma, expected.sigma, abs_tol=1e-6
+    )
 
 
 def test_three_new_racers_with_a_tie_rate_as_worked_by_hand() -> None:
     ann, bob = race_1_by_hand()
-    assert isclose(ann.mu, 27.869049, abs_tol=1e-6) and isclose(ann.sigma, 8.205243,
-                                                                 abs_tol=1e-6)
-    assert isclose(bob.mu, 23.565476, abs_tol=1e-6) and isclose(bob.sigma, 8.058224,
-                                                                 abs_tol=1e-6)
+    assert isclose(ann.mu, 27.869049, abs_tol=1e-6) and isclose(ann.sigma, 8.205243, abs_tol=1e-6)
+    assert isclose(bob.mu, 23.565476, abs_tol=1e-6) and isclose(bob.sigma, 8.058224, abs_tol=1e-6)
     after = rate(RACE_1, {})
     assert close(after["ann"], ann) and close(after["bob"], bob) and close(after["cy"], bob)
 
@@ -120,19 +132,22 @@ def test_three_new_racers_with_a_tie_rate_as_worked_by_hand() -> None:
 def test_a_second_race_starts_from_the_first_ones_ratings() -> None:
     first = rate(RACE_1, {})
     bob, ann = two_racers_by_hand(first["bob"], first["ann"])
-    assert isclose(bob.mu, 26.492745, abs_tol=1e-6) and isclose(bob.sigma, 7.817409,
-                                                                 abs_tol=1e-6)
-    assert isclose(ann.mu, 24.834002, abs_tol=1e-6) and isclose(ann.sigma, 7.946105,
-                                                                 abs_tol=1e-6)
+    assert isclose(bob.mu, 26.492745, abs_tol=1e-6) and isclose(bob.sigma, 7.817409, abs_tol=1e-6)
+    assert isclose(ann.mu, 24.834002, abs_tol=1e-6) and isclose(ann.sigma, 7.946105, abs_tol=1e-6)
     second = rate(RACE_2, first)
     assert close(second["bob"], bob) and close(second["ann"], ann)
 
 
 def test_ties_are_on_every_ranking_term_as_published() -> None:
     assert tied_ranks(RACE_1) == [1, 2, 2]
-    winners = [entry("a", "won", 1000, 52, 1000), entry("b", "won", 1000, 52, 1000),
-               entry("c", "won", 1001, 52, 1001), entry("d", "lost", 5000, 3, None),
-               entry("e", "abandoned", 9000, 3, None), entry("f", "lost", 9000, 3, 50)]
+    winners = [
+        entry("a", "won", 1000, 52, 1000),
+        entry("b", "won", 1000, 52, 1000),
+        entry("c", "won", 1001, 52, 1001),
+        entry("d", "lost", 5000, 3, None),
+        entry("e", "abandoned", 9000, 3, None),
+        entry("f", "lost", 9000, 3, 50),
+    ]
     assert tied_ranks(winners) == [1, 1, 3, 4, 4, 6]
 
 
@@ -145,23 +160,43 @@ def test_a_new_player_is_openskills_default_and_shown_by_ordinal() -> None:
 RULES = RatingRules(provisional_s=DAY_S, per_hour=3, longest_race_s=2 * HOUR_S)
 
 
-def racer(player: str, address: str = "", age_s: float = 2 * DAY_S,
-          recent: tuple[tuple[float, bool], ...] = ()) -> Candidate:
+def racer(
+    player: str,
+    address: str = "",
+    age_s: float = 2 * DAY_S,
+    recent: tuple[tuple[float, bool], ...] = (),
+) -> Candidate:
     return Candidate(player, address or f"10.0.0.{len(player)}{player[0]}", age_s, recent)
 
 
-@pytest.mark.parametrize(("deal_kind", "racers", "rated"), [
-    ("secret", 2, True), ("secret", 8, True), ("secret", 1, False),
-    ("number", 3, False), ("daily", 3, False)])
-def test_only_secret_deals_of_two_or_more_rate_anyone(deal_kind: str, racers: int,
-                                                      rated: bool) -> None:
+@pytest.mark.parametrize(
+    ("deal_kind", "racers", "rated"),
+    [
+        ("secret", 2, True),
+        ("secret", 8, True),
+        ("secret", 1, False),
+        ("number", 3, False),
+        ("daily", 3, False),
+    ],
+)
+def test_only_secret_deals_of_two_or_more_rate_anyone(
+    deal_kind: str, racers: int, rated: bool
+) -> None:
     made = roles(deal_kind, [racer(f"p{n}", f"10.0.0.{n}") for n in range(racers)], RULES)
     assert set(made.values()) == ({ESTABLISHED} if rated else {None})
 
 
 def test_racers_sharing_an_address_are_left_out_and_the_rest_rated() -> None:
-    made = roles("secret", [racer("ann", "10.0.0.1"), racer("bob", "10.0.0.1"),
-                            racer("cy", "10.0.0.2"), racer("di", "10.0.0.3")], RULES)
+    made = roles(
+        "secret",
+        [
+            racer("ann", "10.0.0.1"),
+            racer("bob", "10.0.0.1"),
+            racer("cy", "10.0.0.2"),
+            racer("di", "10.0.0.3"),
+        ],
+        RULES,
+    )
     assert made == {"ann": None, "bob": None, "cy": ESTABLISHED, "di": ESTABLISHED}
 
 
@@ -174,8 +209,16 @@ def test_one_rated_race_at_a_time_and_so_many_an_hour() -> None:
     under_way = ((600.0, True),)
     three_this_hour = ((100.0, False), (1000.0, False), (3000.0, False))
     two_this_hour = ((100.0, False), (1000.0, False), (3700.0, False))
-    made = roles("secret", [racer("ann", recent=under_way), racer("bob", recent=three_this_hour),
-                            racer("cy", recent=two_this_hour), racer("di")], RULES)
+    made = roles(
+        "secret",
+        [
+            racer("ann", recent=under_way),
+            racer("bob", recent=three_this_hour),
+            racer("cy", recent=two_this_hour),
+            racer("di"),
+        ],
+        RULES,
+    )
     assert made == {"ann": None, "bob": None, "cy": ESTABLISHED, "di": ESTABLISHED}
 
 
@@ -195,10 +238,10 @@ def test_a_racer_who_made_no_move_is_left_out_of_the_rating() -> None:
 
 def test_provisional_racers_alone_are_not_rated_but_with_an_established_one_are() -> None:
     ann, bob, cy = RACE_1
-    assert rated_ranking(RACE_1, {"ann": PROVISIONAL, "bob": PROVISIONAL,
-                                  "cy": PROVISIONAL}) == []
-    assert rated_ranking(RACE_1, {"ann": PROVISIONAL, "bob": PROVISIONAL,
-                                  "cy": ESTABLISHED}) == RACE_1
+    assert rated_ranking(RACE_1, {"ann": PROVISIONAL, "bob": PROVISIONAL, "cy": PROVISIONAL}) == []
+    assert (
+        rated_ranking(RACE_1, {"ann": PROVISIONAL, "bob": PROVISIONAL, "cy": ESTABLISHED}) == RACE_1
+    )
     assert rated_ranking(RACE_1, {"ann": None, "bob": ESTABLISHED, "cy": PROVISIONAL}) == [bob, cy]
     assert rated_ranking(RACE_1, {"ann": ESTABLISHED}) == []
 

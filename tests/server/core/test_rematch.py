@@ -36,15 +36,17 @@ def test_the_next_race_keeps_the_room_and_its_racers_not_ready_on_a_new_deal() -
     race = finished_race(time_limit_s=300, public=True, winnable=True)
     race.spectate("s1", most=1)
     last = race.events.seq
-    following, out = rematch(race, "p2", race_id="r2", seed=NEW_SEED, algorithm=1,
-                             winnable=False)
+    following, out = rematch(race, "p2", race_id="r2", seed=NEW_SEED, algorithm=1, winnable=False)
     (room,) = messages(out, RoomState)
     assert (following.race_id, following.code, following.phase) == ("r2", race.code, Phase.LOBBY)
     assert following.commitment == hashlib.sha256(str(NEW_SEED).encode()).hexdigest()
     assert room.seq == last + 1 == following.events.seq, "the room's numbering goes on"
     assert room.phase == "lobby" and room.commitment is None and room.public
     assert [(s.player_id, s.ready, s.status) for s in room.seats] == [
-        ("p1", False, "waiting"), ("p2", False, "waiting"), ("p3", False, "waiting")]
+        ("p1", False, "waiting"),
+        ("p2", False, "waiting"),
+        ("p3", False, "waiting"),
+    ]
     assert room.host == "p1" and room.spectators == 1 and room.time_limit_s == 300
     assert room.winnable is False and room.deal_number is None
     assert following.events.since(last) == [room]
@@ -54,8 +56,7 @@ def test_racers_gone_from_the_room_lose_their_seats_and_the_asker_may_become_hos
     race = finished_race()
     race.leave("p1", T0 + 20)  # the host leaves the finished room
     race.disconnect("p3", T0 + 20)  # and a racer's connection drops
-    following, out = rematch(race, "p2", race_id="r2", seed=NEW_SEED, algorithm=1,
-                             winnable=None)
+    following, out = rematch(race, "p2", race_id="r2", seed=NEW_SEED, algorithm=1, winnable=None)
     assert list(following.racers) == ["p2"] and following.host_id == "p2"
     following.join("p1", "Ann", T0 + 30)  # a free seat, like any other
     assert list(following.racers) == ["p2", "p1"]
@@ -119,15 +120,19 @@ async def race_to_the_end(*racers: RaceClient) -> RaceFinished:
 
 
 def room_seqs(frames: list[str]) -> list[int]:
-    return [frame["seq"] for frame in map(json.loads, frames)
-            if frame["type"] in ROOM_EVENTS and frame.get("id") is None]
+    return [
+        frame["seq"]
+        for frame in map(json.loads, frames)
+        if frame["type"] in ROOM_EVENTS and frame.get("id") is None
+    ]
 
 
 ROOM_EVENTS = {"room", "countdown", "race_started", "progress", "race_finished"}
 
 
 async def test_a_rematch_races_again_in_the_room_on_a_new_secret_deal(
-        server: Server, sessions: Sessions) -> None:
+    server: Server, sessions: Sessions
+) -> None:
     ann, bob = await server.client("Ann"), await server.client("Bob")
     cy = await RaceClient.connect(server.url, record=True)
     await cy.hello(name="Cy")
@@ -158,7 +163,8 @@ async def test_a_rematch_races_again_in_the_room_on_a_new_secret_deal(
         assert status == 200 and record["seed"] == result.seed
         assert record["commitment"] == hashlib.sha256(result.seed.encode()).hexdigest()
     assert [start.commitment for start in starts] == [
-        hashlib.sha256(str(result.seed).encode()).hexdigest() for result in (first, second)]
+        hashlib.sha256(str(result.seed).encode()).hexdigest() for result in (first, second)
+    ]
     async with sessions() as session:
         rows = (await session.scalars(select(RaceRow).where(RaceRow.code == room.code))).all()
     assert sorted(row.id for row in rows) == sorted([first.race_id, second.race_id])
@@ -168,7 +174,8 @@ async def test_a_rematch_races_again_in_the_room_on_a_new_secret_deal(
 
 
 async def test_a_rematch_on_a_chosen_deal_keeps_its_number_and_a_racer_gone_is_unseated(
-        server: Server) -> None:
+    server: Server,
+) -> None:
     (ann, bob), code = await race_of(server, "all-fours", ["Ann", "Bob"])
     await asyncio.gather(play_to_end(ann), play_to_end(bob))
     await ann.next_event(RaceFinished, timeout=20)

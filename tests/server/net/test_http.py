@@ -54,27 +54,31 @@ BAD_LEADERBOARD_QUERIES = [
 ]
 
 
-def http_request(server: Server, method: str, path: str,
-                 source: str | None = None) -> tuple[int, dict[str, str], bytes]:
+def http_request(
+    server: Server, method: str, path: str, source: str | None = None
+) -> tuple[int, dict[str, str], bytes]:
     """One request on its own connection, from ``source`` (another loopback address, to be
     another client) if given; every byte of the answer up to the server's end of file, so a
     body sent after a HEAD would show."""
     host, port = server.http.removeprefix("http://").split(":")
-    with socket.create_connection((host, int(port)), timeout=10,
-                                  source_address=None if source is None else (source, 0)) as s:
+    with socket.create_connection(
+        (host, int(port)), timeout=10, source_address=None if source is None else (source, 0)
+    ) as s:
         s.sendall(f"{method} {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
         data = b""
         while chunk := s.recv(65536):
             data += chunk
     head, _, body = data.partition(b"\r\n\r\n")
     status_line, *lines = head.decode("latin-1").split("\r\n")
-    headers = {name.lower(): value.strip()
-               for name, _, value in (line.partition(":") for line in lines)}
+    headers = {
+        name.lower(): value.strip() for name, _, value in (line.partition(":") for line in lines)
+    }
     return int(status_line.split()[1]), headers, body
 
 
-async def request(server: Server, method: str, path: str,
-                  source: str | None = None) -> tuple[int, dict[str, str], bytes]:
+async def request(
+    server: Server, method: str, path: str, source: str | None = None
+) -> tuple[int, dict[str, str], bytes]:
     return await asyncio.to_thread(http_request, server, method, path, source)
 
 
@@ -95,15 +99,28 @@ def second_address_works() -> bool:
 
 
 def tracebacks(log: pytest.LogCaptureFixture) -> list[str]:
-    return [record.getMessage() for record in log.records
-            if record.exc_info is not None or record.levelno >= logging.ERROR]
+    return [
+        record.getMessage()
+        for record in log.records
+        if record.exc_info is not None or record.levelno >= logging.ERROR
+    ]
 
 
 # -- methods --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", ["/api/games", "/healthz", "/", "/api/leaderboards/octagon",
-                                  "/api/races/nope", "/nothing", "/ws"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/games",
+        "/healthz",
+        "/",
+        "/api/leaderboards/octagon",
+        "/api/races/nope",
+        "/nothing",
+        "/ws",
+    ],
+)
 async def test_only_get_and_head_are_allowed(server: Server, path: str) -> None:
     for method in OTHER_METHODS:
         status, headers, body = await request(server, method, path)
@@ -115,8 +132,18 @@ async def test_only_get_and_head_are_allowed(server: Server, path: str) -> None:
         assert (status, headers.get("allow"), body) == (405, "GET", b"")
 
 
-@pytest.mark.parametrize("path", ["/api/games", "/healthz", "/", "/app.js",
-                                  "/api/leaderboards/octagon", "/api/races/nope", "/nothing"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/games",
+        "/healthz",
+        "/",
+        "/app.js",
+        "/api/leaderboards/octagon",
+        "/api/races/nope",
+        "/nothing",
+    ],
+)
 async def test_head_answers_as_get_without_the_body(server: Server, path: str) -> None:
     get_status, get_headers, get_body = await request(server, "GET", path)
     status, headers, body = await request(server, "HEAD", path)
@@ -142,9 +169,12 @@ async def test_the_limits_websockets_sets_are_as_documented(server: Server) -> N
 
     many = b"".join(b"X-%d: v\r\n" % number for number in range(129))
     assert (await asyncio.to_thread(send, b"GET / HTTP/1.1\r\n" + many + b"\r\n")).startswith(
-        b"HTTP/1.1 431 ")
-    assert await asyncio.to_thread(
-        send, b"POST /api/games HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}") == b""
+        b"HTTP/1.1 431 "
+    )
+    assert (
+        await asyncio.to_thread(send, b"POST /api/games HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}")
+        == b""
+    )
 
 
 # -- bad input --------------------------------------------------------------------------------
@@ -152,7 +182,8 @@ async def test_the_limits_websockets_sets_are_as_documented(server: Server) -> N
 
 @pytest.mark.parametrize(("query", "named"), BAD_LEADERBOARD_QUERIES)
 async def test_bad_leaderboard_parameters_are_a_400_naming_them(
-        server: Server, server_log: pytest.LogCaptureFixture, query: str, named: str) -> None:
+    server: Server, server_log: pytest.LogCaptureFixture, query: str, named: str
+) -> None:
     status, headers, body = await request(server, "GET", f"/api/leaderboards/octagon?{query}")
     assert status == 400, body
     assert headers["content-type"] == "application/json"
@@ -162,12 +193,16 @@ async def test_bad_leaderboard_parameters_are_a_400_naming_them(
 
 
 async def test_good_edge_values_are_still_accepted(server: Server) -> None:
-    for query in ["board=deal&deal=18446744073709551615", "board=deal&deal=0",
-                  "board=daily&day=2024-02-29", "limit=100", "player=someone"]:
+    for query in [
+        "board=deal&deal=18446744073709551615",
+        "board=deal&deal=0",
+        "board=daily&day=2024-02-29",
+        "limit=100",
+        "player=someone",
+    ]:
         status, _, body = await request(server, "GET", f"/api/leaderboards/octagon?{query}")
         assert status == 200, (query, body)
-    status, _, body = await request(server, "GET",
-                                    "/api/leaderboards/octagon?board=deal&deal=007")
+    status, _, body = await request(server, "GET", "/api/leaderboards/octagon?board=deal&deal=007")
     assert json.loads(body)["deal"] == "7"
 
 
@@ -193,41 +228,62 @@ its deal number, docs/deals.md); digits alone past 2^64-1, however many, are no 
 
 @pytest.mark.parametrize(("number", "reason"), NO_DEAL_NUMBERS)
 async def test_what_is_no_deal_number_is_refused_saying_why_everywhere(
-        server: Server, number: str, reason: str) -> None:
+    server: Server, number: str, reason: str
+) -> None:
     async with connect(server.url) as ws:
         await ws.send(json.dumps({"type": "hello", "name": "Ann"}))
         assert json.loads(await ws.recv())["type"] == "welcome"
-        for asked in ({"type": "create_room", "rule_set": "octagon",
-                       "deal": {"kind": "number", "number": number}},
-                      {"type": "leaderboard", "rule_set": "octagon", "board": "deal",
-                       "deal": number}):
+        for asked in (
+            {
+                "type": "create_room",
+                "rule_set": "octagon",
+                "deal": {"kind": "number", "number": number},
+            },
+            {"type": "leaderboard", "rule_set": "octagon", "board": "deal", "deal": number},
+        ):
             await ws.send(json.dumps(asked))
             reply = json.loads(await asyncio.wait_for(ws.recv(), 10))
             assert (reply["type"], reply["code"]) == ("error", "invalid_message"), reply
             assert reason in reply["message"], reply
     status, _, body = await request(
-        server, "GET", f"/api/leaderboards/octagon?board=deal&deal={quote(number)}")
+        server, "GET", f"/api/leaderboards/octagon?board=deal&deal={quote(number)}"
+    )
     assert status == 400 and reason in json.loads(body)["message"], body
 
 
 async def test_bad_leaderboard_requests_over_the_websocket_are_invalid_messages(
-        server: Server, server_log: pytest.LogCaptureFixture) -> None:
+    server: Server, server_log: pytest.LogCaptureFixture
+) -> None:
     async with connect(server.url) as ws:
         await ws.send(json.dumps({"type": "hello", "name": "Ann"}))
         assert json.loads(await ws.recv())["type"] == "welcome"
         for number, fields in enumerate(WEBSOCKET_BAD_LEADERBOARDS):
-            await ws.send(json.dumps({"type": "leaderboard", "id": str(number),
-                                      "rule_set": "octagon", **fields}))
+            await ws.send(
+                json.dumps(
+                    {"type": "leaderboard", "id": str(number), "rule_set": "octagon", **fields}
+                )
+            )
             reply = json.loads(await asyncio.wait_for(ws.recv(), 10))
             assert (reply["type"], reply["id"], reply["code"]) == (
-                "error", str(number), "invalid_message"), (fields, reply)
+                "error",
+                str(number),
+                "invalid_message",
+            ), (fields, reply)
             assert next(iter(fields.keys() - {"board"})) in reply["message"]
         await ws.send(json.dumps({"type": "leaderboard", "id": "chess", "rule_set": "chess"}))
         reply = json.loads(await asyncio.wait_for(ws.recv(), 10))
-        assert (reply["type"], reply["id"], reply["code"]) == ("error", "chess",
-                                                               "unknown_rule_set")
-        await ws.send(json.dumps({"type": "leaderboard", "id": "ok", "rule_set": "octagon",
-                                  "board": "deal", "deal": "18446744073709551615"}))
+        assert (reply["type"], reply["id"], reply["code"]) == ("error", "chess", "unknown_rule_set")
+        await ws.send(
+            json.dumps(
+                {
+                    "type": "leaderboard",
+                    "id": "ok",
+                    "rule_set": "octagon",
+                    "board": "deal",
+                    "deal": "18446744073709551615",
+                }
+            )
+        )
         reply = json.loads(await asyncio.wait_for(ws.recv(), 10))
         assert (reply["type"], reply["id"]) == ("leaderboard", "ok")
     assert tracebacks(server_log) == []
@@ -235,7 +291,8 @@ async def test_bad_leaderboard_requests_over_the_websocket_are_invalid_messages(
 
 @pytest.mark.parametrize("race_id", ["\x00", "a\x00b", "%00", "x" * 200])
 async def test_a_race_id_that_no_race_can_have_is_a_404(
-        server: Server, server_log: pytest.LogCaptureFixture, race_id: str) -> None:
+    server: Server, server_log: pytest.LogCaptureFixture, race_id: str
+) -> None:
     """Sent as it is, not percent-encoded: the path is not decoded, and PostgreSQL refuses a NUL
     in text (a 500 before)."""
     for path in [f"/api/races/{race_id}", f"/api/races/{race_id}/replay?player=someone"]:
@@ -248,14 +305,20 @@ async def test_a_race_id_that_no_race_can_have_is_a_404(
 
 
 async def test_a_flood_from_one_address_gets_429_with_retry_after(
-        sessions: Sessions, database_url: str) -> None:
-    running = await start_server(make_settings(database_url, http_rate_per_s=0.01,
-                                               http_rate_burst=3))
+    sessions: Sessions, database_url: str
+) -> None:
+    running = await start_server(
+        make_settings(database_url, http_rate_per_s=0.01, http_rate_burst=3)
+    )
     try:
         answers = [await request(running, "GET", "/api/games") for _ in range(3)]
         assert [status for status, _, _ in answers] == [200, 200, 200]
-        for path in ["/api/games", "/api/leaderboards/octagon", "/api/races/nope/replay",
-                     "/api/nothing"]:
+        for path in [
+            "/api/games",
+            "/api/leaderboards/octagon",
+            "/api/races/nope/replay",
+            "/api/nothing",
+        ]:
             status, headers, body = await request(running, "GET", path)
             assert status == 429, path
             assert 1 <= int(headers["retry-after"]) <= 100
@@ -287,7 +350,8 @@ class Counted:
 
 
 async def test_a_finished_race_is_replayed_once_then_answered_from_the_cache(
-        server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (ann, bob), _ = await race_of(server, "all-fours", ["Ann", "Bob"])
     await play_to_end(ann)
     await bob.next_event(YourView)
@@ -311,13 +375,15 @@ async def test_a_finished_race_is_replayed_once_then_answered_from_the_cache(
     assert status == 200 and json.loads(record)["seed"] == str(finished.seed)
     assert records.calls == 1  # the record came with the first replay, revealed: kept
     status, _, other = await request(
-        server, "GET", f"/api/races/{finished.race_id}/replay?player={bob.player_id}")
+        server, "GET", f"/api/races/{finished.race_id}/replay?player={bob.player_id}"
+    )
     assert status == 200 and json.loads(other)["player_id"] == bob.player_id
     assert (records.calls, replays.calls) == (1, 2)
 
 
 async def test_a_daily_race_is_not_cached_while_its_seed_is_secret(
-        server: Server, sessions: Sessions, monkeypatch: pytest.MonkeyPatch) -> None:
+    server: Server, sessions: Sessions, monkeypatch: pytest.MonkeyPatch
+) -> None:
     ann = await server.client("Ann")
     await ann.daily("octagon")
     await ann.resign()
@@ -331,14 +397,18 @@ async def test_a_daily_race_is_not_cached_while_its_seed_is_secret(
         record = json.loads(body)
         assert status == 200 and record["seed"] is None and record["logs"] is None
         status, _, _ = await request(
-            server, "GET", f"/api/races/{daily.race_id}/replay?player={ann.player_id}")
+            server, "GET", f"/api/races/{daily.race_id}/replay?player={ann.player_id}"
+        )
         assert status == 403
     assert records.calls == 4
 
     # The day is over (moved back a day rather than waiting for midnight): revealed, then kept.
     async with sessions.begin() as session:
-        await session.execute(update(RaceRow).where(RaceRow.id == daily.race_id)
-                              .values(daily_day=datetime.now(UTC).date() - timedelta(days=1)))
+        await session.execute(
+            update(RaceRow)
+            .where(RaceRow.id == daily.race_id)
+            .values(daily_day=datetime.now(UTC).date() - timedelta(days=1))
+        )
     for _ in range(2):
         status, _, body = await request(server, "GET", f"/api/races/{daily.race_id}")
         record = json.loads(body)
@@ -347,9 +417,11 @@ async def test_a_daily_race_is_not_cached_while_its_seed_is_secret(
 
 
 async def test_requests_and_connections_make_no_line_in_the_log_but_at_debug(
-        server: Server, caplog: pytest.LogCaptureFixture) -> None:
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
     """websockets says "connection open" and "connection closed" for each (and a line for each
     HTTP answer): at DEBUG only, or a busy server's log is nothing else."""
+
     async def requests() -> None:
         for path in ("/healthz", "/api/games", "/"):
             await request(server, "GET", path)
@@ -359,10 +431,14 @@ async def test_requests_and_connections_make_no_line_in_the_log_but_at_debug(
 
     with caplog.at_level(logging.INFO):
         await requests()
-        assert [record.getMessage() for record in caplog.records
-                if record.name.startswith("websockets")] == []
+        assert [
+            record.getMessage() for record in caplog.records if record.name.startswith("websockets")
+        ] == []
     with caplog.at_level(logging.DEBUG, logger="websockets.server"):
         await requests()
-        said = {record.getMessage() for record in caplog.records
-                if record.name == "websockets.server" and record.levelno == logging.DEBUG}
+        said = {
+            record.getMessage()
+            for record in caplog.records
+            if record.name == "websockets.server" and record.levelno == logging.DEBUG
+        }
         assert {"connection open", "connection closed"} <= said, said

@@ -14,9 +14,12 @@ from tests.server.test_server import Server
 
 
 def test_markup_in_the_text_is_shown_as_text_and_no_script_link_is_made() -> None:
-    html = page("<b>Title</b>", "# Rules <script>alert(1)</script>\n\n"
-                "[click](javascript:alert(2)) and <img src=x onerror=alert(3)>\n\n"
-                "| a | b |\n| --- | --- |\n| `x<y` | **z** |\n")
+    html = page(
+        "<b>Title</b>",
+        "# Rules <script>alert(1)</script>\n\n"
+        "[click](javascript:alert(2)) and <img src=x onerror=alert(3)>\n\n"
+        "| a | b |\n| --- | --- |\n| `x<y` | **z** |\n",
+    )
     assert "<script>" not in html and "<img" not in html and "<b>Title" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert 'href="javascript:' not in html
@@ -48,4 +51,5 @@ async def test_the_server_serves_the_pages_and_lists_them_with_the_games(server:
         assert (await asyncio.to_thread(fetch, unknown))[0] == 404
     _, games = await server.http_get("/api/games")
     assert {game["name"]: game["rules_url"] for game in games} == {
-        name: f"/rules/{name}" for name in RULE_SET_NAMES}
+        name: f"/rules/{name}" for name in RULE_SET_NAMES
+    }

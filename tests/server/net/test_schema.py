@@ -31,7 +31,8 @@ from wire.protocol import (
 
 def test_published_schema_is_current() -> None:
     assert SCHEMA_PATH.read_text(encoding="utf-8") == render(), (
-        "docs/protocol.schema.json is stale: run python -m server.net.schema")
+        "docs/protocol.schema.json is stale: run python -m server.net.schema"
+    )
 
 
 def test_schema_names_every_message_type() -> None:
@@ -44,8 +45,9 @@ def test_schema_names_every_message_type() -> None:
 
 def status_enum(model: str) -> set[str]:
     status = protocol_schema()["$defs"][model]["properties"]["status"]
-    enum = status.get("enum") or next(option["enum"] for option in status["anyOf"]
-                                      if "enum" in option)
+    enum = status.get("enum") or next(
+        option["enum"] for option in status["anyOf"] if "enum" in option
+    )
     return set(enum)
 
 
@@ -58,9 +60,18 @@ T0 = 1_000_000.0
 
 
 def new_race(seed: int, time_limit_s: int | None) -> Race:
-    return Race(race_id="r1", code="ABCD1234", rule_set="all-fours", seed=seed, algorithm=1,
-                deal_kind="number", host_id="p1", host_name="Ann", seats_max=3,
-                time_limit_s=time_limit_s)
+    return Race(
+        race_id="r1",
+        code="ABCD1234",
+        rule_set="all-fours",
+        seed=seed,
+        algorithm=1,
+        deal_kind="number",
+        host_id="p1",
+        host_name="Ann",
+        seats_max=3,
+        time_limit_s=time_limit_s,
+    )
 
 
 def seed_where(rule_set: str, *, won: bool) -> int:
@@ -133,7 +144,6 @@ def test_the_schema_lists_every_status_word_a_race_gives_and_no_other() -> None:
     assert seen.games == status_enum("ViewModel")
 
 
-
 ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -141,8 +151,12 @@ def documented_error_codes() -> set[str]:
     """The codes in the first column of docs/protocol.md's error code table."""
     text = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
     table = text.split("\n## Error codes\n", 1)[1].split("\n## ", 1)[0]
-    return {code for line in table.splitlines() if line.startswith("| `")
-            for code in re.findall(r"`([a-z_]+)`", line.split("|")[1])}
+    return {
+        code
+        for line in table.splitlines()
+        if line.startswith("| `")
+        for code in re.findall(r"`([a-z_]+)`", line.split("|")[1])
+    }
 
 
 def test_the_error_codes_are_one_list_the_schema_and_the_doc_give_whole() -> None:
@@ -165,16 +179,25 @@ def test_the_server_refuses_only_with_a_code_of_the_list() -> None:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Call):
                 continue
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(
-                node.func, "id", None)
-            codes = [keyword.value for keyword in node.keywords if keyword.arg == "code"
-                     and name in {*REFUSERS, "ErrorMessage"}]
+            name = (
+                node.func.attr
+                if isinstance(node.func, ast.Attribute)
+                else getattr(node.func, "id", None)
+            )
+            codes = [
+                keyword.value
+                for keyword in node.keywords
+                if keyword.arg == "code" and name in {*REFUSERS, "ErrorMessage"}
+            ]
             if name in REFUSERS and len(node.args) > REFUSERS[name]:
                 codes.append(node.args[REFUSERS[name]])
             for code in codes:
                 if isinstance(code, ast.Constant):
                     bare.append(f"{path.name}:{node.lineno}: {code.value!r}")
-                elif isinstance(code, ast.Attribute) and isinstance(code.value, ast.Name) and (
-                        code.value.id == "ErrorCode"):
+                elif (
+                    isinstance(code, ast.Attribute)
+                    and isinstance(code.value, ast.Name)
+                    and (code.value.id == "ErrorCode")
+                ):
                     assert code.attr in ErrorCode.__members__, f"{path.name}:{node.lineno}"
     assert not bare, "codes given as bare strings, not ErrorCode members: " + ", ".join(bare)

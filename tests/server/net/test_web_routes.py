@@ -23,7 +23,6 @@ from wire.protocol import MoveAccepted, RaceFinished, YourView
 Sessions = async_sessionmaker[AsyncSession]
 
 
-
 def raw_get(server: Server, path: str) -> tuple[int, str, bytes]:
     """GET the path exactly as written (urllib would normalise ``..`` away)."""
     host, port = server.http.removeprefix("http://").split(":")
@@ -43,17 +42,30 @@ async def test_the_page_and_its_files_are_served_with_their_types(server: Server
     status, kind, body = await asyncio.to_thread(raw_get, server, "/")
     assert status == 200 and kind.startswith("text/html")
     assert b'<script type="module" src="/app.js">' in body
-    for path, expected in [("/app.js", "text/javascript"), ("/board.js", "text/javascript"),
-                           ("/style.css", "text/css"), ("/index.html", "text/html")]:
+    for path, expected in [
+        ("/app.js", "text/javascript"),
+        ("/board.js", "text/javascript"),
+        ("/style.css", "text/css"),
+        ("/index.html", "text/html"),
+    ]:
         status, kind, _ = await asyncio.to_thread(raw_get, server, path)
         assert (status, kind.split(";")[0]) == (200, expected), path
 
 
 async def test_unknown_files_and_paths_out_of_the_web_directory_are_not_found(
-        server: Server) -> None:
-    for path in ["/nothing.js", "/../pyproject.toml", "/%2e%2e/pyproject.toml",
-                 "/..%2f..%2fpyproject.toml", "/%2fetc%2fpasswd", "/.hidden", "/web/app.js",
-                 "/app.js%00.css", "/..\\pyproject.toml"]:
+    server: Server,
+) -> None:
+    for path in [
+        "/nothing.js",
+        "/../pyproject.toml",
+        "/%2e%2e/pyproject.toml",
+        "/..%2f..%2fpyproject.toml",
+        "/%2fetc%2fpasswd",
+        "/.hidden",
+        "/web/app.js",
+        "/app.js%00.css",
+        "/..\\pyproject.toml",
+    ]:
         status, kind, _ = await asyncio.to_thread(raw_get, server, path)
         assert (status, kind) == (404, "application/json"), path
     status, _, body = await asyncio.to_thread(raw_get, server, "/api/nothing")
@@ -84,10 +96,14 @@ async def test_a_finished_race_replays_move_by_move_for_each_racer(server: Serve
     finished = await ann.next_event(RaceFinished)
 
     status, replay = await server.http_get(
-        f"/api/races/{finished.race_id}/replay?player={ann.player_id}")
+        f"/api/races/{finished.race_id}/replay?player={ann.player_id}"
+    )
     assert status == 200
     assert (replay["rule_set"], replay["player_id"], replay["name"]) == (
-        "all-fours", ann.player_id, "Ann")
+        "all-fours",
+        ann.player_id,
+        "Ann",
+    )
     steps = replay["steps"]
     assert steps[0]["move"] is None and steps[0]["view"] == opening.model_dump(mode="json")
     assert [step["view"]["moves"] for step in steps] == list(range(len(steps)))
@@ -97,13 +113,15 @@ async def test_a_finished_race_replays_move_by_move_for_each_racer(server: Serve
     assert all(step["time_ms"] >= 0 for step in steps)
 
     status, replay = await server.http_get(
-        f"/api/races/{finished.race_id}/replay?player={bob.player_id}")
+        f"/api/races/{finished.race_id}/replay?player={bob.player_id}"
+    )
     assert status == 200 and [step["move"] for step in replay["steps"]] == [None, "resign"]
     assert replay["steps"][-1]["view"]["status"] == "resigned"
 
 
 async def test_no_replay_before_the_end_nor_of_a_secret_daily_nor_of_nobody(
-        server: Server, sessions: Sessions) -> None:
+    server: Server, sessions: Sessions
+) -> None:
     (ann, bob), code = await race_of(server, "hidden-cards", ["Ann", "Bob"])
     await ann.next_event(YourView)
     async with sessions() as session:
@@ -126,5 +144,6 @@ async def test_no_replay_before_the_end_nor_of_a_secret_daily_nor_of_nobody(
     await ann.resign()
     daily = await ann.next_event(RaceFinished)
     status, body = await server.http_get(
-        f"/api/races/{daily.race_id}/replay?player={ann.player_id}")
+        f"/api/races/{daily.race_id}/replay?player={ann.player_id}"
+    )
     assert status == 403 and "secret" in body["message"]

@@ -25,11 +25,13 @@ def room_event_seqs_in_order(frames: list[dict[str, Any]]) -> list[int]:
         if frame["type"] == "resumed":
             handed = [event["seq"] for event in frame["missed"]]
             assert handed == sorted(set(handed)) and all(seq > seqs[-1] for seq in handed), (
-                f"resumed with {handed} after {seqs}")
+                f"resumed with {handed} after {seqs}"
+            )
             seqs += handed
         elif "seq" in frame and (frame.get("id") is None or frame["type"] == "move_ok"):
             assert not seqs or frame["seq"] == seqs[-1] + 1, (
-                f"room event {frame['seq']} came after {seqs}")
+                f"room event {frame['seq']} came after {seqs}"
+            )
             seqs.append(frame["seq"])
     return seqs
 
@@ -50,9 +52,11 @@ async def progress_of(client: RaceClient, player_id: str | None, moves: int) -> 
 
 
 async def test_room_events_keep_their_order_while_a_move_waits_for_a_slow_commit(
-        server: Server, database_url: str) -> None:
-    ann, bob, cy, wes = [await recording_client(server, name)
-                         for name in ("Ann", "Bob", "Cy", "Wes")]
+    server: Server, database_url: str
+) -> None:
+    ann, bob, cy, wes = [
+        await recording_client(server, name) for name in ("Ann", "Bob", "Cy", "Wes")
+    ]
     racers = (ann, bob, cy)
     room = await ann.create_room("octagon", seats=3, deal="number", number=DEAL)
     for client in (bob, cy):
@@ -79,8 +83,11 @@ async def test_room_events_keep_their_order_while_a_move_waits_for_a_slow_commit
     for client in (bob, cy, wes):
         await progress_of(client, ann.player_id, ack.moves)
 
-    moved_first = max(frame["seq"] for frame in frames_of(bob) if frame["type"] == "progress"
-                      and frame["moves"] == 1)
+    moved_first = max(
+        frame["seq"]
+        for frame in frames_of(bob)
+        if frame["type"] == "progress" and frame["moves"] == 1
+    )
     watching = await wes_in
     assert moved_first <= watching.seq, "the moves were accepted before Wes came"
     for client in (ann, bob, cy):
@@ -88,12 +95,13 @@ async def test_room_events_keep_their_order_while_a_move_waits_for_a_slow_commit
     # A spectator coming is no room event: Wes's reply shows the room as of the latest event,
     # and every event after it is newer.
     wes_frames = frames_of(wes)
-    (reply_at,) = [i for i, f in enumerate(wes_frames) if f.get("id") is not None
-                   and f["type"] == "room"]
-    later = [f["seq"] for f in wes_frames[reply_at + 1:] if f.get("id") is None and "seq" in f]
+    (reply_at,) = [
+        i for i, f in enumerate(wes_frames) if f.get("id") is not None and f["type"] == "room"
+    ]
+    later = [f["seq"] for f in wes_frames[reply_at + 1 :] if f.get("id") is None and "seq" in f]
     assert later and min(later) > watching.seq, "the reply to spectate overtook an event"
     ann_frames = [f for f in frames_of(ann) if f["type"] in ("progress", "move_ok")]
     assert ann_frames[-1]["type"] == "move_ok" and ann_frames[-1]["seq"] == max(
-        frame["seq"] for frame in frames_of(bob) if frame["type"] == "progress"), (
-        "Ann's reply stands for the progress event the others got")
+        frame["seq"] for frame in frames_of(bob) if frame["type"] == "progress"
+    ), "Ann's reply stands for the progress event the others got"
     assert all(f["player_id"] != ann.player_id for f in ann_frames if f["type"] == "progress")

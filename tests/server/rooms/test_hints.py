@@ -59,7 +59,8 @@ async def practice(client: RaceClient, number: int) -> list[str]:
 
 
 async def test_a_hint_when_practising_alone_is_a_legal_move_on_a_winning_line(
-        server: Server) -> None:
+    server: Server,
+) -> None:
     ann = await server.client("Ann")
     legal = await practice(ann, WON)
     given = await ann.hint()
@@ -84,7 +85,8 @@ async def test_a_hint_on_a_lost_deal_says_no_win_is_possible(server: Server) -> 
 
 
 async def test_a_players_hints_past_the_limit_are_refused_over_the_connection(
-        sessions: Sessions, database_url: str) -> None:
+    sessions: Sessions, database_url: str
+) -> None:
     """Over a live connection: past ``hints_per_player_per_min`` a hint is ``rate_limited``, and
     the connection, the race and the moves go on."""
     # A burst of one, and the next hint allowed 100 minutes later: however slowly a loaded
@@ -134,9 +136,18 @@ async def test_hints_are_refused_on_the_daily_deal_and_on_a_secret_deal(server: 
 
 
 def test_the_rule_before_the_start_and_for_someone_not_racing() -> None:
-    race = Race(race_id="r", code="ABCD", rule_set=RULE_SET, seed=WON, algorithm=1,
-                deal_kind="number", host_id="ann", host_name="Ann", seats_max=2,
-                time_limit_s=None)
+    race = Race(
+        race_id="r",
+        code="ABCD",
+        rule_set=RULE_SET,
+        seed=WON,
+        algorithm=1,
+        deal_kind="number",
+        host_id="ann",
+        host_name="Ann",
+        seats_max=2,
+        time_limit_s=None,
+    )
     before = refusal(race, "ann")
     assert before is not None and before.code == "not_racing"
     stranger = refusal(race, "bob")
@@ -167,7 +178,8 @@ async def searching_server(sessions: Sessions, database_url: str) -> AsyncIterat
 
 @pytest.mark.parametrize(("seed", "winnable"), [(3, True), (1, False)])
 async def test_after_a_race_its_record_says_whether_the_deal_was_winnable(
-        searching_server: Server, seed: int, winnable: bool) -> None:
+    searching_server: Server, seed: int, winnable: bool
+) -> None:
     server = searching_server
     ann, bob = await server.client("Ann"), await server.client("Bob")
     room = await ann.create_room("all-fours", deal="number", number=seed)
@@ -194,13 +206,24 @@ async def test_after_a_race_its_record_says_whether_the_deal_was_winnable(
 
 
 async def test_a_players_hints_are_rate_limited_and_the_solver_runs_in_another_process(
-        sessions: Sessions) -> None:
+    sessions: Sessions,
+) -> None:
     """...of lower priority than the server's (``solver_process.NICENESS``)."""
     settings = Settings(hints_per_player_per_min=4, hint_budget_s=0.5)  # bursts of one
     pool = SolverPool(settings, cast(Writer, None), sessions)  # (a hint writes nothing)
-    race = Race(race_id="r", code="ABCD", rule_set=RULE_SET, seed=WON, algorithm=1,
-                deal_kind="number", host_id="ann", host_name="Ann", seats_max=2,
-                time_limit_s=None, countdown_s=0)
+    race = Race(
+        race_id="r",
+        code="ABCD",
+        rule_set=RULE_SET,
+        seed=WON,
+        algorithm=1,
+        deal_kind="number",
+        host_id="ann",
+        host_name="Ann",
+        seats_max=2,
+        time_limit_s=None,
+        countdown_s=0,
+    )
     race.start("ann", 0.0)
     try:
         given = await pool.hint(race, "ann", "127.0.0.1", "h", 1.0)
@@ -217,16 +240,23 @@ async def test_a_players_hints_are_rate_limited_and_the_solver_runs_in_another_p
 
 def test_a_solver_process_ends_when_its_server_is_killed() -> None:
     """A server killed with -9 cannot stop its solver processes: they end by themselves."""
-    script = ("import os, sys; from server.rooms.solver import SolverPool; "
-              "from server.settings import Settings; import asyncio\n"
-              "async def main():\n"
-              "    pool = SolverPool(Settings(), None, None)\n"
-              "    print(await pool.hints.run(os.getpid, within_s=30), flush=True)\n"
-              "    os.kill(os.getpid(), 9)\n"
-              "if __name__ == '__main__':\n"
-              "    asyncio.run(main())\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=60, cwd=Path(__file__).resolve().parents[3])
+    script = (
+        "import os, sys; from server.rooms.solver import SolverPool; "
+        "from server.settings import Settings; import asyncio\n"
+        "async def main():\n"
+        "    pool = SolverPool(Settings(), None, None)\n"
+        "    print(await pool.hints.run(os.getpid, within_s=30), flush=True)\n"
+        "    os.kill(os.getpid(), 9)\n"
+        "if __name__ == '__main__':\n"
+        "    asyncio.run(main())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[3],
+    )
     child = int(done.stdout.strip())
     for _ in range(50):
         if not Path(f"/proc/{child}").exists():
@@ -243,7 +273,8 @@ LONGEST_FLOOD_S = 120.0
 
 
 async def test_an_honest_hint_is_answered_while_one_address_floods_the_solver(
-        database_url: str) -> None:
+    database_url: str,
+) -> None:
     """Ten identities of one address (``tests.server.attacks.solver_flood``): four finish races
     alone as fast as they can, each deal a 10 s search for the solver, and six ask for hints as
     fast as they are answered. An honest player of another address, practising alone, gets
@@ -252,12 +283,19 @@ async def test_an_honest_hint_is_answered_while_one_address_floods_the_solver(
     running = await start_server(make_settings(database_url, verdict_budget_s=10.0))
     loop = asyncio.get_running_loop()
     try:
-        with (ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as child,
-              multiprocessing.Manager() as manager):
+        with (
+            ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as child,
+            multiprocessing.Manager() as manager,
+        ):
             stop = manager.Event()
-            flooding = loop.run_in_executor(child, run_attack, "solver-flood",
-                                            Target(running.url, running.http, "", ()),
-                                            LONGEST_FLOOD_S, stop)
+            flooding = loop.run_in_executor(
+                child,
+                run_attack,
+                "solver-flood",
+                Target(running.url, running.http, "", ()),
+                LONGEST_FLOOD_S,
+                stop,
+            )
             await asyncio.sleep(FLOOD_HEAD_START_S)
             honest = await RaceClient.connect(running.url, local_addr=(HONEST_ADDRESS, 0))
             await honest.hello(name="Honest")
@@ -286,10 +324,10 @@ async def test_solver_processes_start_warm_and_start_again_when_one_dies() -> No
     processes = SolverProcesses("hints", 2, NICENESS)
     try:
         await processes.start()
-        assert processes.health() == {"processes": 2, "warm": True, "searching": 0,
-                                      "restarts": 0}
-        pids = set(await asyncio.gather(*(processes.run(pid_after, 0.3, within_s=30)
-                                          for _ in range(2))))
+        assert processes.health() == {"processes": 2, "warm": True, "searching": 0, "restarts": 0}
+        pids = set(
+            await asyncio.gather(*(processes.run(pid_after, 0.3, within_s=30) for _ in range(2)))
+        )
         assert len(pids) == 2, "each process took a part"
         searching = asyncio.create_task(processes.run(time.sleep, 30, within_s=60))
         await asyncio.sleep(0.5)
@@ -325,8 +363,10 @@ async def test_hints_waiting_for_a_process_take_turns_by_address() -> None:
 
     first = asyncio.create_task(hint("A", "a1"))
     await asyncio.sleep(0)
-    waiting = [asyncio.create_task(hint(address, name)) for address, name in
-               (("A", "a2"), ("A", "a3"), ("C", "c1"), ("B", "b1"))]
+    waiting = [
+        asyncio.create_task(hint(address, name))
+        for address, name in (("A", "a2"), ("A", "a3"), ("C", "c1"), ("B", "b1"))
+    ]
     await asyncio.sleep(0)
     waiting[2].cancel()  # C gives up
     release.set()
@@ -335,17 +375,28 @@ async def test_hints_waiting_for_a_process_take_turns_by_address() -> None:
     assert turns.running == 0
 
 
-def stopped_as_it_serves(tmp_path: Path, signal_number: int,
-                         **settings: str) -> tuple[str, str]:
+def stopped_as_it_serves(tmp_path: Path, signal_number: int, **settings: str) -> tuple[str, str]:
     """``serve`` (with these ``PATIENCE_RACE_`` variables) stopped by ``signal_number``
     (SIGINT: to its whole process group, as Ctrl-C at a terminal) as soon as it says it is
     serving: that line, and what it wrote after it, to the end (every process holding its
     output, its solver processes too, has ended)."""
     server = subprocess.Popen(
-        [sys.executable, "-m", "server.commands", "serve", "--port", "0",
-         "--database-url", f"sqlite:///{tmp_path / 'quiet.sqlite3'}"], stderr=subprocess.PIPE,
-        text=True, start_new_session=True, cwd=Path(__file__).resolve().parents[3],
-        env=dict(os.environ, PATIENCE_RACE_WINNABLE_POOL_TARGET="0", **settings))
+        [
+            sys.executable,
+            "-m",
+            "server.commands",
+            "serve",
+            "--port",
+            "0",
+            "--database-url",
+            f"sqlite:///{tmp_path / 'quiet.sqlite3'}",
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        cwd=Path(__file__).resolve().parents[3],
+        env=dict(os.environ, PATIENCE_RACE_WINNABLE_POOL_TARGET="0", **settings),
+    )
     assert server.stderr is not None
     serving = ""
     try:
@@ -367,7 +418,8 @@ def stopped_as_it_serves(tmp_path: Path, signal_number: int,
 
 @pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM])
 def test_a_server_stopped_while_its_solver_processes_warm_up_stops_quietly(
-        tmp_path: Path, signal_number: int) -> None:
+    tmp_path: Path, signal_number: int
+) -> None:
     """The solver processes start with the server: a Ctrl-C at the terminal or a SIGTERM,
     while they are still starting, stops it all without a traceback."""
     serving, rest = stopped_as_it_serves(tmp_path, signal_number)
@@ -377,17 +429,19 @@ def test_a_server_stopped_while_its_solver_processes_warm_up_stops_quietly(
 
 
 def test_the_start_up_log_says_the_python_core_when_the_compiled_one_is_turned_off(
-        tmp_path: Path) -> None:
-    serving, _ = stopped_as_it_serves(tmp_path, signal.SIGTERM,
-                                      PATIENCE_RACE_SOLVER_CORE="python")
+    tmp_path: Path,
+) -> None:
+    serving, _ = stopped_as_it_serves(tmp_path, signal.SIGTERM, PATIENCE_RACE_SOLVER_CORE="python")
     assert "solver core: python (the compiled core is not built, or " in serving, serving
 
 
 async def test_healthz_says_which_core_the_solver_searches_with(server: Server) -> None:
     _, health = await server.http_get("/healthz")
     assert health["solver"]["core"] == {
-        "name": core_name(), "compiled_rule_sets": sorted(COMPILED_RULE_SETS),
-        "description": core_description()}
+        "name": core_name(),
+        "compiled_rule_sets": sorted(COMPILED_RULE_SETS),
+        "description": core_description(),
+    }
 
 
 # -- the live verdict (issue 24) ----------------------------------------------------------------
@@ -400,7 +454,8 @@ async def next_verdict(client: RaceClient) -> LiveVerdictGiven:
 
 
 async def test_the_live_verdict_says_after_each_move_whether_a_win_is_still_possible(
-        server: Server) -> None:
+    server: Server,
+) -> None:
     """Practising alone: at once and after each move, the solver's word on the position, in
     the three words only: no move, no card."""
     ann = await RaceClient.connect(server.url, record=True)
@@ -476,16 +531,27 @@ async def test_the_live_verdict_is_refused_where_a_hint_is(server: Server) -> No
 
 
 async def test_live_verdicts_past_their_limit_are_unknown_and_searched_in_the_hint_processes(
-        sessions: Sessions) -> None:
+    sessions: Sessions,
+) -> None:
     """A player's live verdicts past ``live_verdicts_per_player_per_min`` say "unknown"
     without a search; those that earlier searches settle cost none. Each is searched in the
     hints' processes, counted while it is in the hints' bounds."""
     settings = Settings(live_verdicts_per_player_per_min=4, hint_budget_s=0.5)  # bursts of 1
     now = [1.0]
     pool = SolverPool(settings, cast(Writer, None), sessions, clock=lambda: now[0])
-    race = Race(race_id="r", code="ABCD", rule_set="four-corners", seed=FOUR_CORNERS_WON,
-                algorithm=1, deal_kind="number", host_id="ann", host_name="Ann", seats_max=2,
-                time_limit_s=None, countdown_s=0)
+    race = Race(
+        race_id="r",
+        code="ABCD",
+        rule_set="four-corners",
+        seed=FOUR_CORNERS_WON,
+        algorithm=1,
+        deal_kind="number",
+        host_id="ann",
+        host_name="Ann",
+        seats_max=2,
+        time_limit_s=None,
+        countdown_s=0,
+    )
     race.start("ann", 0.0)
     said: list[LiveVerdictGiven] = []
     game = race.racers["ann"].game
@@ -505,8 +571,9 @@ async def test_live_verdicts_past_their_limit_are_unknown_and_searched_in_the_hi
         race.move("ann", line[0], 1.0)
         pool.moved(race, "ann")
         assert (await settled(2)).result == "won"  # along the line found: no search
-        other = next(move for move in game.legal_moves() if move != line[1]
-                     and str(move) != "resign")
+        other = next(
+            move for move in game.legal_moves() if move != line[1] and str(move) != "resign"
+        )
         race.move("ann", other, 1.0)
         pool.moved(race, "ann")
         assert (await settled(3)).result == "unknown"  # off the line, past the limit

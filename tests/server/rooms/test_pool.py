@@ -37,9 +37,15 @@ TARGET = 2
 @pytest_asyncio.fixture
 async def pooled(sessions: Sessions, database_url: str) -> AsyncIterator[Server]:
     """The server, filling a pool of TARGET All Fours deals, its rooms waiting 0.6 s at most."""
-    running = await start_server(make_settings(
-        database_url, winnable_pool_target=TARGET, winnable_pool_rule_sets=(RULE_SET,),
-        winnable_pool_budget_s=0.5, winnable_pool_wait_s=0.6))
+    running = await start_server(
+        make_settings(
+            database_url,
+            winnable_pool_target=TARGET,
+            winnable_pool_rule_sets=(RULE_SET,),
+            winnable_pool_budget_s=0.5,
+            winnable_pool_wait_s=0.6,
+        )
+    )
     try:
         yield running
     finally:
@@ -59,8 +65,14 @@ async def pool_ready(server: Server, count: int) -> dict[str, Any]:
 
 
 async def winnable_room(client: RaceClient, rule_set: str = RULE_SET) -> RoomState:
-    room = await client.request(CreateRoom(type="create_room", rule_set=rule_set, seats=2,
-                                           deal=DealChoice(kind="secret", winnable=True)))
+    room = await client.request(
+        CreateRoom(
+            type="create_room",
+            rule_set=rule_set,
+            seats=2,
+            deal=DealChoice(kind="secret", winnable=True),
+        )
+    )
     assert isinstance(room, RoomState)
     client.room_code = room.code
     return room
@@ -78,7 +90,8 @@ async def solo_race(client: RaceClient) -> RaceFinished:
 
 
 async def test_the_pool_is_filled_with_proved_deals_and_healthz_says_how_full(
-        pooled: Server, sessions: Sessions) -> None:
+    pooled: Server, sessions: Sessions
+) -> None:
     health = await pool_ready(pooled, TARGET)
     assert health["winnable_pool"]["target"] == TARGET and health["winnable_pool"]["filled_here"]
     async with sessions.begin() as session:
@@ -90,7 +103,8 @@ async def test_the_pool_is_filled_with_proved_deals_and_healthz_says_how_full(
 
 
 async def test_a_winnable_room_takes_a_pooled_deal_once_and_reveals_it_only_at_the_end(
-        pooled: Server, sessions: Sessions) -> None:
+    pooled: Server, sessions: Sessions
+) -> None:
     await pool_ready(pooled, TARGET)
     ann = await RaceClient.connect(pooled.url, record=True)
     await ann.hello(name="Ann")
@@ -103,8 +117,9 @@ async def test_a_winnable_room_takes_a_pooled_deal_once_and_reveals_it_only_at_t
         seeds.append(int(finished.seed))
     assert seeds[0] != seeds[1], "each pooled deal is used once"
     assert ann.received is not None
-    before_end = ann.received[:next(index for index, frame in enumerate(ann.received)
-                                    if '"race_finished"' in frame)]
+    before_end = ann.received[
+        : next(index for index, frame in enumerate(ann.received) if '"race_finished"' in frame)
+    ]
     assert not any(str(seeds[0]) in frame for frame in before_end)
     async with sessions.begin() as session:
         used = {row.seed: row.used_at for row in await session.scalars(select(WinnableDealRow))}
@@ -115,9 +130,11 @@ async def test_a_winnable_room_takes_a_pooled_deal_once_and_reveals_it_only_at_t
 
 
 async def test_without_a_ready_deal_the_room_falls_back_to_an_unproved_one_and_says_so(
-        sessions: Sessions, database_url: str) -> None:
-    empty = await start_server(make_settings(database_url, winnable_pool_wait_s=0.6,
-                                             winnable_pool_rule_sets=(RULE_SET,)))
+    sessions: Sessions, database_url: str
+) -> None:
+    empty = await start_server(
+        make_settings(database_url, winnable_pool_wait_s=0.6, winnable_pool_rule_sets=(RULE_SET,))
+    )
     try:  # (no filler: the pool stays empty)
         ann = await empty.client("Ann")
         loop = asyncio.get_running_loop()
@@ -135,7 +152,8 @@ async def test_without_a_ready_deal_the_room_falls_back_to_an_unproved_one_and_s
 
 
 async def test_the_daily_deal_is_drawn_from_the_pool_once_for_everyone(
-        pooled: Server, sessions: Sessions) -> None:
+    pooled: Server, sessions: Sessions
+) -> None:
     await pool_ready(pooled, TARGET)
     ann, bob = await pooled.client("Ann"), await pooled.client("Bob")
     rooms = [await client.daily(RULE_SET) for client in (ann, bob)]
@@ -149,7 +167,8 @@ async def test_the_daily_deal_is_drawn_from_the_pool_once_for_everyone(
 
 
 async def test_without_a_ready_deal_the_daily_deal_is_a_random_one_and_says_so(
-        sessions: Sessions, database_url: str) -> None:
+    sessions: Sessions, database_url: str
+) -> None:
     empty = await start_server(make_settings(database_url, winnable_pool_rule_sets=(RULE_SET,)))
     try:  # (no filler: the pool stays empty)
         ann = await empty.client("Ann")
@@ -165,11 +184,13 @@ def test_every_rule_set_is_pooled_where_the_compiled_core_searches_four_corners(
     Four Corners, and for all but Four Corners where the Python search would (it wins almost
     none of its deals in the pool's budget)."""
     assert pooled_rule_sets(frozenset()) == tuple(
-        name for name in RULE_SET_NAMES if name != "four-corners")
+        name for name in RULE_SET_NAMES if name != "four-corners"
+    )
     assert pooled_rule_sets(frozenset({"four-corners", "octagon"})) == RULE_SET_NAMES
     assert Settings().winnable_pool_rule_sets == pooled_rule_sets(COMPILED_RULE_SETS)
     assert ("four-corners" in Settings().winnable_pool_rule_sets) is (
-        "four-corners" in COMPILED_RULE_SETS)
+        "four-corners" in COMPILED_RULE_SETS
+    )
 
 
 FOUR_CORNERS_WON = 27 if core_name() == "compiled" else 195
@@ -178,16 +199,24 @@ hundred positions for the compiled core, a few thousand for the Python search.""
 
 
 async def test_four_corners_gets_winnable_rooms_and_a_winnable_daily_deal_when_pooled(
-        sessions: Sessions, database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    sessions: Sessions, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Four Corners pooled (as by default with the compiled core): the filler keeps the deals
     it wins, and a winnable room and the daily deal take them. The filler's random draws are
     made to draw a deal won at once, so that the test waits for no search of the many it
     cannot win."""
-    monkeypatch.setattr("server.rooms.pool.secrets", SimpleNamespace(
-        randbits=lambda bits: FOUR_CORNERS_WON))
-    running = await start_server(make_settings(
-        database_url, winnable_pool_target=1, winnable_pool_rule_sets=("four-corners",),
-        winnable_pool_budget_s=2.0, winnable_pool_wait_s=30.0))
+    monkeypatch.setattr(
+        "server.rooms.pool.secrets", SimpleNamespace(randbits=lambda bits: FOUR_CORNERS_WON)
+    )
+    running = await start_server(
+        make_settings(
+            database_url,
+            winnable_pool_target=1,
+            winnable_pool_rule_sets=("four-corners",),
+            winnable_pool_budget_s=2.0,
+            winnable_pool_wait_s=30.0,
+        )
+    )
     try:
         ann, bob = await running.client("Ann"), await running.client("Bob")
         room = await winnable_room(ann, "four-corners")  # waits for the filler's first win

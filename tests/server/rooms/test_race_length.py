@@ -11,7 +11,8 @@ from wire.protocol import ProgressEvent, RaceFinished, YourView
 
 
 async def test_a_racer_who_never_moves_is_finished_and_the_other_races_on(
-        sessions: Sessions, database_url: str) -> None:
+    sessions: Sessions, database_url: str
+) -> None:
     running = await start_server(make_settings(database_url, idle_s=1.0))
     try:
         (ann, bob), code = await race_of(running, "puss-in-the-corner", ["Ann", "Bob"])
@@ -29,7 +30,9 @@ async def test_a_racer_who_never_moves_is_finished_and_the_other_races_on(
         await ann.resign()
         finished = await ann.next_event(RaceFinished, timeout=5)
         assert {entry.name: entry.status for entry in finished.ranking} == {
-            "Ann": "resigned", "Bob": "abandoned"}
+            "Ann": "resigned",
+            "Bob": "abandoned",
+        }
         status, record = await running.http_get(f"/api/races/{finished.race_id}")
         assert status == 200
         assert sorted(r["status"] for r in record["results"]) == ["abandoned", "resigned"]
@@ -38,7 +41,8 @@ async def test_a_racer_who_never_moves_is_finished_and_the_other_races_on(
 
 
 async def test_a_race_without_a_time_limit_ends_at_its_longest(
-        sessions: Sessions, database_url: str) -> None:
+    sessions: Sessions, database_url: str
+) -> None:
     running = await start_server(make_settings(database_url, max_race_s=1.0, idle_s=60))
     try:
         (ann, bob), code = await race_of(running, "hidden-cards", ["Ann", "Bob"])
@@ -54,7 +58,8 @@ async def test_a_race_without_a_time_limit_ends_at_its_longest(
 
 
 async def test_deadlines_put_off_by_moves_are_still_kept(
-        sessions: Sessions, database_url: str) -> None:
+    sessions: Sessions, database_url: str
+) -> None:
     """The room's timer is not set again after a move (a move only puts deadlines off): it
     wakes the race at the deadline both racers had at the start, finds nothing due, and is set
     again for the deadlines their moves put off, which end the race."""
@@ -70,6 +75,7 @@ async def test_deadlines_put_off_by_moves_are_still_kept(
             assert entry.status == "abandoned"
             assert entry.time_ms is not None and entry.time_ms >= 2500, (
                 f"{entry.name} was finished at the first deadline, as if the move had not put "
-                f"it off ({entry.time_ms} ms)")
+                f"it off ({entry.time_ms} ms)"
+            )
     finally:
         await stop_server(running)

@@ -25,16 +25,28 @@ async def held(sessions: Sessions, race_id: str) -> tuple[str | None, int]:
 
 
 async def test_a_new_race_is_held_by_whoever_opened_it_at_epoch_1(sessions: Sessions) -> None:
-    ann, = await new_players(sessions, "Ann")
-    await create_race(sessions, race_id="r1", code="ABCD1234", rule_set="octagon",
-                      deal_kind="secret", seed=7, algorithm=1, rules=2, host_id=ann,
-                      seats_max=2, time_limit_s=None, holder="worker a")
+    (ann,) = await new_players(sessions, "Ann")
+    await create_race(
+        sessions,
+        race_id="r1",
+        code="ABCD1234",
+        rule_set="octagon",
+        deal_kind="secret",
+        seed=7,
+        algorithm=1,
+        rules=2,
+        host_id=ann,
+        seats_max=2,
+        time_limit_s=None,
+        holder="worker a",
+    )
     assert await held(sessions, "r1") == ("worker a", 1)
 
 
 async def test_a_race_leased_by_a_live_holder_is_not_taken_until_its_lease_runs_out(
-        sessions: Sessions) -> None:
-    ann, = await new_players(sessions, "Ann")
+    sessions: Sessions,
+) -> None:
+    (ann,) = await new_players(sessions, "Ann")
     race_id = await new_race(sessions, ann)
     [taken] = await holding.take(sessions, ["ABCD1234"], "worker a", NOW)
     assert (taken.id, taken.holder_epoch) == (race_id, 2)
@@ -44,8 +56,9 @@ async def test_a_race_leased_by_a_live_holder_is_not_taken_until_its_lease_runs_
     assert await holding.renew(sessions, "worker a", NOW + timedelta(seconds=3)) == {race_id}
     later = NOW + timedelta(seconds=holding.LEASE_S + 1)
     assert await holding.take(sessions, ["ABCD1234"], "worker b", later) == []  # renewed
-    [taken] = await holding.take(sessions, ["ABCD1234"], "worker b",
-                                 later + timedelta(seconds=holding.LEASE_S))
+    [taken] = await holding.take(
+        sessions, ["ABCD1234"], "worker b", later + timedelta(seconds=holding.LEASE_S)
+    )
     assert taken.holder == "worker b" and taken.holder_epoch == 3
     assert await holding.epochs(sessions, [race_id]) == {race_id: 3}
     assert await holding.renew(sessions, "worker a", later) == set()  # a's room is taken
@@ -56,8 +69,9 @@ async def test_a_race_leased_by_a_live_holder_is_not_taken_until_its_lease_runs_
 
 
 async def test_the_only_server_takes_every_race_in_progress_whatever_the_leases(
-        sessions: Sessions) -> None:
-    ann, = await new_players(sessions, "Ann")
+    sessions: Sessions,
+) -> None:
+    (ann,) = await new_players(sessions, "Ann")
     race_id = await new_race(sessions, ann)
     await holding.take(sessions, None, "the server before", NOW)
     [taken] = await holding.take(sessions, None, "the server now", NOW, force=True)
@@ -65,7 +79,8 @@ async def test_the_only_server_takes_every_race_in_progress_whatever_the_leases(
 
 
 async def test_moves_of_a_stale_epoch_are_not_stored_and_the_others_are(
-        sessions: Sessions, database_url: str) -> None:
+    sessions: Sessions, database_url: str
+) -> None:
     ann, bob = await new_players(sessions, "Ann", "Bob")
     kept, lost = await new_race(sessions, ann), await new_race(sessions, bob)
     for race_id, player in ((kept, ann), (lost, bob)):
@@ -75,28 +90,42 @@ async def test_moves_of_a_stale_epoch_are_not_stored_and_the_others_are(
     recorder = MoveRecorder(engine)
     try:
         fenced = await recorder(
-            {kept: [MoveMade(player_id=ann, index=0, text="a", at_ms=1)],
-             lost: [MoveMade(player_id=bob, index=0, text="b", at_ms=1)]},
-            {kept: 2, lost: 1})
+            {
+                kept: [MoveMade(player_id=ann, index=0, text="a", at_ms=1)],
+                lost: [MoveMade(player_id=bob, index=0, text="b", at_ms=1)],
+            },
+            {kept: 2, lost: 1},
+        )
     finally:
         await recorder.close()
         await engine.dispose()
     assert fenced == {lost}
     async with sessions() as session:
-        stored = (await session.execute(select(MoveRow.race_id, func.count())
-                                        .group_by(MoveRow.race_id))).all()
+        stored = (
+            await session.execute(select(MoveRow.race_id, func.count()).group_by(MoveRow.race_id))
+        ).all()
     assert dict(stored) == {kept: 1}
 
 
 async def test_a_start_or_result_of_a_stale_epoch_is_refused(sessions: Sessions) -> None:
-    ann, = await new_players(sessions, "Ann")
+    (ann,) = await new_players(sessions, "Ann")
     race_id = await new_race(sessions, ann)
     await record_start(sessions, race_id, NOW, [ann], epoch=1)
     await holding.take(sessions, None, "another worker", NOW)
     with pytest.raises(holding.Fenced):
         await record_start(sessions, race_id, NOW, [ann], epoch=1)
     with pytest.raises(holding.Fenced):
-        await record_results(sessions, race_id, NOW + timedelta(minutes=1),
-                             [rank_entry(1, ann, "resigned", 60_000, 3)], epoch=1)
-    await record_results(sessions, race_id, NOW + timedelta(minutes=1),
-                         [rank_entry(1, ann, "resigned", 60_000, 3)], epoch=2)
+        await record_results(
+            sessions,
+            race_id,
+            NOW + timedelta(minutes=1),
+            [rank_entry(1, ann, "resigned", 60_000, 3)],
+            epoch=1,
+        )
+    await record_results(
+        sessions,
+        race_id,
+        NOW + timedelta(minutes=1),
+        [rank_entry(1, ann, "resigned", 60_000, 3)],
+        epoch=2,
+    )

@@ -32,18 +32,29 @@ NOBODY_NEW = RatingRules(provisional_s=0)
 """The tests' identities are made for them: none is provisional."""
 
 
-async def store_race(sessions: Sessions, ranking: list[RankEntry], players: dict[str, str],
-                     *, at: int, deal_kind: DealKind = "secret", rule_set: str = RULES,
-                     daily_day: date | None = None) -> tuple[str, dict[str, Any]]:
+async def store_race(
+    sessions: Sessions,
+    ranking: list[RankEntry],
+    players: dict[str, str],
+    *,
+    at: int,
+    deal_kind: DealKind = "secret",
+    rule_set: str = RULES,
+    daily_day: date | None = None,
+) -> tuple[str, dict[str, Any]]:
     """A race stored as the server stores one, ``at`` minutes after NOW, with the ranking's
     racers (named as in tests/server/core/test_ratings.py) mapped to player ids."""
-    ranking = [entry.model_copy(update={"player_id": players[entry.player_id], "rank": rank})
-               for rank, entry in enumerate(ranking, start=1)]
-    race_id = await new_race(sessions, ranking[0].player_id, rule_set=rule_set,
-                             deal_kind=deal_kind, daily_day=daily_day)
+    ranking = [
+        entry.model_copy(update={"player_id": players[entry.player_id], "rank": rank})
+        for rank, entry in enumerate(ranking, start=1)
+    ]
+    race_id = await new_race(
+        sessions, ranking[0].player_id, rule_set=rule_set, deal_kind=deal_kind, daily_day=daily_day
+    )
     started = NOW + timedelta(minutes=at)
-    await record_start(sessions, race_id, started, [entry.player_id for entry in ranking],
-                       rating=NOBODY_NEW)
+    await record_start(
+        sessions, race_id, started, [entry.player_id for entry in ranking], rating=NOBODY_NEW
+    )
     recorded = await record_results(sessions, race_id, started + timedelta(minutes=10), ranking)
     return race_id, recorded.ratings
 
@@ -51,13 +62,18 @@ async def store_race(sessions: Sessions, ranking: list[RankEntry], players: dict
 async def table(sessions: Sessions) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     """Every rating and every change, exactly as stored (floats compared exactly)."""
     async with sessions.begin() as session:
-        ratings = [(r.rule_set, r.player_id, r.mu, r.sigma, r.ordinal, r.races, r.updated_at)
-                   for r in await session.scalars(
-                       select(RatingRow).order_by(RatingRow.rule_set, RatingRow.player_id))]
-        changes = [(c.race_id, c.player_id, c.mu_before, c.sigma_before, c.mu_after,
-                    c.sigma_after) for c in await session.scalars(
-                        select(RatingChangeRow).order_by(RatingChangeRow.race_id,
-                                                         RatingChangeRow.player_id))]
+        ratings = [
+            (r.rule_set, r.player_id, r.mu, r.sigma, r.ordinal, r.races, r.updated_at)
+            for r in await session.scalars(
+                select(RatingRow).order_by(RatingRow.rule_set, RatingRow.player_id)
+            )
+        ]
+        changes = [
+            (c.race_id, c.player_id, c.mu_before, c.sigma_before, c.mu_after, c.sigma_after)
+            for c in await session.scalars(
+                select(RatingChangeRow).order_by(RatingChangeRow.race_id, RatingChangeRow.player_id)
+            )
+        ]
     return ratings, changes
 
 
@@ -72,8 +88,9 @@ async def test_stored_ratings_are_the_hand_computed_ones(sessions: Sessions) -> 
     players = {"ann": ann, "bob": bob, "cy": cy}
     _, first = await store_race(sessions, RACE_1, players, at=0)
     ann_1, bob_1 = race_1_by_hand()
-    assert first[ann].before.mu == 25 and close(Rating(first[ann].after.mu,
-                                                       first[ann].after.sigma), ann_1)
+    assert first[ann].before.mu == 25 and close(
+        Rating(first[ann].after.mu, first[ann].after.sigma), ann_1
+    )
     await store_race(sessions, RACE_2, players, at=20)
     bob_2, ann_2 = two_racers_by_hand(bob_1, ann_1)
     for player, expected in ((ann, ann_2), (bob, bob_2), (cy, bob_1)):
@@ -92,26 +109,29 @@ async def test_chosen_daily_and_lone_races_leave_ratings_alone(sessions: Session
     before = await table(sessions)
     _, chosen = await store_race(sessions, RACE_2, players, at=20, deal_kind="number")
     _, alone = await store_race(sessions, RACE_2[:1], players, at=40)
-    _, daily = await store_race(sessions, RACE_2[:1], players, at=60, deal_kind="daily",
-                                daily_day=NOW.date())
+    _, daily = await store_race(
+        sessions, RACE_2[:1], players, at=60, deal_kind="daily", daily_day=NOW.date()
+    )
     assert chosen == alone == daily == {}
     assert await table(sessions) == before
 
 
-async def test_a_retried_result_rates_once_and_gives_the_same_changes(
-        sessions: Sessions) -> None:
+async def test_a_retried_result_rates_once_and_gives_the_same_changes(sessions: Sessions) -> None:
     ann, bob, cy = await new_players(sessions, "Ann", "Bob", "Cy")
     players = {"ann": ann, "bob": bob, "cy": cy}
     race_id, changes = await store_race(sessions, RACE_1, players, at=0)
     stored = await table(sessions)
-    ranking = [entry.model_copy(update={"player_id": players[entry.player_id], "rank": rank})
-               for rank, entry in enumerate(RACE_1, start=1)]
+    ranking = [
+        entry.model_copy(update={"player_id": players[entry.player_id], "rank": rank})
+        for rank, entry in enumerate(RACE_1, start=1)
+    ]
     again = await record_results(sessions, race_id, NOW + timedelta(minutes=10), ranking)
     assert again.ratings == changes and await table(sessions) == stored
 
 
 async def test_two_races_finishing_at_once_for_one_player_are_rated_one_after_the_other(
-        sessions: Sessions) -> None:
+    sessions: Sessions,
+) -> None:
     """One rated race at a time: the second started longer than the longest race after the
     first (as when the first was restored after an outage), so both are rated."""
     ann, bob, cy = await new_players(sessions, "Ann", "Bob", "Cy")
@@ -119,20 +139,26 @@ async def test_two_races_finishing_at_once_for_one_player_are_rated_one_after_th
     races = []
     rules = RatingRules(provisional_s=0, longest_race_s=3600)
     for number, other in enumerate((bob, cy)):  # Ann loses to each
-        ranking = [entry.model_copy(update={"player_id": player, "rank": rank})
-                   for rank, (entry, player) in enumerate(zip(RACE_2, (other, ann), strict=True),
-                                                          start=1)]
+        ranking = [
+            entry.model_copy(update={"player_id": player, "rank": rank})
+            for rank, (entry, player) in enumerate(zip(RACE_2, (other, ann), strict=True), start=1)
+        ]
         race_id = await new_race(sessions, ann, rule_set=RULES)
-        await record_start(sessions, race_id, NOW + timedelta(hours=2 * number), [ann, other],
-                           rating=rules)
+        await record_start(
+            sessions, race_id, NOW + timedelta(hours=2 * number), [ann, other], rating=rules
+        )
         races.append(race_id)
         stored.append(ranking)
 
     async def finish(number: int) -> None:
         while True:  # as the server's writer does: a write that failed is tried again
             try:
-                await record_results(sessions, races[number],
-                                     NOW + timedelta(hours=2, minutes=number), stored[number])
+                await record_results(
+                    sessions,
+                    races[number],
+                    NOW + timedelta(hours=2, minutes=number),
+                    stored[number],
+                )
                 return
             except DBAPIError:  # SQLite: the other holds the write lock
                 await asyncio.sleep(0.05)
@@ -140,8 +166,9 @@ async def test_two_races_finishing_at_once_for_one_player_are_rated_one_after_th
     await asyncio.gather(finish(0), finish(1))
     async with sessions.begin() as session:
         row = await session.get_one(RatingRow, (RULES, ann))
-        changes = list(await session.scalars(
-            select(RatingChangeRow).where(RatingChangeRow.player_id == ann)))
+        changes = list(
+            await session.scalars(select(RatingChangeRow).where(RatingChangeRow.player_id == ann))
+        )
     assert row.races == 2
     # One of the two was rated from the other's result: their changes chain.
     first, second = sorted(changes, key=lambda change: change.mu_before != 25.0)
@@ -176,7 +203,8 @@ async def test_the_board_orders_by_ordinal_and_ties_share_a_rank(sessions: Sessi
 
 
 async def test_rebuild_gives_exactly_the_table_the_live_updates_made(
-        sessions: Sessions, database_url: str) -> None:
+    sessions: Sessions, database_url: str
+) -> None:
     ann, bob, cy, di = await new_players(sessions, "Ann", "Bob", "Cy", "Di")
     players = {"ann": ann, "bob": bob, "cy": cy}
     await store_race(sessions, RACE_1, players, at=0)
@@ -196,37 +224,58 @@ async def test_rebuild_gives_exactly_the_table_the_live_updates_made(
     assert await table(sessions) == live
 
 
-BEHIND_A_PROXY: dict[str, Any] = {"trusted_proxies": frozenset({"127.0.0.1"}),
-                                  "rating_provisional_s": 0.0, "rating_board_min_races": 2}
+BEHIND_A_PROXY: dict[str, Any] = {
+    "trusted_proxies": frozenset({"127.0.0.1"}),
+    "rating_provisional_s": 0.0,
+    "rating_board_min_races": 2,
+}
 """A server that takes 127.0.0.1 for a reverse proxy, so that each test client names its own
 address (``X-Forwarded-For``) as players on machines of their own would; nobody is new, and the
 board shows players with two rated races."""
 
 
-async def racing_client(server: Server, name: str, tokens: dict[str, str | None],
-                        address: str, follow_reconnect_to: bool = True) -> RaceClient:
+async def racing_client(
+    server: Server,
+    name: str,
+    tokens: dict[str, str | None],
+    address: str,
+    follow_reconnect_to: bool = True,
+) -> RaceClient:
     """A client from ``address`` (for a server ``BEHIND_A_PROXY``), as itself by its token;
     one that does not follow ``reconnect_to`` stays on the worker it reached, and its requests
     take the hop to the room's."""
-    client = await RaceClient.connect(server.url, follow_reconnect_to=follow_reconnect_to,
-                                      additional_headers={"X-Forwarded-For": address})
+    client = await RaceClient.connect(
+        server.url,
+        follow_reconnect_to=follow_reconnect_to,
+        additional_headers={"X-Forwarded-For": address},
+    )
     await client.hello(name=name, token=tokens.get(name))
     tokens[name] = client.token
     return client
 
 
-async def secret_race(server: Server, names: list[str], tokens: dict[str, str | None],
-                      addresses: dict[str, str] | None = None,
-                      moving: frozenset[str] | None = None,
-                      others_on: Server | None = None) -> list[RaceFinished]:
+async def secret_race(
+    server: Server,
+    names: list[str],
+    tokens: dict[str, str | None],
+    addresses: dict[str, str] | None = None,
+    moving: frozenset[str] | None = None,
+    others_on: Server | None = None,
+) -> list[RaceFinished]:
     """A race on a secret deal: each racer from an address of their own (or the one
     ``addresses`` gives), makes one move (those of ``moving``, if given) and resigns; the
     racers come back as themselves by their ``tokens``. With ``others_on``, every racer but
     the first is a client of that worker, staying there."""
-    clients = [await racing_client(
-        server if number == 1 or others_on is None else others_on, name, tokens,
-        (addresses or {}).get(name, f"10.1.0.{number}"), follow_reconnect_to=others_on is None)
-        for number, name in enumerate(names, start=1)]
+    clients = [
+        await racing_client(
+            server if number == 1 or others_on is None else others_on,
+            name,
+            tokens,
+            (addresses or {}).get(name, f"10.1.0.{number}"),
+            follow_reconnect_to=others_on is None,
+        )
+        for number, name in enumerate(names, start=1)
+    ]
     room = await clients[0].create_room("all-fours", seats=len(names))
     for client in clients[1:]:
         await client.join(room.code)
@@ -246,7 +295,8 @@ async def secret_race(server: Server, names: list[str], tokens: dict[str, str | 
 
 @pytest.mark.asyncio
 async def test_race_finished_carries_ratings_the_board_shows_and_a_rebuild_keeps(
-        database_url: str, sessions: Sessions) -> None:
+    database_url: str, sessions: Sessions
+) -> None:
     async with server_with(database_url, **BEHIND_A_PROXY) as server:
         await ratings_on_a_real_server(server, sessions)
 
@@ -276,8 +326,12 @@ async def ratings_on_a_real_server(server: Server, sessions: Sessions) -> None:
     me = second.ranking[0].player_id
     status, board = await server.http_get(f"/api/ratings/all-fours?around={me}")
     assert status == 200 and board["me"]["player_id"] == me
-    for query, code in (("?limit=0", 400), ("?limit=101", 400), ("?around=a%20b", 400),
-                        ("?board=x", 400)):
+    for query, code in (
+        ("?limit=0", 400),
+        ("?limit=101", 400),
+        ("?around=a%20b", 400),
+        ("?board=x", 400),
+    ):
         assert (await server.http_get(f"/api/ratings/all-fours{query}"))[0] == code
     assert (await server.http_get("/api/ratings/snap"))[0] == 404
 
@@ -287,23 +341,32 @@ async def ratings_on_a_real_server(server: Server, sessions: Sessions) -> None:
 
 
 async def test_who_is_rated_is_stored_at_the_start_and_a_rebuild_keeps_it(
-        database_url: str, sessions: Sessions) -> None:
+    database_url: str, sessions: Sessions
+) -> None:
     """Racers sharing an address are left out (a third from elsewhere is rated against
     nobody: the race rates nobody); a racer who made no move is left out at the end; the
     rebuild reads what was stored and finds the same table."""
     tokens: dict[str, str | None] = {}
     async with server_with(database_url, **BEHIND_A_PROXY) as server:
-        shared = await secret_race(server, ["Ann", "Bob", "Cy"], tokens,
-                                   addresses={"Ann": "10.2.0.1", "Bob": "10.2.0.1"})
-        idle = await secret_race(server, ["Ann", "Bob", "Cy"], tokens,
-                                 moving=frozenset({"Ann", "Cy"}))
+        shared = await secret_race(
+            server, ["Ann", "Bob", "Cy"], tokens, addresses={"Ann": "10.2.0.1", "Bob": "10.2.0.1"}
+        )
+        idle = await secret_race(
+            server, ["Ann", "Bob", "Cy"], tokens, moving=frozenset({"Ann", "Cy"})
+        )
     assert all(entry.rating is None for entry in shared[0].ranking)
     rated = {entry.name for entry in idle[0].ranking if entry.rating is not None}
     assert rated == {"Ann", "Cy"}
     async with sessions.begin() as session:
-        roles = sorted((await session.execute(
-            select(PlayerRow.name, EntryRow.rated_as).join(PlayerRow)
-            .where(EntryRow.race_id == shared[0].race_id))).all())
+        roles = sorted(
+            (
+                await session.execute(
+                    select(PlayerRow.name, EntryRow.rated_as)
+                    .join(PlayerRow)
+                    .where(EntryRow.race_id == shared[0].race_id)
+                )
+            ).all()
+        )
     assert roles == [("Ann", None), ("Bob", None), ("Cy", "established")]
     live = await table(sessions)
     assert await rebuild(sessions) == 1
@@ -311,20 +374,25 @@ async def test_who_is_rated_is_stored_at_the_start_and_a_rebuild_keeps_it(
 
 
 async def test_the_address_of_a_racer_on_another_worker_is_carried_with_the_hop(
-        database_url: str, redis_url: str, sessions: Sessions) -> None:
+    database_url: str, redis_url: str, sessions: Sessions
+) -> None:
     """Bob's requests hop from the second worker to the first, which holds the room: the
     address he connected from goes with them, so the room can tell his address from Ann's."""
     tokens: dict[str, str | None] = {}
     async with two_workers(database_url, redis_url, **BEHIND_A_PROXY) as (first, second):
         apart = await secret_race(first, ["Ann", "Bob"], tokens, others_on=second)
-        together = await secret_race(first, ["Ann", "Bob"], tokens, others_on=second,
-                                     addresses={"Ann": "10.3.0.1", "Bob": "10.3.0.1"})
+        together = await secret_race(
+            first,
+            ["Ann", "Bob"],
+            tokens,
+            others_on=second,
+            addresses={"Ann": "10.3.0.1", "Bob": "10.3.0.1"},
+        )
     assert all(entry.rating is not None for entry in apart[0].ranking)
     assert all(entry.rating is None for entry in together[0].ranking)
 
 
-async def test_two_races_starting_at_once_rate_a_player_in_one_of_them(
-        sessions: Sessions) -> None:
+async def test_two_races_starting_at_once_rate_a_player_in_one_of_them(sessions: Sessions) -> None:
     """Ann starts two rated races at the same moment (on two workers, say): her player row is
     locked while each start decides, so the second sees the first under way and leaves her
     out; her opponents are rated as ever."""
@@ -342,6 +410,5 @@ async def test_two_races_starting_at_once_rate_a_player_in_one_of_them(
     await asyncio.gather(start(races[0], bob), start(races[1], cy))
     async with sessions.begin() as session:
         roles = (await session.execute(select(EntryRow.player_id, EntryRow.rated_as))).all()
-    assert sorted(str(role) for player, role in roles if player == ann) == ["None",
-                                                                           "established"]
+    assert sorted(str(role) for player, role in roles if player == ann) == ["None", "established"]
     assert {role for player, role in roles if player != ann} == {"established"}

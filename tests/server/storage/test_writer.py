@@ -25,14 +25,21 @@ class FakeDatabase:
         self.taken: set[str] = set()
         """Races another process holds now: their moves are refused."""
 
-    async def record_moves(self, moves: Mapping[str, Sequence[MoveMade]],
-                           epochs: dict[str, int]) -> set[str]:
+    async def record_moves(
+        self, moves: Mapping[str, Sequence[MoveMade]], epochs: dict[str, int]
+    ) -> set[str]:
         await asyncio.sleep(0)
         if self.failing:
             raise OSError("the database is away")
         fenced = self.taken & set(epochs)
-        self.commits.append([move.index for race_id, made in moves.items()
-                             if race_id not in fenced for move in made])
+        self.commits.append(
+            [
+                move.index
+                for race_id, made in moves.items()
+                if race_id not in fenced
+                for move in made
+            ]
+        )
         return fenced
 
 

@@ -41,7 +41,8 @@ async def request(ws: ClientConnection, message: dict[str, Any]) -> dict[str, An
 
 
 async def test_every_write_waits_out_a_lock_held_past_the_busy_timeout(
-        database_url: str, sessions: Sessions) -> None:
+    database_url: str, sessions: Sessions
+) -> None:
     server = await start_server(make_settings(database_url, new_players_per_address_per_min=100))
     try:
         async with connect(server.url) as host, connect(server.url) as daily:
@@ -50,11 +51,21 @@ async def test_every_write_waits_out_a_lock_held_past_the_busy_timeout(
             newcomers = [await connect(server.url) for _ in range(10)]
             async with tables_locked(database_url, *WRITE_TABLES):
                 replies = asyncio.gather(
-                    *(request(ws, {"type": "hello", "name": f"new{n}"})
-                      for n, ws in enumerate(newcomers)),
-                    request(host, {"type": "create_room", "rule_set": "all-fours", "seats": 2,
-                                   "deal": {"kind": "secret"}}),
-                    request(daily, {"type": "daily", "rule_set": "all-fours"}))
+                    *(
+                        request(ws, {"type": "hello", "name": f"new{n}"})
+                        for n, ws in enumerate(newcomers)
+                    ),
+                    request(
+                        host,
+                        {
+                            "type": "create_room",
+                            "rule_set": "all-fours",
+                            "seats": 2,
+                            "deal": {"kind": "secret"},
+                        },
+                    ),
+                    request(daily, {"type": "daily", "rule_set": "all-fours"}),
+                )
                 await asyncio.sleep(LOCKED_S)
             answered = await replies
             for ws in newcomers:
@@ -62,13 +73,17 @@ async def test_every_write_waits_out_a_lock_held_past_the_busy_timeout(
     finally:
         await stop_server(server)
     assert [reply if isinstance(reply, int) else reply["type"] for reply in answered] == [
-        *["welcome"] * 10, "room", "room"]
+        *["welcome"] * 10,
+        "room",
+        "room",
+    ]
     async with sessions() as session:
         assert await session.scalar(select(func.count()).select_from(PlayerRow)) == 12
 
 
 async def test_a_write_not_begun_in_time_is_refused_unavailable_and_the_connection_lives(
-        database_url: str, sessions: Sessions) -> None:
+    database_url: str, sessions: Sessions
+) -> None:
     settings = make_settings(database_url, new_players_per_address_per_min=100, write_wait_s=1.0)
     server = await start_server(settings)
     loop = asyncio.get_running_loop()
@@ -81,8 +96,9 @@ async def test_a_write_not_begun_in_time_is_refused_unavailable_and_the_connecti
     try:
         newcomers = [await connect(server.url) for _ in range(5)]
         async with tables_locked(database_url, *WRITE_TABLES):
-            replies = asyncio.gather(*(timed_hello(ws, f"new{n}")
-                                       for n, ws in enumerate(newcomers)))
+            replies = asyncio.gather(
+                *(timed_hello(ws, f"new{n}") for n, ws in enumerate(newcomers))
+            )
             await asyncio.sleep(LOCKED_S)
         answered = await replies
         again = [await request(ws, {"type": "hello", "name": "again"}) for ws in newcomers]
@@ -93,11 +109,16 @@ async def test_a_write_not_begun_in_time_is_refused_unavailable_and_the_connecti
     # The first hello's write begins at once and waits for the lock: on SQLite it fails once
     # the busy timeout is out, past the bound, and is refused; PostgreSQL waits the lock out.
     # The others, queued behind it, are refused once the bound is out.
-    refused = [took for took, reply in answered
-               if isinstance(reply, dict) and reply.get("code") == "unavailable"]
-    assert all(isinstance(reply, dict) and reply["type"] in {"welcome", "error"}
-               for _, reply in answered), answered
+    refused = [
+        took
+        for took, reply in answered
+        if isinstance(reply, dict) and reply.get("code") == "unavailable"
+    ]
+    assert all(
+        isinstance(reply, dict) and reply["type"] in {"welcome", "error"} for _, reply in answered
+    ), answered
     assert len(refused) >= 4
     assert sorted(refused)[3] < 2.0, "the writes queued behind are refused once the bound is out"
     assert [reply if isinstance(reply, int) else reply["type"] for reply in again] == [
-        "welcome"] * 5
+        "welcome"
+    ] * 5
