@@ -57,6 +57,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pydantic import ValidationError  # noqa: E402
 
+from bench.load_servers import serve_module  # noqa: E402
 from clients.sdk import RaceClient, RequestRefused  # noqa: E402
 from server.core.budgets import invalid_text, is_known_type  # noqa: E402
 from tests.server.attacks import ATTACKS, HOSTILE_NAMES, Target, ready, run_attack  # noqa: E402
@@ -120,7 +121,7 @@ def serve(
         [
             sys.executable,
             "-m",
-            "server.commands",
+            serve_module(checkout),
             "serve",
             "--host",
             "127.0.0.1",

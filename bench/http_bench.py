@@ -52,6 +52,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.load_servers import serve_module  # noqa: E402
 from clients.sdk import RaceClient  # noqa: E402
 from engine.players import GreedyPlayer, play_out  # noqa: E402
 from engine.registry import find_rule_set  # noqa: E402
@@ -128,7 +129,7 @@ class ServerProcess:
             [
                 sys.executable,
                 "-m",
-                "server.commands",
+                serve_module(self.target.checkout),
                 "serve",
                 "--host",
                 "127.0.0.1",

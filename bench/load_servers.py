@@ -239,6 +239,13 @@ def machine_busy_seconds() -> float:
     return (user + nice + system + irq + softirq + steal) / CLOCK_TICKS
 
 
+def serve_module(tree: Path) -> str:
+    """The module whose ``serve`` starts the server of ``tree``: ``server.commands``, or in a
+    tree from before the server's commands left the clients' command line (issue 25),
+    ``clients.cli``."""
+    return "server.commands" if (tree / "server" / "commands.py").exists() else "clients.cli"
+
+
 async def start_server(
     spec: ServerSpec | EchoSpec,
     env: dict[str, str],
@@ -254,7 +261,7 @@ async def start_server(
         command = [
             sys.executable,
             "-m",
-            "server.commands",
+            serve_module(spec.checkout or BENCH.parent),
             "serve",
             "--host",
             HOST,
