@@ -37,7 +37,7 @@ answered under each flood, none refused: under the hint flood p50 1,081 ms (max 
 flood's search under way, at most 1.5 s, is waited for), under the verdict flood 34 ms (max
 43: the verdicts search in processes of their own, at a lower priority), under both 1,070 ms
 (max 1,131). Before (one process for both), the first hint under the solver flood was
-``unavailable`` (tests/server/rooms/test_hints.py).
+``unavailable`` (tests/server/rooms/test_solver.py).
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ pytestmark = test_web.pytestmark
 
 WINNABLE, LOST = 3, 1
 """All Fours deals the solver wins in 51 moves, and proves lost (tests/engine/solver_cases.json,
-tests/server/rooms/test_hints.py)."""
+tests/server/rooms/test_solver.py)."""
 
 
 async def test_the_hint_button_shows_a_move_of_a_winning_line_when_practising_alone(

@@ -91,7 +91,7 @@ async def stop_server(server: Server) -> None:
 
 def make_settings(database_url: str, **overrides: Any) -> Settings:
     """The tests' server: a short countdown; no solver search after each race and no winnable
-    pool (tests/server/rooms/test_hints.py and test_pool.py turn them on), which would cost every
+    pool (tests/server/rooms/test_solver.py and test_pool.py turn them on), which would cost every
     test a process, and the pool's a CPU kept busy."""
     return Settings(
         database_url=database_url,

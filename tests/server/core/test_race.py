@@ -10,9 +10,7 @@ import pytest
 from engine.moves import RESIGN, Move
 from engine.players import GreedyPlayer, RandomPlayer
 from server.core.race import Phase, Race, RaceError
-from server.core.resume import resume_race
 from server.core.said import Outgoing
-from server.core.views import pile_model
 from wire.protocol import (
     Countdown,
     ErrorMessage,
@@ -435,75 +433,6 @@ def test_a_move_after_the_idle_while_before_the_timer_woke_is_refused_as_finishe
     (refused,) = messages(out, ErrorMessage)
     assert (refused.id, refused.code) == ("m1", "finished")
     assert out[-1].to == "p1"
-
-
-def test_a_restored_race_carries_each_racers_idle_while_on_from_their_stored_moves() -> None:
-    settings: dict[str, object] = dict(
-        race_id="r1",
-        code="ABCD1234",
-        rule_set="octagon",
-        seed=SEED,
-        algorithm=1,
-        deal_kind="secret",
-        host_id="p1",
-        host_name="Ann",
-        seats_max=3,
-        time_limit_s=None,
-        idle_s=600,
-    )
-    first = _same_moves(new_race("octagon").game_type(SEED, 1, keep_opening=False), 1)[0]
-    start = T0  # as app.restore_race sets it: the clock carries on from the last stored move
-    race = resume_race(
-        started_at=start,
-        racers=[("p1", "Ann", [(str(first), 100_000)]), ("p2", "Bob", [])],
-        now=start + 100,
-        **settings,
-    )
-    race.catch_up(start + 100)
-    race.reconnect("p1", start + 100)
-    race.reconnect("p2", start + 100)
-    assert race.next_deadline() == start + 600  # Bob, who never moved
-    race.tick(start + 600)
-    assert race.racers["p2"].status == "abandoned" and not race.racers["p1"].finished
-    assert race.next_deadline() == start + 700  # Ann, from her stored move
-
-
-@pytest.mark.parametrize("rule_set", ["four-corners", "octagon", "all-fours"])
-def test_a_restored_racers_next_move_sends_only_the_piles_that_move_changed(rule_set: str) -> None:
-    """The stored moves are replayed; what they changed is not sent again with the next move
-    (a racer who comes back gets their whole view)."""
-    settings: dict[str, object] = dict(
-        race_id="r1",
-        code="ABCD1234",
-        rule_set=rule_set,
-        seed=SEED,
-        algorithm=1,
-        deal_kind="secret",
-        host_id="p1",
-        host_name="Ann",
-        seats_max=2,
-        time_limit_s=None,
-    )
-    stored, next_move = (lambda moves: (moves[:-1], moves[-1]))(
-        _same_moves(new_race(rule_set).game_type(SEED, 1, keep_opening=False), 6)
-    )
-    race = resume_race(
-        started_at=T0,
-        racers=[("p1", "Ann", [(str(move), 1000 * index) for index, move in enumerate(stored)])],
-        now=T0 + 10,
-        **settings,
-    )
-    race.catch_up(T0 + 10)
-    game = race.racers["p1"].game
-    assert game is not None
-    before = game.table()
-    (ack,) = messages(race.move("p1", next_move, T0 + 11), MoveAccepted)
-    expected = [
-        pile_model(pile.seen())
-        for old, pile in zip(before, game.table(), strict=True)
-        if old != pile
-    ]
-    assert ack.changed == expected and expected
 
 
 def test_the_ratings_storing_the_result_made_reach_the_result_and_its_kept_event() -> None:
