@@ -64,6 +64,8 @@ class RoomEvents:
         for index, (number, _) in enumerate(self._events):
             if number == seq:
                 self._events[index] = (seq, frame)
+                if self._room_event is not None and self._room_event[0] == seq:
+                    self._room_event = self._events[index]
 
     def since(self, seq: int) -> list[Message] | None:
         """The room events after ``seq``, or ``None`` when they are no longer all kept (or

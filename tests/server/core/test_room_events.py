@@ -122,3 +122,12 @@ def test_a_log_numbered_on_from_first_seq_resyncs_a_client_with_an_earlier_numbe
     record(events, countdown(5001))
     assert seqs(events.since(5000)) == [5001]
     assert events.since(12) is None
+
+
+def test_a_snapshot_given_another_text_is_still_the_one_the_next_snapshot_replaces() -> None:
+    events = RoomEvents()
+    record(events, room(1), countdown(2))
+    replaced = room(1).model_copy(update={"spectators": 3})
+    events.replace(1, as_frame(replaced))
+    record(events, room(3))
+    assert seqs(events.since(0)) == [2, 3]
