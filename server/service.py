@@ -35,7 +35,7 @@ from server.rooms.room import Client, Room
 from server.settings import Settings
 from server.storage import holding
 from server.storage.engine import make_sessionmaker
-from server.storage.races import MoveRecorder
+from server.storage.moves import MoveRecorder
 from server.storage.writer import Writer
 from server.sweeper import deadlines, sweep
 

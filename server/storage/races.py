@@ -12,13 +12,12 @@ here, decided as each racer's entry is made.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, TypedDict, cast
 
 from sqlalchemy import Table, delete, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
 from engine.moves import Move
@@ -26,7 +25,6 @@ from engine.replay import MoveLog, replay_trusted
 from server.core import ratings
 from server.core.race import DealKind
 from server.core.ratings import DEFAULT_RULES, RatingRules
-from server.core.said import MoveMade
 from server.storage import dialect, holding
 from server.storage.deals import claim_daily, give_back, verdict_fields
 from server.storage.engine import Sessions
@@ -239,57 +237,6 @@ async def record_moves(sessions: Sessions, moves: Sequence[AcceptedMove]) -> Non
         await dialect.insert_new(
             await session.connection(), MoveRow, [dict(move) for move in moves]
         )
-
-
-class MoveRecorder:
-    """``record_moves`` over a connection of its own, held open from one batch to the next.
-
-    The server's writer commits a batch of moves before it acknowledges them, hundreds of times
-    a second: a session per batch (with a pool checkout, a reset on return, and on PostgreSQL a
-    ping) cost 1.0-1.2 ms of CPU per commit, the insert on a held connection 0.45 ms. After any
-    error the connection is dropped, and the writer's retry opens a new one."""
-
-    def __init__(self, engine: AsyncEngine) -> None:
-        self._engine = engine
-        self._connection: AsyncConnection | None = None
-
-    async def __call__(
-        self, moves: Mapping[str, Sequence[MoveMade]], epochs: Mapping[str, int]
-    ) -> set[str]:
-        """Store the moves of each race (by race id) still held at these epochs (race id:
-        epoch), in one transaction; return the races held by another process now, whose moves
-        are not stored (``server.storage.holding``)."""
-        if self._connection is None:
-            self._connection = await self._engine.connect()
-        try:
-            async with self._connection.begin():
-                fenced = await holding.stale(self._connection, epochs)
-                await dialect.insert_new(
-                    self._connection,
-                    MoveRow,
-                    [
-                        {
-                            "race_id": race_id,
-                            "player_id": move.player_id,
-                            "index": move.index,
-                            "text": move.text,
-                            "at_ms": move.at_ms,
-                        }
-                        for race_id, made in moves.items()
-                        if race_id not in fenced
-                        for move in made
-                    ],
-                )
-                return fenced
-        except Exception:
-            await self.close()
-            raise
-
-    async def close(self) -> None:
-        connection, self._connection = self._connection, None
-        if connection is not None:
-            with contextlib.suppress(Exception):  # it may be the broken one
-                await connection.close()
 
 
 async def unfinished_race_codes(sessions: Sessions) -> list[str]:

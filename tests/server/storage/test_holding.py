@@ -12,7 +12,8 @@ from server.core.said import MoveMade
 from server.storage import holding
 from server.storage.engine import make_engine
 from server.storage.models import MoveRow, RaceRow
-from server.storage.races import MoveRecorder, create_race, record_start
+from server.storage.moves import MoveRecorder
+from server.storage.races import create_race, record_start
 from server.storage.results import record_results
 from tests.server.storage.test_store import NOW, new_players, new_race, rank_entry
 from tests.server.test_server import Sessions
