@@ -11,6 +11,7 @@
     GET /api/races/<race-id>             a finished race: players, results, seed, move logs
     GET /api/races/<race-id>/replay      ?player=ID: that racer's game, the view after each move
     GET /api/races/<race-id>/solver      the solver's winning line on the race's deal, likewise
+                                         (these three: server.net.records)
     GET /rules/<rule-set>                the rule set's rules, as a page (server.net.rules_pages)
     GET /, GET /<file>                   the browser client (server.net.static)
 
@@ -25,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -36,33 +36,24 @@ from urllib.parse import parse_qsl, urlsplit
 from pydantic import ValidationError
 from websockets.http11 import Request, Response
 
-from engine.moves import Move
 from engine.registry import RULE_SET_NAMES
-from engine.replay import MoveLog
 from server.cluster.rank_cache import RedisRanks
 from server.cluster.redis_bus import RedisBus
 from server.core.budgets import address_of
-from server.core.limits import LruCache, retry_after
+from server.core.limits import retry_after
 from server.net.boards import leaderboard
 from server.net.connection import Gateway
-from server.net.responses import (
-    encode,
-    encoded_response,
-    error_response,
-    game_info,
-    json_response,
-    replay_steps,
-)
+from server.net.records import RaceRecords
+from server.net.responses import error_response, game_info, json_response
 from server.net.rules_pages import rules_response
 from server.net.static import static_response
 from server.rooms.host import RoomHost
 from server.rooms.pool import PoolFiller
 from server.rooms.room import Room, local_list
 from server.settings import Settings
-from server.storage.deals import ready_counts, solver_fields
+from server.storage.deals import ready_counts
 from server.storage.engine import Sessions
 from server.storage.players import ID
-from server.storage.races import race_record
 from server.storage.ratings import rating_board
 from server.storage.writer import Writer
 from wire.protocol import GetLeaderboard
@@ -104,10 +95,7 @@ class HttpApi:
     def __init__(self, service: Served, clock: Callable[[], float] = time.monotonic) -> None:
         self.service, self.clock = service, clock
         settings = service.settings
-        self.finished: LruCache[tuple[str, ...]] = LruCache(settings.http_cache_bytes)
-        """Finished races' records and replays, encoded, once their move logs are revealed:
-        from then on they never change (the race is over, every move of it stored, the seed
-        out), so each is built once rather than replayed again for every request."""
+        self.records = RaceRecords(service.sessions, settings.http_cache_bytes)
         self._pool_counts: dict[str, int] | None = None
         self._pool_counts_at: float | None = None
         self._pool_counting: asyncio.Task[None] | None = None
@@ -169,12 +157,14 @@ class HttpApi:
         if path.startswith("/api/ratings/"):
             return await self.ratings(path.removeprefix("/api/ratings/"), query)
         if path.startswith("/api/races/") and path.endswith("/solver"):
-            return await self.solver_line(path.removeprefix("/api/races/").removesuffix("/solver"))
+            return await self.records.solver_line(
+                path.removeprefix("/api/races/").removesuffix("/solver")
+            )
         if path.startswith("/api/races/") and path.endswith("/replay"):
             race_id = path.removeprefix("/api/races/").removesuffix("/replay")
-            return await self.replay(race_id, query.get("player", ""))
+            return await self.records.replay(race_id, query.get("player", ""))
         if path.startswith("/api/races/"):
-            return await self.race(path.removeprefix("/api/races/"))
+            return await self.records.race(path.removeprefix("/api/races/"))
         if not path.startswith("/api/"):
             static = static_response(raw_path)
             if static is not None:
@@ -321,133 +311,3 @@ class HttpApi:
             self.service.settings.rating_board_min_races,
         )
         return json_response(HTTPStatus.OK, board.model_dump(mode="json"))
-
-    async def race(self, race_id: str) -> Response:
-        data = self.finished.get(("record", race_id))
-        if data is None:
-            _, data = await self._record(race_id)
-        if data is None:
-            return error_response(HTTPStatus.NOT_FOUND, f"no finished race {race_id!r}")
-        return encoded_response(HTTPStatus.OK, data)
-
-    async def _revealed(self, race_id: str) -> dict[str, Any] | Response:
-        """The race's record once it reveals the deal and the move logs; else the answer."""
-        record, _ = await self._record(race_id)
-        if record is None:
-            return error_response(HTTPStatus.NOT_FOUND, f"no race {race_id!r}")
-        if record["logs"] is None:
-            return error_response(
-                HTTPStatus.FORBIDDEN,
-                "the race is not over, or its deal is "
-                "still secret (a daily deal's until the end of its day)",
-            )
-        return record
-
-    async def replay(self, race_id: str, player_id: str) -> Response:
-        """One racer's game of a finished race, position by position, for a replay viewer
-        (a browser cannot run the engine). Only once ``race_record`` reveals the move logs."""
-        return await self._revealed_once(
-            ("replay", race_id, player_id),
-            race_id,
-            lambda record: self._replay(record, race_id, player_id),
-        )
-
-    @staticmethod
-    def _replay(record: dict[str, Any], race_id: str, player_id: str) -> bytes | Response:
-        log = record["logs"].get(player_id)
-        if log is None:
-            racers = ", ".join(player["player_id"] for player in record["players"])
-            return error_response(
-                HTTPStatus.NOT_FOUND,
-                f"no racer {player_id!r} in that race: ?player= one of {racers}",
-            )
-        name = next(p["name"] for p in record["players"] if p["player_id"] == player_id)
-        return encode(
-            {
-                "race_id": race_id,
-                "rule_set": record["rule_set"],
-                "player_id": player_id,
-                "name": name,
-                "steps": replay_steps(MoveLog.from_json(log)),
-            }
-        )
-
-    async def solver_line(self, race_id: str) -> Response:
-        """The solver's winning line on a finished race's deal, position by position, as a
-        racer's replay: beside the racers' own games in the replay viewer. Only once the race
-        record reveals the deal, and only for a deal the solver won."""
-        return await self._revealed_once(
-            ("solver", race_id), race_id, lambda record: self._solver_line(record, race_id)
-        )
-
-    @staticmethod
-    def _solver_line(record: dict[str, Any], race_id: str) -> bytes | Response:
-        solver = record.get("solver")
-        if solver is None or solver["result"] != "won":
-            return error_response(
-                HTTPStatus.NOT_FOUND,
-                "the solver has no winning line for "
-                "this deal (not searched yet, lost, or undecided)",
-            )
-        log = MoveLog(
-            record["rule_set"],
-            int(record["seed"]),
-            record["algorithm"],
-            tuple(Move.parse(move) for move in solver["line"]),
-            rules=record["rules"],
-        )
-        return encode(
-            {
-                "race_id": race_id,
-                "rule_set": record["rule_set"],
-                "player_id": None,
-                "name": "the solver",
-                "knowledge": solver["knowledge"],
-                "steps": replay_steps(log),
-            }
-        )
-
-    async def _revealed_once(
-        self,
-        key: tuple[str, ...],
-        race_id: str,
-        build: Callable[[dict[str, Any]], bytes | Response],
-    ) -> Response:
-        """What ``build`` makes of a revealed race's record, made once and then answered from
-        the cache (a revealed race is final); a refusal is never kept."""
-        data = self.finished.get(key)
-        if data is None:
-            record = await self._revealed(race_id)
-            if isinstance(record, Response):
-                return record
-            built = build(record)
-            if isinstance(built, Response):
-                return built
-            data = built
-            self.finished.put(key, data)
-        return encoded_response(HTTPStatus.OK, data)
-
-    async def _record(self, race_id: str) -> tuple[dict[str, Any] | None, bytes | None]:
-        """A race's record and its encoding; from the cache once it is revealed (and so final,
-        but for the solver's verdict on its deal, stored a while after the race and looked
-        for again until it is there), never before: a daily race's record hides its seed and
-        logs until its day is over."""
-        key = ("record", race_id)
-        data = self.finished.get(key)
-        if data is not None:
-            record: dict[str, Any] = json.loads(data)
-            if record["solver"] is None:  # the search after the race may have ended since
-                record.update(await solver_fields(self.service.sessions, record))
-                if record["solver"] is not None:
-                    data = encode(record)
-                    self.finished.put(key, data)
-            return record, data
-        if not ID.fullmatch(race_id):
-            return None, None
-        found = await race_record(self.service.sessions, race_id, datetime.now(UTC))
-        if found is None:
-            return None, None
-        data = encode(found)
-        if found["logs"] is not None:  # final from now on, but for the solver's verdict
-            self.finished.put(key, data)
-        return found, data

@@ -1,6 +1,7 @@
 """The HTTP API against hostile clients (server/net/http.py), on a real server with real sockets:
 methods other than GET and HEAD, bad query parameters (and the same over the WebSocket), the
-rate limit per client address, and the cache of finished races' records and replays."""
+rate limit per client address, and the cache of finished races' records and replays
+(server/net/records.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from websockets.asyncio.client import connect
 
-import server.net.http as server_http
+import server.net.records as race_records
 from server.storage.models import RaceRow
 from tests.server.test_server import (
     Server,
@@ -357,10 +358,10 @@ async def test_a_finished_race_is_replayed_once_then_answered_from_the_cache(
     await bob.next_event(YourView)
     await bob.resign()
     finished = await ann.next_event(RaceFinished)
-    records = Counted(server_http.race_record)
-    replays = Counted(server_http.replay_steps)
-    monkeypatch.setattr(server_http, "race_record", records)
-    monkeypatch.setattr(server_http, "replay_steps", replays)
+    records = Counted(race_records.race_record)
+    replays = Counted(race_records.replay_steps)
+    monkeypatch.setattr(race_records, "race_record", records)
+    monkeypatch.setattr(race_records, "replay_steps", replays)
 
     path = f"/api/races/{finished.race_id}/replay?player={ann.player_id}"
     first = await request(server, "GET", path)
@@ -389,8 +390,8 @@ async def test_a_daily_race_is_not_cached_while_its_seed_is_secret(
     await ann.resign()
     daily = await ann.next_event(RaceFinished)
     assert daily.seed is None
-    records = Counted(server_http.race_record)
-    monkeypatch.setattr(server_http, "race_record", records)
+    records = Counted(race_records.race_record)
+    monkeypatch.setattr(race_records, "race_record", records)
 
     for _ in range(2):
         status, _, body = await request(server, "GET", f"/api/races/{daily.race_id}")
