@@ -20,12 +20,12 @@ identities are cheap (ten from one address are ten players): for a hint, each pl
 minute (``hints_per_player_per_min``) and each address's (``hints_per_address_per_min``), token
 buckets, past them ``rate_limited``; hints searched or waiting at once from one address
 (``hints_at_once_per_address``, past it ``rate_limited``) and in all (``hint_queue_max``, past
-it ``unavailable``). Hints waiting for a process take turns by address (``Turns``, round
-robin, the address just served last), so an honest hint waits for the searches under way and
-at most one of each other address, however many that address asks for. A hint holds up its
-asker's next request by up to its budget (requests are handled one at a time per connection),
-nobody else's. With several workers each has its own processes and bounds: an address counts
-in the worker that holds its rooms.
+it ``unavailable``). Hints waiting for a process take turns by address
+(``server.rooms.solver_turns``, round robin, the address just served last), so an honest hint
+waits for the searches under way and at most one of each other address, however many that
+address asks for. A hint holds up its asker's next request by up to its budget (requests are
+handled one at a time per connection), nobody else's. With several workers each has its own
+processes and bounds: an address counts in the worker that holds its rooms.
 
 The live verdict (``follow``, ``moved``): a racer practising alone may ask to be told, at once
 and after each move, the solver's word on their position (``engine.hints.LIVE_WORDS``: still
@@ -50,11 +50,9 @@ null``).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
-from collections import OrderedDict, deque
-from collections.abc import AsyncIterator, Callable, Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -75,6 +73,7 @@ from server.core.limits import AddressLimiter, InFlight
 from server.core.race import Race
 from server.rooms.solver_process import BACKGROUND_NICENESS, NICENESS
 from server.rooms.solver_processes import SLACK_S, SolverProcesses, core
+from server.rooms.solver_turns import Turns
 from server.settings import Settings
 from server.storage.deals import save_verdict
 from server.storage.engine import Sessions
@@ -82,62 +81,6 @@ from server.storage.writer import Writer
 from wire.protocol import ErrorCode, HintGiven, LiveVerdictGiven
 
 log = logging.getLogger("patience_race.hints")
-
-
-class Turns:
-    """Whose hint is searched next: ``slots`` at a time (one per hint process); the others wait
-    their turn by client, round robin, and a client whose search has just ended goes behind
-    the others waiting. An honest player's hint then waits for the searches under way and at
-    most one of each other client, however many that client asks for."""
-
-    def __init__(self, slots: int) -> None:
-        self.slots, self.running = slots, 0
-        self._waiting: OrderedDict[str, deque[asyncio.Future[None]]] = OrderedDict()
-        """Per client, its hints waiting in the order asked; the client next in turn first."""
-
-    @contextlib.asynccontextmanager
-    async def turn(self, client: str) -> AsyncIterator[None]:
-        """Wait for ``client``'s turn, and hold a slot while the block runs."""
-        if self.running < self.slots and not self._waiting:
-            self.running += 1
-        else:
-            ready = asyncio.get_running_loop().create_future()
-            self._waiting.setdefault(client, deque()).append(ready)
-            try:
-                await ready
-            except asyncio.CancelledError:
-                if ready.done() and not ready.cancelled():
-                    self._next(client)  # its turn had come: it is handed on
-                else:
-                    self._forget(client, ready)
-                raise
-        try:
-            yield
-        finally:
-            self._next(client)
-
-    def _next(self, done: str) -> None:
-        """``done``'s slot is free: give it to the client next in turn."""
-        self.running -= 1
-        if done in self._waiting and len(self._waiting) > 1:
-            self._waiting.move_to_end(done)
-        while self._waiting and self.running < self.slots:
-            client, waiting = next(iter(self._waiting.items()))
-            ready = waiting.popleft()
-            if waiting:
-                self._waiting.move_to_end(client)
-            else:
-                del self._waiting[client]
-            if not ready.done():  # (not given up meanwhile)
-                ready.set_result(None)
-                self.running += 1
-
-    def _forget(self, client: str, ready: asyncio.Future[None]) -> None:
-        waiting = self._waiting.get(client)
-        if waiting is not None and ready in waiting:
-            waiting.remove(ready)
-            if not waiting:
-                del self._waiting[client]
 
 
 @dataclass(eq=False)

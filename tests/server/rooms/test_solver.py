@@ -33,9 +33,10 @@ from engine.solver.compiled import RULE_SETS as COMPILED_RULE_SETS
 from server.core.errors import Refusal
 from server.core.hint_rules import refusal
 from server.core.race import Race
-from server.rooms.solver import SolverPool, Turns
+from server.rooms.solver import SolverPool
 from server.rooms.solver_process import NICENESS, pid_after
 from server.rooms.solver_processes import SolverProcesses
+from server.rooms.solver_turns import Turns
 from server.settings import Settings
 from server.storage.writer import Writer
 from tests.server.attacks import Target, run_attack
