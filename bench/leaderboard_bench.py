@@ -75,7 +75,7 @@ from engine.game import RULES_VERSION  # noqa: E402
 from engine.registry import RULE_SET_NAMES  # noqa: E402
 from server.cluster.rank_cache import RedisRanks  # noqa: E402
 from server.settings import async_url  # noqa: E402
-from server.storage import leaderboards, ranks, results
+from server.storage import board_statements, leaderboards, ranks, results
 from server.storage.engine import (  # noqa: E402
     Sessions,
     make_engine,
@@ -811,7 +811,7 @@ def board_specs(targets: Targets, cache: RedisRanks | None = None) -> list[Board
             *([] if since is None else [e.finished_at >= since]),
         )
 
-    def fastest(period: leaderboards.Period) -> Query:
+    def fastest(period: board_statements.Period) -> Query:
         return lambda s, r, now: leaderboards.fastest_wins(s, r, period, LIMIT, now)
 
     def at_midnight(s: Sessions, r: str, now: datetime) -> Awaitable[leaderboards.Board[Any]]:
