@@ -1,4 +1,4 @@
-"""What a solver process (``server.rooms.solver.SolverProcesses``) runs first: it yields the CPU to
+"""What a solver process (``server.rooms.solver_processes.SolverProcesses``) runs first: it yields the CPU to
 its server, ignores the terminal's Ctrl-C, ends with its server, and warms up.
 
 A search takes all the CPU it is given for its budget; on a machine with as many server
