@@ -1,5 +1,5 @@
-"""What a solver process (``server.rooms.solver_processes.SolverProcesses``) runs first: it yields the CPU to
-its server, ignores the terminal's Ctrl-C, ends with its server, and warms up.
+"""What a solver process (``server.rooms.solver_processes.SolverProcesses``) runs first: it yields
+the CPU to its server, ignores the terminal's Ctrl-C, ends with its server, and warms up.
 
 A search takes all the CPU it is given for its budget; on a machine with as many server
 processes as cores it would take that time from a server's event loop, and every racer's
