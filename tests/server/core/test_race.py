@@ -27,7 +27,8 @@ T0 = 1_000_000.0
 SEED = 20261122
 
 
-def new_race(rule_set: str = "hidden-cards", **options: object) -> Race:
+def race_settings(rule_set: str = "hidden-cards", **options: object) -> dict[str, object]:
+    """A race's terms for these tests: three seats, a secret deal, no time limit."""
     settings: dict[str, object] = dict(
         race_id="r1",
         code="ABCD1234",
@@ -41,7 +42,11 @@ def new_race(rule_set: str = "hidden-cards", **options: object) -> Race:
         time_limit_s=None,
     )
     settings.update(options)
-    return Race(**settings)  # type: ignore[arg-type]
+    return settings
+
+
+def new_race(rule_set: str = "hidden-cards", **options: object) -> Race:
+    return Race(**race_settings(rule_set, **options))  # type: ignore[arg-type]
 
 
 def started(race: Race, *others: str) -> list[Outgoing]:

@@ -14,27 +14,12 @@ from engine.players import GreedyPlayer
 from server.core.race import Phase, Race
 from server.core.resume import resume_race
 from server.core.views import pile_model
+from tests.server.core.test_race import SEED, T0, race_settings
 from wire.protocol import MoveAccepted
-
-T0 = 1_000_000.0
-SEED = 20261122
 
 
 def settings(rule_set: str = "octagon", **options: object) -> dict[str, object]:
-    chosen: dict[str, object] = dict(
-        race_id="r1",
-        code="ABCD1234",
-        rule_set=rule_set,
-        seed=SEED,
-        algorithm=1,
-        deal_kind="secret",
-        host_id="p1",
-        host_name="Ann",
-        seats_max=3,
-        time_limit_s=None,
-    )
-    chosen.update(options)
-    return chosen
+    return race_settings(rule_set, **options)
 
 
 def new_race(rule_set: str = "octagon", **options: object) -> Race:
