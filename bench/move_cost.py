@@ -41,6 +41,7 @@ from engine.moves import Move  # noqa: E402
 from engine.players import GreedyPlayer, play_out  # noqa: E402
 from engine.registry import RULE_SET_NAMES, find_rule_set  # noqa: E402
 from server.core.race import Race  # noqa: E402
+from server.core.terms import RaceTerms
 from server.core.views import pile_model
 
 STEPS = (
@@ -145,17 +146,19 @@ def step_by_step(name: str, deals: list[Deal], timings: Timings) -> None:
 
 def one_seat_race(name: str, seed: int) -> Race:
     race = Race(
-        race_id="bench",
-        code="BENCH",
-        rule_set=name,
-        seed=seed,
-        algorithm=1,
-        deal_kind="number",
+        RaceTerms(
+            race_id="bench",
+            code="BENCH",
+            rule_set=name,
+            seed=seed,
+            algorithm=1,
+            deal_kind="number",
+            seats_max=1,
+            time_limit_s=None,
+            countdown_s=0,
+        ),
         host_id="p1",
         host_name="bench",
-        seats_max=1,
-        time_limit_s=None,
-        countdown_s=0,
     )
     race.start("p1", 0.0)
     return race

@@ -14,8 +14,9 @@
 - ``server.storage``: the database. Its models, what is stored (players, races, results,
   deals, ranks, ratings, leaderboards), the holder of each race, and the writer every write goes
   through (``storage.writer``).
-- ``server.core``: pure, fed events and the time; no I/O. The race (``core.race``) and what it
-  says and asks to store (``core.said``), rematches, ratings, the limits' arithmetic, the lobby
+- ``server.core``: pure, fed events and the time; no I/O. The race (``core.race``), its terms
+  (``core.terms``), what it says and asks to store (``core.said``), what a player may ask of it
+  (``core.room_view``), rematches, ratings, the limits' arithmetic, the lobby
   list's rules and the deadlines the sweeper applies.
 
 At the top, the process itself: its settings (``server.settings``), the service that puts the

@@ -79,9 +79,10 @@ def sweep(gateway: Gateway, host: RoomHost, rules: Deadlines, now: float) -> Non
 
 def close_lobby(host: RoomHost, room: Room) -> None:
     notice = ErrorMessage(
-        code=ErrorCode.ROOM_CLOSED, message=f"room {room.race.code} closed: its race never started"
+        code=ErrorCode.ROOM_CLOSED,
+        message=f"room {room.race.terms.code} closed: its race never started",
     )
     host.delivery.hand_over(list(room.members), as_frame(notice))
     host.delivery.forget_room(room)
-    race_id, epoch = room.race.race_id, room.epoch
+    race_id, epoch = room.race.terms.race_id, room.epoch
     host.writer.run(lambda: delete_unstarted_race(host.sessions, race_id, epoch))

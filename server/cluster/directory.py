@@ -100,16 +100,16 @@ class RoomDirectory:
         rooms = list(self.host.rooms.values())
         if not rooms:
             return
-        now = await holding.epochs(self.sessions, [room.race.race_id for room in rooms])
-        kept = [room for room in rooms if now.get(room.race.race_id) == room.epoch]
+        now = await holding.epochs(self.sessions, [room.race.terms.race_id for room in rooms])
+        kept = [room for room in rooms if now.get(room.race.terms.race_id) == room.epoch]
         for room in rooms:
             if room not in kept:
-                self.listing.written.pop(room.race.code, None)  # (the new holder's to write)
+                self.listing.written.pop(room.race.terms.code, None)  # (the new holder's to write)
                 self.host.delivery.let_go(room)
         async with self.redis.pipeline(transaction=False) as pipe:
             for room in kept:
-                pipe.set(self._key("room", room.race.code), self.id, ex=ROOM_TTL_S)
-                pipe.sadd(self._key("rooms", self.id), room.race.code)
+                pipe.set(self._key("room", room.race.terms.code), self.id, ex=ROOM_TTL_S)
+                pipe.sadd(self._key("rooms", self.id), room.race.terms.code)
             await pipe.execute()
         self.listing.refresh()
         log.warning(

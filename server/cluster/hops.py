@@ -134,7 +134,7 @@ class RemoteMembers:
         except Exception:
             log.exception("a request from worker %s failed", data["from"])
             error = [ErrorCode.INVALID_MESSAGE.value, "the server could not act on that"]
-        room = member.room.race.code if isinstance(member.room, Room) else None
+        room = member.room.race.terms.code if isinstance(member.room, Room) else None
         if room is None:
             self._members.pop(key, None)
         self._publish(

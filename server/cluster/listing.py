@@ -57,7 +57,7 @@ class RedisListing:
         """The entries this worker has in Redis, by code: as JSON, and their score."""
 
     def changed(self, room: Room) -> None:
-        code, listing = room.race.code, entry(room.race)
+        code, listing = room.race.terms.code, entry(room.race)
         if listing is None:
             self.forget(code)
             return

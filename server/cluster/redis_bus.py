@@ -343,8 +343,8 @@ class RedisBus:
             log.debug("leases not renewed: %s", error)
             return
         for room, race in held:  # taken by another worker (this one stalled, or Redis forgot)
-            if race.race_id not in renewed and race.ended_at is None and room.race is race:
-                self.listing.written.pop(room.race.code, None)
+            if race.terms.race_id not in renewed and race.ended_at is None and room.race is race:
+                self.listing.written.pop(room.race.terms.code, None)
                 self.host.delivery.let_go(room)
 
     async def _watch(self) -> None:

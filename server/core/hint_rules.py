@@ -18,11 +18,11 @@ def refusal(race: Race, player_id: str) -> Refusal | None:
     racer = race.racers.get(player_id)
     if racer is None:
         return Refusal(ErrorCode.NOT_IN_ROOM, "you have no seat in this room's race")
-    if race.deal_kind == "daily":
+    if race.terms.deal_kind == "daily":
         return Refusal(ErrorCode.NO_HINTS, "no hints on the daily deal: it is ranked")
     if len(race.racers) > 1:
         return Refusal(ErrorCode.NO_HINTS, "no hints in a race with others")
-    if race.deal_kind != "number":
+    if race.terms.deal_kind != "number":
         return Refusal(
             ErrorCode.NO_HINTS,
             "no hints on a secret deal: it is ranked; "

@@ -24,20 +24,20 @@ def entry(race: Race) -> dict[str, Any] | None:
     """The room as the list shows it, or None when it is not to be listed."""
     host = race.racers.get(race.host_id)
     if (
-        not race.public
+        not race.terms.public
         or race.phase is not Phase.LOBBY
         or host is None
-        or len(race.racers) >= race.seats_max
+        or len(race.racers) >= race.terms.seats_max
     ):
         return None
     return {
-        "code": race.code,
-        "rule_set": race.rule_set,
+        "code": race.terms.code,
+        "rule_set": race.terms.rule_set,
         "host": host.name,
         "racers": len(race.racers),
-        "seats": race.seats_max,
-        "deal_kind": race.deal_kind,
-        "time_limit_s": race.time_limit_s,
+        "seats": race.terms.seats_max,
+        "deal_kind": race.terms.deal_kind,
+        "time_limit_s": race.terms.time_limit_s,
     }
 
 

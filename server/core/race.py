@@ -19,42 +19,27 @@ finishes when every racer has. So no racer, connected or not, can keep a race op
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import date
 from enum import Enum
-from typing import Literal
 
 from engine.errors import IllegalMoveError
-from engine.game import RULES_VERSION, Game
 from engine.moves import RESIGN, Move
-from engine.registry import find_rule_set
 from server.core.errors import RaceError
 from server.core.racer import FINISHED_AS, Racer, ms, ranking
 from server.core.room_events import EVENTS_KEPT, RoomEvents
-from server.core.said import MoveMade, Outgoing, RaceBegan, RaceEnded, Said, as_frame
+from server.core.said import Facts, Outgoing, RaceBegan, RaceEnded, Said, as_frame, says
+from server.core.terms import RaceTerms
 from server.core.views import view_model
 from wire.commitment import commitment
 from wire.protocol import (
     Countdown,
     ErrorCode,
     ErrorMessage,
-    Message,
     RaceFinished,
-    RaceStarted,
-    RankEntry,
     RoomState,
     SeatStatus,
     YourView,
 )
 from wire.ratings import RatingChange
-
-COUNTDOWN_S = 3.0
-GRACE_S = 60.0
-MAX_RACE_S = 2 * 3600.0
-"""The longest a race runs, with or without a time limit: then everyone still racing is finished
-as ``timed_out``, as a time limit does (a longer time limit ends here too)."""
-IDLE_S = 600.0
-"""How long a racer may go without a move (from the start, or from their last move) before the
-race finishes them as ``abandoned`` and resigns their game, connected or not."""
 
 
 class Phase(Enum):
@@ -64,50 +49,20 @@ class Phase(Enum):
     FINISHED = "finished"
 
 
-DealKind = Literal["secret", "number", "daily"]
-
-
 class Race:
     def __init__(
         self,
+        terms: RaceTerms,
         *,
-        race_id: str,
-        code: str,
-        rule_set: str,
-        seed: int,
-        algorithm: int,
-        deal_kind: DealKind,
         host_id: str,
         host_name: str,
-        seats_max: int,
-        time_limit_s: int | None,
-        rules: int = RULES_VERSION,
-        countdown_s: float = COUNTDOWN_S,
-        grace_s: float = GRACE_S,
-        max_race_s: float = MAX_RACE_S,
-        idle_s: float = IDLE_S,
-        daily_day: date | None = None,
-        winnable: bool | None = None,
-        public: bool = False,
         events_kept: int = EVENTS_KEPT,
         events: RoomEvents | None = None,
     ) -> None:
         """``events``: the room's event log, for a race that follows another in the same room
         (a rematch); a new one otherwise."""
-        self.game_type = find_rule_set(rule_set)
-        self.race_id, self.code, self.rule_set = race_id, code, rule_set
-        self.seed, self.algorithm, self.deal_kind = seed, algorithm, deal_kind
-        self.rules = rules
-        """The rules version every racer's game is played under (a race restored from before
-        version 2 keeps version 1, so its stored moves mean what they meant)."""
-        self.host_id, self.seats_max, self.time_limit_s = host_id, seats_max, time_limit_s
-        self.countdown_s, self.grace_s = countdown_s, grace_s
-        self.max_race_s, self.idle_s = max_race_s, idle_s
-        self.daily_day = daily_day
-        self.winnable = winnable
-        """Whether the deal was proved winnable before the race (``RoomState.winnable``)."""
-        self.public = public
-        """Whether the room is listed while its lobby has a free seat (``GET /api/rooms``)."""
+        self.terms = terms
+        self.host_id = host_id
         self.phase = Phase.LOBBY
         self.racers: dict[str, Racer] = {host_id: Racer(host_id, host_name)}
         self.spectators: set[str] = set()
@@ -116,47 +71,34 @@ class Race:
         self.ended_at: float | None = None
         self.events = RoomEvents(events_kept) if events is None else events
         self.result: RaceFinished | None = None
-        self.commitment = commitment(seed)
-        self._made: list[MoveMade] = []
-        self._began: RaceBegan | None = None
-        self._ended: RaceEnded | None = None
-        """What the call under way has made to store: taken by ``_said``."""
+        self.commitment = commitment(terms.seed)
+        self.facts = Facts()
 
-    def catch_up(self, now: float) -> Said:
+    @says
+    def catch_up(self, now: float) -> list[Outgoing]:
         """After ``resumed``: end the race if everyone had finished, and apply what time did."""
         if self.phase is Phase.RACING and all(r.finished for r in self.racers.values()):
-            return self._said(self._end(max(r.finished_at or now for r in self.racers.values())))
+            return self._end(max(r.finished_at or now for r in self.racers.values()))
         return self.tick(now)
-
-    def _said(self, out: list[Outgoing]) -> Said:
-        """What a call said, with what it made to store (taken: the next call starts afresh)."""
-        said = Said(out, self._made, self._began, self._ended)
-        if self._made:
-            self._made = []
-        self._began = self._ended = None
-        return said
 
     # -- room events --------------------------------------------------------------------------
 
-    def room_state(self, request_id: str | None = None) -> RoomState:
-        """The room as it is now, for one player (not a room event: its ``seq`` is the latest
-        event's)."""
-        return self._room_snapshot(request_id, self.events.seq)
-
-    def _room_snapshot(self, request_id: str | None, seq: int) -> RoomState:
+    def snapshot(self, request_id: str | None, seq: int) -> RoomState:
+        """The room as it is now, numbered ``seq`` (``server.core.room_view.room_state``)."""
+        terms = self.terms
         return RoomState(
             id=request_id,
             seq=seq,
-            code=self.code,
-            rule_set=self.rule_set,
-            deal_kind=self.deal_kind,
-            winnable=self.winnable,
+            code=terms.code,
+            rule_set=terms.rule_set,
+            deal_kind=terms.deal_kind,
+            winnable=terms.winnable,
             phase=self.phase.value,
-            public=self.public,
+            public=terms.public,
             deal_number=self.deal_number,
             host=self.host_id,
-            seats_max=self.seats_max,
-            time_limit_s=self.time_limit_s,
+            seats_max=terms.seats_max,
+            time_limit_s=terms.time_limit_s,
             seats=[racer.seat_info() for racer in self.racers.values()],
             spectators=len(self.spectators),
             commitment=self.commitment if self.phase is not Phase.LOBBY else None,
@@ -167,12 +109,13 @@ class Race:
     @property
     def deal_number(self) -> str | None:
         """The deal's number as far as everyone may know it (``RoomState.deal_number``)."""
-        if self.deal_kind == "number" or (self.phase is Phase.FINISHED and self.reveals_seed):
-            return str(self.seed)
+        terms = self.terms
+        if terms.deal_kind == "number" or (self.phase is Phase.FINISHED and terms.reveals_seed):
+            return str(terms.seed)
         return None
 
     def _room_changed(self) -> Outgoing:
-        return self.events.say(self._room_snapshot(None, self.events.next_seq))
+        return self.events.say(self.snapshot(None, self.events.next_seq))
 
     def announce(self) -> Said:
         """The room as it is now, as a room event: for a race that follows another in the
@@ -192,8 +135,8 @@ class Race:
             return Said() if self.racers[player_id].connected else self.reconnect(player_id, now)
         if self.phase is not Phase.LOBBY:
             raise RaceError(ErrorCode.ALREADY_STARTED, "this race has started; you may spectate it")
-        if len(self.racers) >= self.seats_max:
-            raise RaceError(ErrorCode.ROOM_FULL, f"all {self.seats_max} seats are taken")
+        if len(self.racers) >= self.terms.seats_max:
+            raise RaceError(ErrorCode.ROOM_FULL, f"all {self.terms.seats_max} seats are taken")
         self.racers[player_id] = Racer(player_id, name)
         self.spectators.discard(player_id)
         return Said([self._room_changed()])
@@ -212,10 +155,8 @@ class Race:
             )
         self.spectators.add(player_id)
 
-    def leave(self, player_id: str, now: float) -> Said:
-        return self._said(self._leave(player_id, now))
-
-    def _leave(self, player_id: str, now: float) -> list[Outgoing]:
+    @says
+    def leave(self, player_id: str, now: float) -> list[Outgoing]:
         if player_id in self.spectators:
             self.spectators.discard(player_id)
             return []  # (no room event: ``spectate``)
@@ -238,72 +179,57 @@ class Race:
             return [*out, self._room_changed()]
         return [self._room_changed()] if was_here else []
 
-    def ready(self, player_id: str, ready: bool, now: float) -> Said:
+    @says
+    def ready(self, player_id: str, ready: bool, now: float) -> list[Outgoing]:
         racer = self._racer(player_id)
         if self.phase is not Phase.LOBBY:
             raise RaceError(ErrorCode.ALREADY_STARTED, "the countdown has begun")
         if racer.ready == ready:  # a repeat changes nothing: no room event
-            return Said()
+            return []
         racer.ready = ready
         out = [self._room_changed()]
         if len(self.racers) >= 2 and all(r.ready for r in self.racers.values()):
             out += self._begin_countdown(now)
-        return self._said(out)
+        return out
 
-    def start(self, player_id: str, now: float) -> Said:
+    @says
+    def start(self, player_id: str, now: float) -> list[Outgoing]:
         self._racer(player_id)
         if player_id != self.host_id:
             raise RaceError(ErrorCode.NOT_HOST, "only the host may start the race early")
         if self.phase is not Phase.LOBBY:
             raise RaceError(ErrorCode.ALREADY_STARTED, "the countdown has begun")
-        return self._said(self._begin_countdown(now))
+        return self._begin_countdown(now)
 
     def _begin_countdown(self, now: float) -> list[Outgoing]:
         self.phase = Phase.COUNTDOWN
-        self.starts_at = now + self.countdown_s
+        self.starts_at = now + self.terms.countdown_s
         out = [
             self.events.say(
                 Countdown(
                     seq=self.events.next_seq,
                     starts_at_ms=ms(self.starts_at),
-                    seconds=self.countdown_s,
+                    seconds=self.terms.countdown_s,
                 )
             )
         ]
-        if self.countdown_s <= 0:
-            out += self._tick(now)
+        if self.terms.countdown_s <= 0:
+            out += self.tick(now)
         return out
 
     # -- racing -------------------------------------------------------------------------------
-
-    def deal_to(self, racer: Racer, started_at: float) -> Game:
-        """The racer's game, dealt (``Racer.deal``)."""
-        return racer.deal(
-            self.game_type(
-                self.seed, self.algorithm, rules=self.rules, keep_opening=False, undo=False
-            ),
-            started_at,
-        )
 
     def _start_racing(self, now: float) -> list[Outgoing]:
         assert self.starts_at is not None
         self.phase = Phase.RACING
         self.started_at = self.starts_at
-        out = [
-            self.events.say(
-                RaceStarted(
-                    seq=self.events.next_seq,
-                    started_at_ms=ms(self.started_at),
-                    commitment=self.commitment,
-                    deal_number=str(self.seed) if self.deal_kind == "number" else None,
-                    algorithm=self.algorithm,
-                    rules=self.rules,
-                )
-            )
-        ]
-        self._began = RaceBegan(ms(self.started_at), tuple(self.racers))
+        started = self.terms.race_started(
+            self.events.next_seq, ms(self.started_at), self.commitment
+        )
+        out = [self.events.say(started)]
+        self.facts.began = RaceBegan(ms(self.started_at), tuple(self.racers))
         for racer in self.racers.values():
-            game = self.deal_to(racer, self.started_at)
+            game = racer.deal(self.terms.new_game(), self.started_at)
             racer.status = "racing"
             out.append(Outgoing(racer.player_id, YourView(view=view_model(game.view()))))
         out.append(self._room_changed())
@@ -311,19 +237,9 @@ class Race:
             out += self._check_finished(racer, self.started_at)
         return out
 
-    def legal_move_named(self, player_id: str, text: str) -> Move | None:
-        """The racer's legal move written ``text``, if they are racing and there is one
-        (``Game.legal_move_named``): ``move`` takes it as it would the parsed text."""
-        racer = self.racers.get(player_id)
-        if racer is None or racer.game is None or self.phase is not Phase.RACING:
-            return None
-        return racer.game.legal_move_named(text)
-
-    def move(self, player_id: str, move: Move, now: float, request_id: str | None = None) -> Said:
-        return self._said(self._move(player_id, move, now, request_id))
-
-    def _move(
-        self, player_id: str, move: Move, now: float, request_id: str | None
+    @says
+    def move(
+        self, player_id: str, move: Move, now: float, request_id: str | None = None
     ) -> list[Outgoing]:
         racer = self._racer(player_id)
         if self.phase is not Phase.RACING:
@@ -343,7 +259,7 @@ class Race:
             reply, made = racer.play(move, now, self.started_at, request_id, self.events.next_seq)
         except IllegalMoveError as refused:
             raise RaceError(ErrorCode.ILLEGAL_MOVE, refused.reason) from None
-        self._made.append(made)
+        self.facts.moves.append(made)
         # The room hears of the move first: one progress event, with the racer's final status
         # if the move ended their game, to everyone (but the mover, if they asked: see ``but``).
         # Then the mover's reply, which says the same and that event's seq (so a client can do
@@ -361,14 +277,14 @@ class Race:
         """A deadline (the time limit, an idle while) passed before the timer woke the race:
         apply it now, then answer the move as one sent after it. Every request gets exactly one
         reply, and what the deadline did reaches the room even when the move is refused."""
-        out = self._tick(now)
+        out = self.tick(now)
         if self.phase is not Phase.RACING:
             refusal = RaceError(ErrorCode.NOT_RACING, "the race is over")
         elif racer.finished:
             refusal = RaceError(ErrorCode.FINISHED, f"you have finished ({racer.status})")
         else:
             try:
-                return [*out, *self._move(racer.player_id, move, now, request_id)]
+                return [*out, *self.move(racer.player_id, move, now, request_id)]
             except RaceError as refused:
                 refusal = refused
         return [
@@ -397,7 +313,7 @@ class Race:
     ) -> list[Outgoing]:
         if resign:
             assert self.started_at is not None
-            self._made.extend(racer.resign(now, self.started_at))
+            self.facts.moves.extend(racer.resign(now, self.started_at))
         racer.status, racer.finished_at = status, now
         return [self._progress(racer), *self._end_if_all_finished(now)]
 
@@ -407,17 +323,11 @@ class Race:
     def _end(self, now: float) -> list[Outgoing]:
         self.phase = Phase.FINISHED
         self.ended_at = now
-        ranked = self.ranking()
-        self.result = RaceFinished(
-            seq=self.events.next_seq,
-            race_id=self.race_id,
-            seed=str(self.seed) if self.reveals_seed else None,
-            algorithm=self.algorithm,
-            rules=self.rules,
-            ranking=ranked,
-        )
+        assert self.started_at is not None
+        ranked = ranking(self.racers.values(), self.started_at)
+        self.result = self.terms.race_finished(self.events.next_seq, ranked)
         announced = self.events.say(self.result)
-        self._ended = RaceEnded(now, ranked, announced)
+        self.facts.ended = RaceEnded(now, ranked, announced)
         return [announced, self._room_changed()]
 
     def rate(self, ratings: Mapping[str, RatingChange]) -> None:
@@ -438,34 +348,19 @@ class Race:
         assert self.result is not None
         return as_frame(self.result)
 
-    @property
-    def reveals_seed(self) -> bool:
-        """A daily deal's seed stays secret until its day is over (the API reveals it then)."""
-        return self.deal_kind != "daily"
-
-    def ranking(self) -> list[RankEntry]:
-        """Winners by time; then by cards home, then by who reached that count first."""
-        assert self.started_at is not None
-        return ranking(self.racers.values(), self.started_at)
-
     # -- time ---------------------------------------------------------------------------------
 
     def _limit(self) -> float | None:
-        """When the race ends for whoever is still racing: its time limit, or its longest."""
+        """When the race ends for whoever is still racing (``RaceTerms.limit``), if racing."""
         if self.phase is not Phase.RACING or self.started_at is None:
             return None
-        length = (
-            self.max_race_s
-            if self.time_limit_s is None
-            else min(self.time_limit_s, self.max_race_s)
-        )
-        return self.started_at + length
+        return self.terms.limit(self.started_at)
 
     def _idle_until(self, racer: Racer) -> float | None:
         """When a racer still racing is finished for making no move."""
         if self.phase is not Phase.RACING or racer.finished or self.started_at is None:
             return None
-        return racer.last_moved(self.started_at) + self.idle_s
+        return racer.last_moved(self.started_at) + self.terms.idle_s
 
     def next_deadline(self) -> float | None:
         """The soonest of: the countdown's end, the time limit, each racer's idle deadline
@@ -480,27 +375,25 @@ class Race:
                 continue
             for when in (
                 self._idle_until(racer),
-                None if racer.away_since is None else racer.away_since + self.grace_s,
+                None if racer.away_since is None else racer.away_since + self.terms.grace_s,
             ):
                 if when is not None and (soonest is None or when < soonest):
                     soonest = when
         return soonest
 
-    def tick(self, now: float) -> Said:
-        return self._said(self._tick(now))
-
-    def _tick(self, now: float) -> list[Outgoing]:
+    @says
+    def tick(self, now: float) -> list[Outgoing]:
         out: list[Outgoing] = []
         if self.phase is Phase.COUNTDOWN and self.starts_at is not None and now >= self.starts_at:
             out += self._start_racing(now)
         for racer in list(self.racers.values()):
-            if racer.away_since is None or now < racer.away_since + self.grace_s:
+            if racer.away_since is None or now < racer.away_since + self.terms.grace_s:
                 continue
             if self.phase is Phase.LOBBY or self.phase is Phase.COUNTDOWN:
-                out += self._leave(racer.player_id, now)
+                out += self.leave(racer.player_id, now)
             elif self.phase is Phase.RACING and not racer.finished:
                 out += self._finish(
-                    racer, "abandoned", racer.away_since + self.grace_s, resign=True
+                    racer, "abandoned", racer.away_since + self.terms.grace_s, resign=True
                 )
         limit = self._limit()
         for racer in list(self.racers.values()):
@@ -532,14 +425,3 @@ class Race:
         racer = self._racer(player_id)
         racer.connected, racer.away_since = True, None
         return Said([self._room_changed()])
-
-    def own_view(self, player_id: str, request_id: str | None = None) -> YourView | None:
-        racer = self.racers.get(player_id)
-        if racer is None or racer.game is None:
-            return None
-        return YourView(id=request_id, view=view_model(racer.game.view()))
-
-    def catch_up_state(self) -> list[Message]:
-        """Everything a player who missed too much needs: the room as it is now, and the
-        result if the race is over."""
-        return [self.room_state(), *([self.result] if self.result else [])]

@@ -18,6 +18,8 @@ The new race goes on numbering the room's events (``server.core.room_events``): 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from server.core.errors import RaceError
 from server.core.race import Phase, Race
 from server.core.racer import Racer
@@ -31,7 +33,7 @@ def may_rematch(race: Race, player_id: str) -> None:
         raise RaceError(
             ErrorCode.NOT_IN_ROOM, "only a racer seated in this room may ask for a rematch"
         )
-    if race.deal_kind == "daily":
+    if race.terms.deal_kind == "daily":
         raise RaceError(ErrorCode.NO_REMATCH, "the daily deal is played once a day: no rematch")
     if race.phase is not Phase.FINISHED:
         raise RaceError(ErrorCode.NOT_OVER, "a rematch is for once the race is over")
@@ -55,22 +57,9 @@ def rematch(
         )
     )
     following = Race(
-        race_id=race_id,
-        code=race.code,
-        rule_set=race.rule_set,
-        seed=seed,
-        algorithm=algorithm,
-        deal_kind=race.deal_kind,
+        replace(race.terms, race_id=race_id, seed=seed, algorithm=algorithm, winnable=winnable),
         host_id=host.player_id,
         host_name=host.name,
-        seats_max=race.seats_max,
-        time_limit_s=race.time_limit_s,
-        countdown_s=race.countdown_s,
-        grace_s=race.grace_s,
-        max_race_s=race.max_race_s,
-        idle_s=race.idle_s,
-        winnable=winnable,
-        public=race.public,
         events=race.events,
     )
     for racer in staying:

@@ -3,20 +3,22 @@ replayed with their times (``server.rooms.room.restore_race`` reads them)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from engine.moves import Move
 from server.core.race import Phase, Race
 from server.core.racer import FINISHED_AS, Racer
 from server.core.room_events import EVENTS_KEPT, RoomEvents
+from server.core.terms import RaceTerms
 
 
 def resume_race(
+    terms: RaceTerms,
     *,
+    host_id: str,
+    host_name: str,
     started_at: float | None,
     racers: list[tuple[str, str, list[tuple[str, int]]]],
     now: float,
-    **settings: Any,
+    events_kept: int = EVENTS_KEPT,
 ) -> Race:
     """A race rebuilt after a restart from what was stored: each racer's moves replayed
     with their times. Everyone counts as away since ``now`` (the grace period applies); a
@@ -25,8 +27,10 @@ def resume_race(
     # number the race's earlier life gave (it made fewer than one event a millisecond), so a
     # client resuming with a last_seq of that life gets a full resync, never wrong events.
     race = Race(
-        **settings,
-        events=RoomEvents(settings.get("events_kept", EVENTS_KEPT), first_seq=round(now * 1000)),
+        terms,
+        host_id=host_id,
+        host_name=host_name,
+        events=RoomEvents(events_kept, first_seq=round(now * 1000)),
     )
     for racer in race.racers.values():
         racer.connected, racer.away_since = False, now
@@ -39,7 +43,7 @@ def resume_race(
         racer = race.racers[player_id] = Racer(
             player_id, name, connected=False, away_since=now, status="racing"
         )
-        game = race.deal_to(racer, started_at)
+        game = racer.deal(terms.new_game(), started_at)
         for text, at_ms in moves:
             when = started_at + at_ms / 1000
             game.push(Move.parse(text))

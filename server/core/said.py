@@ -8,8 +8,10 @@ once it is stored, a start announced once it is, a result once it is.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+import functools
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
 from wire.protocol import Message, RankEntry
 
@@ -79,3 +81,48 @@ class Said(list[Outgoing]):
     ) -> None:
         super().__init__(out)
         self.moves, self.began, self.ended = moves, began, ended
+
+
+@dataclass(slots=True)
+class Facts:
+    """What the calls under way have made to store, until the outermost takes it (``says``)."""
+
+    moves: list[MoveMade] = field(default_factory=list)
+    began: RaceBegan | None = None
+    ended: RaceEnded | None = None
+    depth: int = 0
+
+    def taken(self, out: list[Outgoing]) -> Said:
+        said = Said(out, self.moves, self.began, self.ended)
+        if self.moves:
+            self.moves = []
+        self.began = self.ended = None
+        return said
+
+
+class Saying(Protocol):
+    facts: Facts
+
+
+S = TypeVar("S", bound=Saying)
+P = ParamSpec("P")
+
+
+def says(
+    call: Callable[Concatenate[S, P], list[Outgoing]],
+) -> Callable[Concatenate[S, P], Said]:
+    """A call that may make something to store (a move, the start, the result), whether the
+    shell makes it or another such call does: the outermost call's ``Said`` carries everything
+    the calls under it made, and the facts start afresh."""
+
+    @functools.wraps(call)
+    def saying(self: S, /, *args: P.args, **kwargs: P.kwargs) -> Said:
+        facts = self.facts
+        facts.depth += 1
+        try:
+            out = call(self, *args, **kwargs)
+        finally:
+            facts.depth -= 1
+        return Said(out) if facts.depth else facts.taken(out)
+
+    return saying

@@ -100,7 +100,7 @@ class Delivery:
         if said.began is not None:
             after = self._store_start(room, said.began)
         if said.moves:  # (the writer commits in order: once these moves are, so is the start)
-            after = self.writer.store_moves(race.race_id, room.epoch, said.moves)
+            after = self.writer.store_moves(race.terms.race_id, room.epoch, said.moves)
         ended = said.ended
         frames: list[Addressed]
         if ended is None:
@@ -117,7 +117,7 @@ class Delivery:
                 *(room.address(outgoing) for outgoing in said[at + 1 :]),
             ]
         self._arm(room, after_move)
-        if race.public:
+        if race.terms.public:
             self.directory.listed(room)
         return room.outbox.add(frames, after)
 
@@ -125,7 +125,7 @@ class Delivery:
         """Queue the race's start and its seats for storage, with the address each racer came
         from (who may be rated depends on it); the future says when it is stored (False if it
         never will be: the server stopped, or another holds the room)."""
-        race_id, epoch = room.race.race_id, room.epoch
+        race_id, epoch = room.race.terms.race_id, room.epoch
         at = datetime.fromtimestamp(began.started_at_ms / 1000, UTC)
         addresses = {player_id: room.addresses.get(player_id, "") for player_id in began.racers}
         return self.writer.run(
@@ -143,7 +143,7 @@ class Delivery:
 
         async def store_result() -> Recorded:
             recorded = await record_results(
-                self.sessions, race.race_id, ended_at, ended.ranking, epoch
+                self.sessions, race.terms.race_id, ended_at, ended.ranking, epoch
             )
             if self.rank_cache is not None:  # after the commit; it never fails the write
                 await self.rank_cache.set_lines(recorded.scored)
@@ -181,11 +181,11 @@ class Delivery:
         it now), its members are in no room, its timer is off. (A finished race's room is
         forgotten a while after its result is stored: a server that runs for weeks keeps only
         live rooms.)"""
-        if self.rooms.get(room.race.code) is room:
-            del self.rooms[room.race.code]
+        if self.rooms.get(room.race.terms.code) is room:
+            del self.rooms[room.race.terms.code]
             if release:
-                self.directory.release(room.race.code)
-        self.solver.forget_race(room.race.race_id)
+                self.directory.release(room.race.terms.code)
+        self.solver.forget_race(room.race.terms.race_id)
         for member in room.members:
             member.room = None
         remote = [member for member in room.members if isinstance(member, RemoteMember)]
@@ -199,16 +199,16 @@ class Delivery:
     def let_go_of_races(self, race_ids: frozenset[str]) -> None:
         """Another process holds these races now (``server.storage.holding``): let go of their
         rooms."""
-        for room in [room for room in self.rooms.values() if room.race.race_id in race_ids]:
+        for room in [room for room in self.rooms.values() if room.race.terms.race_id in race_ids]:
             self.let_go(room)
 
     def let_go(self, room: Room) -> None:
         """Another process holds the room's race now: forget the room, without releasing its
         code, and close its members' connections (1012), so that their clients reconnect and
         resume where the room is held, with every move that was acknowledged."""
-        if self.rooms.get(room.race.code) is not room:
+        if self.rooms.get(room.race.terms.code) is not room:
             return
-        log.warning("room %s is held by another process now: letting it go", room.race.code)
+        log.warning("room %s is held by another process now: letting it go", room.race.terms.code)
         members = list(room.members)
         self.forget_room(room, release=False)
         remote = [member for member in members if isinstance(member, RemoteMember)]

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from engine.moves import Move
 from server.core.errors import Refusal
 from server.core.race import Phase
+from server.core.room_view import catch_up_state, legal_move_named, own_view, room_state
 from server.core.said import as_frame
 from server.rooms.delivery import Delivery
 from server.rooms.opening import Openings
@@ -84,10 +85,12 @@ class RoomHost:
         now = self.clock()
         race = restore_race(row, self.settings, now)
         room = Room(race, self.delivery.outbox(), opened=now, epoch=row.holder_epoch)
-        self.rooms[race.code] = room
+        self.rooms[race.terms.code] = room
         held = "lobby" if race.phase is Phase.LOBBY else "race"  # (a lobby was never raced)
         self.delivery.deliver(room, race.catch_up(now))
-        log.info("%s %s (%s) restored from the database", held, race.code, race.rule_set)
+        log.info(
+            "%s %s (%s) restored from the database", held, race.terms.code, race.terms.rule_set
+        )
         return room
 
     # -- requests -------------------------------------------------------------------------------
@@ -196,7 +199,7 @@ class RoomHost:
         does not read as a move."""
         if isinstance(message.move, str) and isinstance(client.room, Room):
             assert client.player_id is not None
-            listed = client.room.race.legal_move_named(client.player_id, message.move)
+            listed = legal_move_named(client.room.race, client.player_id, message.move)
             if listed is not None:
                 return listed
         return parse_move(message)
@@ -252,7 +255,7 @@ class RoomHost:
         missed = None if message.last_seq == 0 else race.events.since(message.last_seq)
         full = missed is None
         if missed is None:
-            missed = race.catch_up_state()
+            missed = catch_up_state(race)
         await room.reply(
             client,
             Resynced(
@@ -275,7 +278,7 @@ class RoomHost:
     ) -> asyncio.Future[bool]:
         """The reply to create, join and spectate: the room now, and your own board if you are
         racing in it."""
-        state = room.race.room_state(request_id)
+        state = room_state(room.race, request_id)
         hint = self._hint(client)
         if hint is not None:
             state = state.model_copy(update={"reconnect_to": hint})
@@ -287,7 +290,7 @@ class RoomHost:
 
     def _own_view(self, client: Member, room: Room, request_id: str | None) -> list[Message]:
         assert client.player_id is not None
-        view = room.race.own_view(client.player_id, request_id)
+        view = own_view(room.race, client.player_id, request_id)
         return [] if view is None else [view]
 
     # -- delivery and timers --------------------------------------------------------------------

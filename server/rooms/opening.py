@@ -19,6 +19,7 @@ from server.core.errors import Refusal
 from server.core.limits import AddressLimiter
 from server.core.race import Race
 from server.core.rematch import may_rematch, rematch
+from server.core.terms import RaceTerms
 from server.rooms.delivery import Delivery
 from server.rooms.pool import daily_draw, winnable_seed
 from server.rooms.room import Member, Room, public_lobbies, write_for_client
@@ -200,17 +201,16 @@ class Openings:
         write."""
         assert client.player_id is not None
         code = await self._new_code()
-        race = Race(
+        terms = RaceTerms(
             race_id=secrets.token_hex(8),
             code=code,
             algorithm=DEAL_ALGORITHM,
-            host_id=client.player_id,
-            host_name=client.name or "",
             grace_s=self.settings.reconnect_grace_s,
             max_race_s=self.settings.max_race_s,
             idle_s=self.settings.idle_s,
             **race_settings,
         )
+        race = Race(terms, host_id=client.player_id, host_name=client.name or "")
         try:
             stored = await self._store(race)
         except Refusal:
@@ -218,8 +218,10 @@ class Openings:
             raise
         if stored is None:
             self.delivery.directory.release(code)
-            raise Refusal(ErrorCode.ALREADY_PLAYED, f"you have played today's {race.rule_set} deal")
-        room = self.delivery.rooms[race.code] = Room(
+            raise Refusal(
+                ErrorCode.ALREADY_PLAYED, f"you have played today's {race.terms.rule_set} deal"
+            )
+        room = self.delivery.rooms[race.terms.code] = Room(
             race, self.delivery.outbox(), opened=self.clock(), host_address=client.address
         )
         return room
@@ -229,20 +231,20 @@ class Openings:
         return self._write(
             lambda: create_race(
                 self.sessions,
-                race_id=race.race_id,
-                code=race.code,
-                rule_set=race.rule_set,
-                deal_kind=race.deal_kind,
-                seed=race.seed,
-                algorithm=race.algorithm,
-                rules=race.rules,
+                race_id=race.terms.race_id,
+                code=race.terms.code,
+                rule_set=race.terms.rule_set,
+                deal_kind=race.terms.deal_kind,
+                seed=race.terms.seed,
+                algorithm=race.terms.algorithm,
+                rules=race.terms.rules,
                 host_id=race.host_id,
-                seats_max=race.seats_max,
-                time_limit_s=race.time_limit_s,
+                seats_max=race.terms.seats_max,
+                time_limit_s=race.terms.time_limit_s,
                 holder=self.holder,
-                daily_day=race.daily_day,
-                winnable=race.winnable,
-                public=race.public,
+                daily_day=race.terms.daily_day,
+                winnable=race.terms.winnable,
+                public=race.terms.public,
             )
         )
 
@@ -257,18 +259,18 @@ class Openings:
             if room.race is finished:  # (it failed: this one is tried afresh)
                 await self.rematch(client, room)
             return
-        if finished.winnable is not None:
+        if finished.terms.winnable is not None:
             self._take_winnable(client)
         self._take_room(client)  # a rematch's race is a room's: the same quota
         room.rematching = asyncio.get_running_loop().create_future()
         try:
             seed, winnable = await self._draw(
-                finished.rule_set,
-                finished.seed if (finished.deal_kind == "number") else None,
-                finished.winnable is not None,
+                finished.terms.rule_set,
+                finished.terms.seed if (finished.terms.deal_kind == "number") else None,
+                finished.terms.winnable is not None,
             )
-            if self.delivery.rooms.get(finished.code) is not room:
-                raise Refusal(ErrorCode.ROOM_CLOSED, f"room {finished.code} has closed")
+            if self.delivery.rooms.get(finished.terms.code) is not room:
+                raise Refusal(ErrorCode.ROOM_CLOSED, f"room {finished.terms.code} has closed")
             following, out = rematch(
                 finished,
                 client.player_id,
@@ -278,7 +280,7 @@ class Openings:
                 winnable=winnable,
             )
             await self._store(following)
-            self.delivery.solver.forget_race(finished.race_id)
+            self.delivery.solver.forget_race(finished.terms.race_id)
             room.race, room.opened, room.epoch = following, self.clock(), 1
             self.delivery.deliver(room, out)
         finally:

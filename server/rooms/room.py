@@ -13,7 +13,7 @@ import asyncio
 import secrets
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 from websockets.asyncio.server import ServerConnection
 
@@ -25,6 +25,7 @@ from server.core.lobbies import entry, in_turn
 from server.core.race import Phase, Race
 from server.core.resume import resume_race
 from server.core.said import Outgoing, as_frame
+from server.core.terms import DealKind, RaceTerms
 from server.rooms.outbox import Outbox
 from server.settings import Settings
 from server.storage.models import RaceRow
@@ -259,24 +260,26 @@ def restore_race(row: RaceRow, settings: Settings, now: float) -> Race:
             for entry in row.entries
         ],
         now=now,
-        race_id=row.id,
-        code=row.code,
-        rule_set=row.rule_set,
-        seed=row.seed,
-        algorithm=row.algorithm,
-        rules=row.rules,
-        deal_kind=row.deal_kind,
         host_id=row.host_id,
         host_name=row.host.name,
-        seats_max=row.seats_max,
-        time_limit_s=row.time_limit_s,
-        countdown_s=settings.countdown_s,
-        grace_s=settings.reconnect_grace_s,
-        max_race_s=settings.max_race_s,
-        idle_s=settings.idle_s,
-        daily_day=row.daily_day,
-        winnable=row.winnable,
-        public=row.public,
+        terms=RaceTerms(
+            race_id=row.id,
+            code=row.code,
+            rule_set=row.rule_set,
+            seed=row.seed,
+            algorithm=row.algorithm,
+            rules=row.rules,
+            deal_kind=cast(DealKind, row.deal_kind),  # (stored from a DealKind)
+            seats_max=row.seats_max,
+            time_limit_s=row.time_limit_s,
+            countdown_s=settings.countdown_s,
+            grace_s=settings.reconnect_grace_s,
+            max_race_s=settings.max_race_s,
+            idle_s=settings.idle_s,
+            daily_day=row.daily_day,
+            winnable=row.winnable,
+            public=row.public,
+        ),
     )
 
 
@@ -308,7 +311,7 @@ def parse_move(message: MakeMove) -> Move:
 def opened_by(room: Room) -> str:
     """Whom the room counts against in the list: the address it was opened from, or for a
     room restored from the database (whose address is not stored) the room alone."""
-    return room.host_address or f"room:{room.race.code}"
+    return room.host_address or f"room:{room.race.terms.code}"
 
 
 def local_list(rooms: Iterable[Room]) -> list[dict[str, Any]]:
@@ -326,7 +329,7 @@ def public_lobbies(rooms: Iterable[Room], player_id: str, address: str | None) -
     by_player = by_address = 0
     for room in rooms:
         race = room.race
-        if race.public and race.phase is Phase.LOBBY:
+        if race.terms.public and race.phase is Phase.LOBBY:
             by_player += race.host_id == player_id
             by_address += address is not None and room.host_address == address
     return by_player, by_address

@@ -184,7 +184,7 @@ class SolverPool:
         game = race.racers[player_id].game
         assert game is not None
         moves = len(game.history)
-        seconds = settings.hint_budget_s or hint_budget(race.rule_set).seconds
+        seconds = settings.hint_budget_s or hint_budget(race.terms.rule_set).seconds
         assert seconds is not None
         log_json = MoveLog.of(game).to_json()
         self._hinting.begin(addresses)
@@ -209,7 +209,7 @@ class SolverPool:
     ) -> None:
         """Say the live verdict on the player's position (``send``) at once and after each of
         their moves (``moved``), or (``on`` false) no more. Refused as a hint is."""
-        key = (race.race_id, player_id)
+        key = (race.terms.race_id, player_id)
         if not on:
             stopped = self._following.pop(key, None)
             if stopped is not None and stopped.task is not None:
@@ -228,7 +228,7 @@ class SolverPool:
         """The player's position has changed (a move of theirs was accepted): say the live
         verdict on it, if they follow it. A search under way is not interrupted (it ends by its
         budget): once it has, the newest position is searched, the ones passed meanwhile never."""
-        following = self._following.get((race.race_id, player_id))
+        following = self._following.get((race.terms.race_id, player_id))
         if following is None or self._closed:
             return
         if following.task is None or following.task.done():
@@ -253,7 +253,7 @@ class SolverPool:
     async def _say_verdicts(self, following: Following) -> None:
         """Say the verdict on the follower's newest position: at once if earlier searches
         settle it, else once searched; then that of the newest again, until said."""
-        key = (following.race.race_id, following.player_id)
+        key = (following.race.terms.race_id, following.player_id)
         searched: tuple[int, Result] | None = None
         while True:
             moves = self._position(following)
@@ -291,7 +291,7 @@ class SolverPool:
             or self._live_address_quota.take(address, now) > 0
         ):
             return made, Result.UNKNOWN
-        seconds = self.settings.hint_budget_s or hint_budget(following.race.rule_set).seconds
+        seconds = self.settings.hint_budget_s or hint_budget(following.race.terms.rule_set).seconds
         assert seconds is not None
         self._hinting.begin((address,))
         try:
@@ -318,13 +318,13 @@ class SolverPool:
         """Search the race's deal in the background and store the verdict, unless too many
         deals are waiting already, in all or for one of ``addresses`` (its racers'): that
         race's record then says ``winnable: null``."""
-        if self._closed or self.settings.verdict_budget_s <= 0 or race.winnable:
+        if self._closed or self.settings.verdict_budget_s <= 0 or race.terms.winnable:
             return  # (a deal from the winnable pool has its verdict already)
         crowded = self._verdicting.refusal(addresses)
         if crowded is not None:
             log.warning(
                 "race %s: its deal is left unsearched, %d others are waiting%s",
-                race.race_id,
+                race.terms.race_id,
                 self._verdicting.count,
                 " for races of one of its racers' addresses" * (crowded == "client"),
             )
@@ -340,24 +340,26 @@ class SolverPool:
         try:
             answer = await self.verdicts.run(
                 solve_deal,
-                race.rule_set,
-                race.seed,
-                race.algorithm,
-                race.rules,
+                race.terms.rule_set,
+                race.terms.seed,
+                race.terms.algorithm,
+                race.terms.rules,
                 seconds,
                 within_s=seconds + SLACK_S,
             )
         except Refusal as failed:
-            log.warning("race %s: its deal was not searched: %s", race.race_id, failed.message)
+            log.warning(
+                "race %s: its deal was not searched: %s", race.terms.race_id, failed.message
+            )
             return
         now = datetime.now(UTC)
         await self.writer.run(
             lambda: save_verdict(
                 self.sessions,
-                race.rule_set,
-                race.seed,
-                race.algorithm,
-                race.rules,
+                race.terms.rule_set,
+                race.terms.seed,
+                race.terms.algorithm,
+                race.terms.rules,
                 answer["result"],
                 answer["line"],
                 seconds,

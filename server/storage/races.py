@@ -23,8 +23,8 @@ from sqlalchemy.orm import selectinload
 from engine.moves import Move
 from engine.replay import MoveLog, replay_trusted
 from server.core import ratings
-from server.core.race import DealKind
 from server.core.ratings import DEFAULT_RULES, RatingRules
+from server.core.terms import DealKind
 from server.storage import dialect, holding
 from server.storage.deals import claim_daily, give_back, verdict_fields
 from server.storage.engine import Sessions

@@ -50,7 +50,9 @@ def test_the_list_is_the_newest_public_lobbies_with_a_free_seat_and_at_most_fift
     rooms[-1].race.join("p2", "Bob", T0)  # full
     shown = local_list(rooms)
     assert len(shown) == LISTED
-    expected = [room.race.code for room in reversed(rooms[:-1]) if room.race.public][:LISTED]
+    expected = [room.race.terms.code for room in reversed(rooms[:-1]) if room.race.terms.public][
+        :LISTED
+    ]
     assert [entry["code"] for entry in shown] == expected
     assert shown[0] == {
         "code": "ROOM0068",

@@ -7,23 +7,26 @@ from typing import Any
 
 from server.core.lobbies import LISTED, entry, in_turn
 from server.core.race import Phase, Race
+from server.core.terms import RaceTerms
 
 T0 = 1_000_000.0
 
 
 def lobby(public: bool = True, seats_max: int = 3) -> Race:
     return Race(
-        race_id="r1",
-        code="ABCD1234",
-        rule_set="octagon",
-        seed=7,
-        algorithm=1,
-        deal_kind="number",
+        RaceTerms(
+            race_id="r1",
+            code="ABCD1234",
+            rule_set="octagon",
+            seed=7,
+            algorithm=1,
+            deal_kind="number",
+            seats_max=seats_max,
+            time_limit_s=300,
+            public=public,
+        ),
         host_id="p1",
         host_name="Ann",
-        seats_max=seats_max,
-        time_limit_s=300,
-        public=public,
     )
 
 
@@ -55,7 +58,7 @@ def test_a_race_in_its_countdown_or_racing_is_not_listed() -> None:
     race = lobby()
     race.start("p1", T0)
     assert race.phase is Phase.COUNTDOWN and entry(race) is None
-    race.tick(T0 + race.countdown_s)
+    race.tick(T0 + race.terms.countdown_s)
     assert race.phase is Phase.RACING and entry(race) is None
 
 

@@ -10,7 +10,10 @@ import pytest
 from engine.moves import RESIGN, Move
 from engine.players import GreedyPlayer, RandomPlayer
 from server.core.race import Phase, Race, RaceError
+from server.core.room_events import EVENTS_KEPT
+from server.core.room_view import catch_up_state, room_state
 from server.core.said import Outgoing
+from server.core.terms import RaceTerms
 from wire.protocol import (
     Countdown,
     ErrorMessage,
@@ -27,7 +30,7 @@ T0 = 1_000_000.0
 SEED = 20261122
 
 
-def race_settings(rule_set: str = "hidden-cards", **options: object) -> dict[str, object]:
+def race_terms(rule_set: str = "hidden-cards", **options: object) -> RaceTerms:
     """A race's terms for these tests: three seats, a secret deal, no time limit."""
     settings: dict[str, object] = dict(
         race_id="r1",
@@ -36,24 +39,27 @@ def race_settings(rule_set: str = "hidden-cards", **options: object) -> dict[str
         seed=SEED,
         algorithm=1,
         deal_kind="secret",
-        host_id="p1",
-        host_name="Ann",
         seats_max=3,
         time_limit_s=None,
     )
     settings.update(options)
-    return settings
+    return RaceTerms(**settings)  # type: ignore[arg-type]
 
 
-def new_race(rule_set: str = "hidden-cards", **options: object) -> Race:
-    return Race(**race_settings(rule_set, **options))  # type: ignore[arg-type]
+def new_race(
+    rule_set: str = "hidden-cards", events_kept: int = EVENTS_KEPT, **options: object
+) -> Race:
+    """A race of ``race_terms`` hosted by Ann (``p1``)."""
+    return Race(
+        race_terms(rule_set, **options), host_id="p1", host_name="Ann", events_kept=events_kept
+    )
 
 
 def started(race: Race, *others: str) -> list[Outgoing]:
     for index, player in enumerate(others):
         race.join(player, f"name{index}", T0)
     out = race.start("p1", T0)
-    return out + race.tick(T0 + race.countdown_s)
+    return out + race.tick(T0 + race.terms.countdown_s)
 
 
 def messages(out: list[Outgoing], kind: type) -> list:
@@ -73,10 +79,10 @@ def test_lobby_fills_then_refuses_and_everyone_ready_starts_the_countdown() -> N
     out = race.ready("p3", True, T0 + 1)
     assert race.phase is Phase.COUNTDOWN
     (countdown,) = messages(out, Countdown)
-    assert countdown.starts_at_ms == round((T0 + 1 + race.countdown_s) * 1000)
-    assert race.next_deadline() == T0 + 1 + race.countdown_s
+    assert countdown.starts_at_ms == round((T0 + 1 + race.terms.countdown_s) * 1000)
+    assert race.next_deadline() == T0 + 1 + race.terms.countdown_s
     assert race.tick(T0 + 2) == []
-    out = race.tick(T0 + 1 + race.countdown_s)
+    out = race.tick(T0 + 1 + race.terms.countdown_s)
     assert race.phase is Phase.RACING
     with pytest.raises(RaceError) as late:
         race.join("p5", "Ed", T0 + 5)
@@ -123,11 +129,11 @@ def test_a_long_race_keeps_its_latest_events_and_a_late_comer_gets_the_room_afre
     assert race.events.since(race.events.seq - 9) is not None
     assert race.events.since(race.events.seq - 11) is None
     assert race.events.since(race.events.seq + 1) is None
-    (room,) = race.catch_up_state()
+    (room,) = catch_up_state(race)
     assert isinstance(room, RoomState) and room.phase == "racing" and room.seq == race.events.seq
     race.resign("p1", T0 + 100)
     race.resign("p2", T0 + 101)
-    room, result = race.catch_up_state()
+    room, result = catch_up_state(race)
     assert room.phase == "finished" and isinstance(result, RaceFinished)
     assert result is race.result and [e.player_id for e in result.ranking] == ["p1", "p2"]
 
@@ -143,7 +149,7 @@ def test_spectators_come_and_go_with_no_room_event_up_to_the_rooms_limit() -> No
     assert refused.value.code == "too_many_spectators"
     assert race.leave("s1", T0) == []
     race.spectate("s3", most=2)
-    assert race.events.seq == seq and race.room_state().spectators == 2
+    assert race.events.seq == seq and room_state(race).spectators == 2
 
 
 def test_only_the_host_starts_early() -> None:
@@ -217,7 +223,7 @@ def test_a_whole_race_of_three_ranks_winners_by_time_then_cards_home() -> None:
     seed = next(s for s in range(1, 500) if _wins("all-fours", s))
     race = new_race("all-fours", seed=seed)
     started(race, "p2", "p3")
-    start = T0 + race.countdown_s
+    start = T0 + race.terms.countdown_s
     play_to_end(race, "p2", GreedyPlayer(random.Random(1)), start + 100)
     play_to_end(race, "p1", GreedyPlayer(random.Random(1)), start)
     race.resign("p3", start + 1)
@@ -244,7 +250,7 @@ def _wins(rule_set: str, seed: int) -> bool:
 def test_time_limit_finishes_everyone_and_ties_break_on_who_got_there_first() -> None:
     race = new_race("octagon", time_limit_s=60)
     started(race, "p2")
-    start = T0 + race.countdown_s
+    start = T0 + race.terms.countdown_s
     assert race.next_deadline() == start + 60
     for player_id, when in (("p2", start + 1), ("p1", start + 2)):
         game = race.racers[player_id].game
@@ -272,12 +278,12 @@ def test_a_dropped_racer_keeps_the_seat_for_the_grace_period_then_is_out() -> No
     race = new_race(grace_s=60)
     race.join("p2", "Bob", T0)
     started(race)
-    start = T0 + race.countdown_s
+    start = T0 + race.terms.countdown_s
     race.disconnect("p2", start + 1)
     assert race.next_deadline() == start + 61
     race.reconnect("p2", start + 30)
     # No grace period runs any more: only the racers' idle while, from the start.
-    assert race.racers["p2"].connected and race.next_deadline() == start + race.idle_s
+    assert race.racers["p2"].connected and race.next_deadline() == start + race.terms.idle_s
     race.disconnect("p2", start + 40)
     race.tick(start + 99)
     assert not race.racers["p2"].finished
@@ -297,7 +303,7 @@ def test_a_daily_deal_does_not_reveal_its_seed_at_the_end() -> None:
 def test_the_move_that_ends_a_game_makes_one_progress_event_with_the_final_status() -> None:
     race = new_race("all-fours")
     started(race, "p2")
-    start = T0 + race.countdown_s
+    start = T0 + race.terms.countdown_s
     game = race.racers["p1"].game
     player = GreedyPlayer(random.Random(2))
     now = start
@@ -322,7 +328,7 @@ def test_the_move_that_ends_a_game_makes_one_progress_event_with_the_final_statu
 def test_a_racer_who_leaves_the_race_shows_as_gone_from_then_on() -> None:
     race = new_race()
     started(race, "p2", "p3")
-    start = T0 + race.countdown_s
+    start = T0 + race.terms.countdown_s
     out = race.leave("p2", start + 5)
     progress, room = (o.message for o in out)
     assert isinstance(progress, ProgressEvent) and progress.status == "resigned"
@@ -333,7 +339,7 @@ def test_a_racer_who_leaves_the_race_shows_as_gone_from_then_on() -> None:
         return mine.connected, mine.status
 
     assert seat(room) == (False, "resigned")
-    assert race.next_deadline() == start + race.idle_s, (
+    assert race.next_deadline() == start + race.terms.idle_s, (
         "no grace period runs for a racer who has left: only the others' idle while"
     )
     race.resign("p1", start + 6)
@@ -341,7 +347,7 @@ def test_a_racer_who_leaves_the_race_shows_as_gone_from_then_on() -> None:
     (end,) = messages(out, RoomState)
     assert end.phase == "finished" and seat(end) == (False, "resigned")
     race.reconnect("p2", start + 8)
-    assert seat(race.room_state()) == (True, "resigned")
+    assert seat(room_state(race)) == (True, "resigned")
     (finished_leave,) = race.leave("p3", start + 9)
     assert isinstance(finished_leave.message, RoomState), "leaving a finished race is news too"
 
@@ -351,7 +357,7 @@ def test_a_move_after_the_time_limit_ends_the_race_and_is_answered() -> None:
     race = new_race("octagon", time_limit_s=60)
     started(race)
     late = race.racers["p1"].game.legal_moves()[0]
-    out = race.move("p1", late, T0 + race.countdown_s + 61, request_id="m1")
+    out = race.move("p1", late, T0 + race.terms.countdown_s + 61, request_id="m1")
     assert race.phase is Phase.FINISHED and messages(out, RaceFinished)
     (reply,) = messages(out, ErrorMessage)
     assert (reply.id, reply.code) == ("m1", "not_racing") and out[-1].to == "p1"
@@ -363,8 +369,8 @@ def test_cards_the_deal_puts_home_count_for_a_racer_who_never_moves() -> None:
     them, reached at the start."""
     race = new_race("octagon")
     started(race, "p2")
-    race.move("p1", RESIGN, T0 + race.countdown_s + 5)
-    out = race.move("p2", RESIGN, T0 + race.countdown_s + 9)
+    race.move("p1", RESIGN, T0 + race.terms.countdown_s + 5)
+    out = race.move("p2", RESIGN, T0 + race.terms.countdown_s + 9)
     (finished,) = messages(out, RaceFinished)
     assert [(entry.on_foundations, entry.reached_at_ms) for entry in finished.ranking] == [
         (8, 0),
@@ -375,8 +381,8 @@ def test_cards_the_deal_puts_home_count_for_a_racer_who_never_moves() -> None:
 def test_a_race_without_a_time_limit_still_ends_at_its_longest() -> None:
     race = new_race("octagon", max_race_s=7200, idle_s=10_000)
     started(race, "p2")
-    start = T0 + race.countdown_s
-    assert race.time_limit_s is None and race.next_deadline() == start + 7200
+    start = T0 + race.terms.countdown_s
+    assert race.terms.time_limit_s is None and race.next_deadline() == start + 7200
     race.move("p2", _same_moves(race.racers["p2"].game, 1)[0], start + 5)
     assert race.tick(start + 7199.9) == [] and race.phase is Phase.RACING
     out = race.tick(start + 7200)
@@ -389,7 +395,7 @@ def test_a_race_without_a_time_limit_still_ends_at_its_longest() -> None:
 def test_a_time_limit_longer_than_the_longest_race_ends_at_the_longest() -> None:
     race = new_race("octagon", time_limit_s=3 * 3600, max_race_s=7200, idle_s=10_000)
     started(race, "p2")
-    start = T0 + race.countdown_s
+    start = T0 + race.terms.countdown_s
     assert race.next_deadline() == start + 7200
     with_shorter_limit = new_race("octagon", time_limit_s=60, max_race_s=7200)
     started(with_shorter_limit, "p2")
@@ -399,7 +405,7 @@ def test_a_time_limit_longer_than_the_longest_race_ends_at_the_longest() -> None
 def test_a_racer_who_never_moves_is_finished_as_abandoned_and_the_others_race_on() -> None:
     race = new_race("octagon", idle_s=600)
     started(race, "p2", "p3")
-    start = T0 + race.countdown_s
+    start = T0 + race.terms.countdown_s
     assert race.next_deadline() == start + 600
     bob_moves = _same_moves(race.racers["p2"].game, 3)
     race.move("p2", bob_moves[0], start + 100)
@@ -429,7 +435,7 @@ def test_a_racer_who_never_moves_is_finished_as_abandoned_and_the_others_race_on
 def test_a_move_after_the_idle_while_before_the_timer_woke_is_refused_as_finished() -> None:
     race = new_race("octagon", idle_s=600)
     started(race, "p2")
-    start = T0 + race.countdown_s
+    start = T0 + race.terms.countdown_s
     race.move("p2", _same_moves(race.racers["p2"].game, 1)[0], start + 500)
     late = _same_moves(race.racers["p1"].game, 1)[0]
     out = race.move("p1", late, start + 601, request_id="m1")
@@ -451,7 +457,7 @@ def test_the_ratings_storing_the_result_made_reach_the_result_and_its_kept_event
         before=Rating(mu=25, sigma=25 / 3, ordinal=0), after=Rating(mu=25, sigma=8, ordinal=1)
     )
     race.rate({"p1": change, "p2": change})
-    resumed = [*race.catch_up_state(), *(race.events.since(0) or [])]
+    resumed = [*catch_up_state(race), *(race.events.since(0) or [])]
     for finished in (race.result, *[e for e in resumed if isinstance(e, RaceFinished)]):
         assert finished is not None and finished.seq == announced.seq
         assert [entry.rating for entry in finished.ranking] == [change, change]
@@ -467,10 +473,10 @@ def test_the_race_says_what_to_store_beside_what_it_says() -> None:
     race.join("p2", "Bob", T0)
     counting = race.start("p1", T0)
     assert (counting.moves, counting.began, counting.ended) == ([], None, None)
-    began = race.tick(T0 + race.countdown_s)
+    began = race.tick(T0 + race.terms.countdown_s)
     assert began.began is not None and began.began.racers == ("p1", "p2")
-    assert began.began.started_at_ms == round((T0 + race.countdown_s) * 1000)
-    start = T0 + race.countdown_s
+    assert began.began.started_at_ms == round((T0 + race.terms.countdown_s) * 1000)
+    start = T0 + race.terms.countdown_s
     game = race.racers["p1"].game
     assert game is not None
     move = game.legal_moves()[0]
@@ -493,7 +499,7 @@ def test_moves_the_race_makes_itself_are_stored_too() -> None:
     store, at the moment the deadline fell."""
     race = new_race(idle_s=60)
     started(race, "p2")
-    start = T0 + race.countdown_s
+    start = T0 + race.terms.countdown_s
     said = race.tick(start + 61)
     assert sorted((m.player_id, m.index, m.text, m.at_ms) for m in said.moves) == [
         ("p1", 0, str(RESIGN), 60_000),

@@ -14,6 +14,7 @@ from clients.sdk import RaceClient, RequestRefused
 from engine.moves import RESIGN
 from server.core.race import Phase, Race, RaceError
 from server.core.rematch import rematch
+from server.core.room_view import room_state
 from server.storage.models import RaceRow
 from tests.server.cluster.test_bus import hopping, two_workers
 from tests.server.core.test_race import T0, messages, new_race, started
@@ -38,7 +39,11 @@ def test_the_next_race_keeps_the_room_and_its_racers_not_ready_on_a_new_deal() -
     last = race.events.seq
     following, out = rematch(race, "p2", race_id="r2", seed=NEW_SEED, algorithm=1, winnable=False)
     (room,) = messages(out, RoomState)
-    assert (following.race_id, following.code, following.phase) == ("r2", race.code, Phase.LOBBY)
+    assert (following.terms.race_id, following.terms.code, following.phase) == (
+        "r2",
+        race.terms.code,
+        Phase.LOBBY,
+    )
     assert following.commitment == hashlib.sha256(str(NEW_SEED).encode()).hexdigest()
     assert room.seq == last + 1 == following.events.seq, "the room's numbering goes on"
     assert room.phase == "lobby" and room.commitment is None and room.public
@@ -98,12 +103,12 @@ def test_not_before_the_race_is_over_and_never_for_the_daily_deal() -> None:
 
 def test_a_secret_deals_number_is_in_the_room_once_the_race_is_over() -> None:
     race = new_race()
-    assert race.room_state().deal_number is None
+    assert room_state(race).deal_number is None
     started(race, "p2")
-    assert race.room_state().deal_number is None
+    assert room_state(race).deal_number is None
     race.move("p1", RESIGN, T0 + 5)
     race.move("p2", RESIGN, T0 + 5)
-    assert race.room_state().deal_number == str(race.seed)
+    assert room_state(race).deal_number == str(race.terms.seed)
 
 
 # -- over a live connection ---------------------------------------------------------------------

@@ -6,6 +6,7 @@ above any number of its earlier life."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -13,22 +14,25 @@ from engine.moves import RESIGN, Move
 from engine.players import GreedyPlayer
 from server.core.race import Phase, Race
 from server.core.resume import resume_race
+from server.core.room_view import own_view
 from server.core.views import pile_model
-from tests.server.core.test_race import SEED, T0, race_settings
+from tests.server.core import test_race
+from tests.server.core.test_race import T0, race_terms
 from wire.protocol import MoveAccepted
 
 
-def settings(rule_set: str = "octagon", **options: object) -> dict[str, object]:
-    return race_settings(rule_set, **options)
+def settings(rule_set: str = "octagon", **options: object) -> dict[str, Any]:
+    """``resume_race``'s terms and host for these tests: ``test_race``'s, hosted by Ann."""
+    return {"terms": race_terms(rule_set, **options), "host_id": "p1", "host_name": "Ann"}
 
 
 def new_race(rule_set: str = "octagon", **options: object) -> Race:
-    return Race(**settings(rule_set, **options))  # type: ignore[arg-type]
+    return test_race.new_race(rule_set, **options)
 
 
 def same_moves(rule_set: str, count: int) -> list[Move]:
     """The first ``count`` moves a greedy player makes on the deal."""
-    trial = new_race(rule_set).game_type(SEED, 1, keep_opening=False)
+    trial = race_terms(rule_set).new_game()
     moves = []
     player = GreedyPlayer(random.Random(5))
     while len(moves) < count and not trial.outcome().is_over:
@@ -42,7 +46,7 @@ def test_a_race_resumed_from_its_stored_moves_is_the_race_played_live() -> None:
     live = new_race()
     live.join("p2", "Bob", T0)
     live.start("p1", T0)
-    live.tick(T0 + live.countdown_s)
+    live.tick(T0 + live.terms.countdown_s)
     start = live.started_at
     assert start is not None
     stored: dict[str, list[tuple[str, int]]] = {"p1": [], "p2": []}
@@ -63,7 +67,7 @@ def test_a_race_resumed_from_its_stored_moves_is_the_race_played_live() -> None:
     assert resumed.phase is Phase.RACING and resumed.started_at == start
     for player_id, racer in live.racers.items():
         again = resumed.racers[player_id]
-        assert resumed.own_view(player_id) == live.own_view(player_id)
+        assert own_view(resumed, player_id) == own_view(live, player_id)
         assert (again.status, again.finished_at, again.move_times) == (
             racer.status,
             racer.finished_at,

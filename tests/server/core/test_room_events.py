@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from server.core.race import Race
 from server.core.room_events import RoomEvents
+from server.core.room_view import room_state
 from server.core.said import as_frame
+from server.core.terms import RaceTerms
 from wire.protocol import Countdown, Message, RoomState
 
 
@@ -16,18 +18,20 @@ def countdown(seq: int, seconds: float = 3.0) -> Countdown:
 
 def room(seq: int) -> RoomState:
     race = Race(
-        race_id="r1",
-        code="ABCD1234",
-        rule_set="octagon",
-        seed=1,
-        algorithm=1,
-        deal_kind="secret",
+        RaceTerms(
+            race_id="r1",
+            code="ABCD1234",
+            rule_set="octagon",
+            seed=1,
+            algorithm=1,
+            deal_kind="secret",
+            seats_max=2,
+            time_limit_s=None,
+        ),
         host_id="p1",
         host_name="Ann",
-        seats_max=2,
-        time_limit_s=None,
     )
-    return race.room_state().model_copy(update={"seq": seq})
+    return room_state(race).model_copy(update={"seq": seq})
 
 
 def record(events: RoomEvents, *messages: Message) -> None:

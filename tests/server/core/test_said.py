@@ -3,7 +3,9 @@ facts to store beside it, and ``Outgoing.text`` is the frame the race made, when
 
 from __future__ import annotations
 
-from server.core.said import MoveMade, Outgoing, RaceBegan, Said, as_frame
+import pytest
+
+from server.core.said import Facts, MoveMade, Outgoing, RaceBegan, Said, as_frame, says
 from wire.protocol import SERVER_MESSAGE, Countdown
 
 
@@ -41,3 +43,42 @@ def test_without_a_frame_the_text_sent_is_the_message_as_json() -> None:
     message = countdown(1)
     assert Outgoing("p1", message).text() == as_frame(message)
     assert SERVER_MESSAGE.validate_json(as_frame(message)) == message
+
+
+class Counter:
+    """A thing that says, as the race does: ``says`` collects into its ``facts``."""
+
+    def __init__(self) -> None:
+        self.facts = Facts()
+        self.made = 0
+
+    @says
+    def make(self, inner: int) -> list[Outgoing]:
+        self.made += 1
+        self.facts.moves.append(MoveMade("p1", self.made - 1, "resign", self.made))
+        out = [Outgoing(None, countdown(self.made))]
+        if inner:
+            out += self.make(inner - 1)
+        return out
+
+    @says
+    def refuse(self) -> list[Outgoing]:
+        self.make(0)
+        raise ValueError("refused after making a move")
+
+
+def test_the_outermost_call_carries_every_fact_the_calls_under_it_made() -> None:
+    counter = Counter()
+    said = counter.make(2)
+    assert [o.message.seq for o in said] == [1, 2, 3]
+    assert [move.index for move in said.moves] == [0, 1, 2]
+    assert counter.facts.moves == [] and counter.facts.depth == 0
+    assert list(counter.make(0).moves) == [MoveMade("p1", 3, "resign", 4)], "afresh after"
+
+
+def test_facts_made_before_a_refusal_are_kept_for_the_next_call_to_carry() -> None:
+    counter = Counter()
+    with pytest.raises(ValueError):
+        counter.refuse()
+    assert counter.facts.depth == 0
+    assert [move.index for move in counter.make(0).moves] == [0, 1]

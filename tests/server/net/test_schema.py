@@ -15,7 +15,9 @@ from engine.players import GreedyPlayer, play_out
 from engine.registry import find_rule_set
 from engine.view import Status
 from server.core.race import Phase, Race
+from server.core.room_view import room_state
 from server.core.said import Outgoing
+from server.core.terms import RaceTerms
 from server.net.schema import SCHEMA_PATH, protocol_schema, render
 from wire.protocol import (
     CLIENT_MESSAGE,
@@ -61,16 +63,18 @@ T0 = 1_000_000.0
 
 def new_race(seed: int, time_limit_s: int | None) -> Race:
     return Race(
-        race_id="r1",
-        code="ABCD1234",
-        rule_set="all-fours",
-        seed=seed,
-        algorithm=1,
-        deal_kind="number",
+        RaceTerms(
+            race_id="r1",
+            code="ABCD1234",
+            rule_set="all-fours",
+            seed=seed,
+            algorithm=1,
+            deal_kind="number",
+            seats_max=3,
+            time_limit_s=time_limit_s,
+        ),
         host_id="p1",
         host_name="Ann",
-        seats_max=3,
-        time_limit_s=time_limit_s,
     )
 
 
@@ -90,7 +94,7 @@ class StatusesSeen:
     games: set[str] = field(default_factory=set)
 
     def note(self, out: list[Outgoing], race: Race) -> None:
-        for message in [outgoing.message for outgoing in out] + [race.room_state()]:
+        for message in [outgoing.message for outgoing in out] + [room_state(race)]:
             if isinstance(message, RoomState):
                 self.seats |= {seat.status for seat in message.seats}
             elif isinstance(message, ProgressEvent):
@@ -121,19 +125,19 @@ def test_the_schema_lists_every_status_word_a_race_gives_and_no_other() -> None:
 
     race = new_race(winner, time_limit_s=None)
     seen.note(race.join("p2", "Bob", T0) + race.join("p3", "Cy", T0), race)
-    seen.note(race.start("p1", T0) + race.tick(T0 + race.countdown_s), race)
-    now = T0 + race.countdown_s
+    seen.note(race.start("p1", T0) + race.tick(T0 + race.terms.countdown_s), race)
+    now = T0 + race.terms.countdown_s
     seen.note(race.disconnect("p3", now), race)
     now = seen.play_out(race, "p1", now)
     seen.note(race.resign("p2", now + 1), race)
-    seen.note(race.tick(now + race.grace_s), race)
+    seen.note(race.tick(now + race.terms.grace_s), race)
     assert race.phase is Phase.FINISHED
 
     race = new_race(loser, time_limit_s=60)
     seen.note(race.join("p2", "Bob", T0), race)
-    seen.note(race.start("p1", T0) + race.tick(T0 + race.countdown_s), race)
-    seen.play_out(race, "p1", T0 + race.countdown_s)
-    seen.note(race.tick(T0 + race.countdown_s + 60), race)
+    seen.note(race.start("p1", T0) + race.tick(T0 + race.terms.countdown_s), race)
+    seen.play_out(race, "p1", T0 + race.terms.countdown_s)
+    seen.note(race.tick(T0 + race.terms.countdown_s + 60), race)
     assert race.phase is Phase.FINISHED
 
     finished = {"won", "lost", "resigned", "timed_out", "abandoned"}

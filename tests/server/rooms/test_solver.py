@@ -33,6 +33,7 @@ from engine.solver.compiled import RULE_SETS as COMPILED_RULE_SETS
 from server.core.errors import Refusal
 from server.core.hint_rules import refusal
 from server.core.race import Race
+from server.core.terms import RaceTerms
 from server.rooms.solver import SolverPool
 from server.rooms.solver_process import NICENESS, pid_after
 from server.rooms.solver_processes import SolverProcesses
@@ -138,16 +139,18 @@ async def test_hints_are_refused_on_the_daily_deal_and_on_a_secret_deal(server: 
 
 def test_the_rule_before_the_start_and_for_someone_not_racing() -> None:
     race = Race(
-        race_id="r",
-        code="ABCD",
-        rule_set=RULE_SET,
-        seed=WON,
-        algorithm=1,
-        deal_kind="number",
+        RaceTerms(
+            race_id="r",
+            code="ABCD",
+            rule_set=RULE_SET,
+            seed=WON,
+            algorithm=1,
+            deal_kind="number",
+            seats_max=2,
+            time_limit_s=None,
+        ),
         host_id="ann",
         host_name="Ann",
-        seats_max=2,
-        time_limit_s=None,
     )
     before = refusal(race, "ann")
     assert before is not None and before.code == "not_racing"
@@ -213,17 +216,19 @@ async def test_a_players_hints_are_rate_limited_and_the_solver_runs_in_another_p
     settings = Settings(hints_per_player_per_min=4, hint_budget_s=0.5)  # bursts of one
     pool = SolverPool(settings, cast(Writer, None), sessions)  # (a hint writes nothing)
     race = Race(
-        race_id="r",
-        code="ABCD",
-        rule_set=RULE_SET,
-        seed=WON,
-        algorithm=1,
-        deal_kind="number",
+        RaceTerms(
+            race_id="r",
+            code="ABCD",
+            rule_set=RULE_SET,
+            seed=WON,
+            algorithm=1,
+            deal_kind="number",
+            seats_max=2,
+            time_limit_s=None,
+            countdown_s=0,
+        ),
         host_id="ann",
         host_name="Ann",
-        seats_max=2,
-        time_limit_s=None,
-        countdown_s=0,
     )
     race.start("ann", 0.0)
     try:
@@ -541,17 +546,19 @@ async def test_live_verdicts_past_their_limit_are_unknown_and_searched_in_the_hi
     now = [1.0]
     pool = SolverPool(settings, cast(Writer, None), sessions, clock=lambda: now[0])
     race = Race(
-        race_id="r",
-        code="ABCD",
-        rule_set="four-corners",
-        seed=FOUR_CORNERS_WON,
-        algorithm=1,
-        deal_kind="number",
+        RaceTerms(
+            race_id="r",
+            code="ABCD",
+            rule_set="four-corners",
+            seed=FOUR_CORNERS_WON,
+            algorithm=1,
+            deal_kind="number",
+            seats_max=2,
+            time_limit_s=None,
+            countdown_s=0,
+        ),
         host_id="ann",
         host_name="Ann",
-        seats_max=2,
-        time_limit_s=None,
-        countdown_s=0,
     )
     race.start("ann", 0.0)
     said: list[LiveVerdictGiven] = []

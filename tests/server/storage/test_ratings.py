@@ -14,8 +14,8 @@ from sqlalchemy.exc import DBAPIError
 
 from clients.sdk import RaceClient
 from server.commands import main as cli_main
-from server.core.race import DealKind
 from server.core.ratings import Rating, RatingRules
+from server.core.terms import DealKind
 from server.storage.models import EntryRow, PlayerRow, RatingChangeRow, RatingRow
 from server.storage.races import record_start
 from server.storage.ratings import rating_board, rebuild

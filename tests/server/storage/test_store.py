@@ -34,7 +34,8 @@ from engine.game import RULES_VERSION
 from engine.moves import Move
 from engine.players import GreedyPlayer, Player, RandomPlayer
 from engine.replay import MoveLog, ReplayError, replay
-from server.core.race import DealKind, Phase, Race
+from server.core.race import Phase, Race
+from server.core.terms import DealKind, RaceTerms
 from server.settings import Settings, async_url
 from server.storage import holding
 from server.storage.engine import ALEMBIC_INI, make_engine, make_sessionmaker, upgrade_database
@@ -411,9 +412,9 @@ async def play_and_store(
         if player != race.host_id:
             race.join(player, player, now)
     race.start(race.host_id, now)
-    race.tick(now + race.countdown_s)
+    race.tick(now + race.terms.countdown_s)
     assert race.started_at is not None
-    await record_start(sessions, race.race_id, utc(race.started_at), list(race.racers))
+    await record_start(sessions, race.terms.race_id, utc(race.started_at), list(race.racers))
     now = race.started_at
     while race.phase is not Phase.FINISHED:
         for player, bot in bots.items():
@@ -423,7 +424,7 @@ async def play_and_store(
                 race.move(player, bot.choose_in(racer.game), now)
     rows = [
         AcceptedMove(
-            race_id=race.race_id,
+            race_id=race.terms.race_id,
             player_id=racer.player_id,
             index=index,
             text=str(move),
@@ -436,8 +437,8 @@ async def play_and_store(
     half = len(rows) // 2
     await record_moves(sessions, rows[:half])
     await record_moves(sessions, rows)
-    assert race.ended_at is not None
-    await record_results(sessions, race.race_id, utc(race.ended_at), race.ranking())
+    assert race.ended_at is not None and race.result is not None
+    await record_results(sessions, race.terms.race_id, utc(race.ended_at), race.result.ranking)
 
 
 @pytest.mark.asyncio
@@ -445,16 +446,18 @@ async def test_a_race_record_has_results_and_move_logs_that_replay(sessions: Ses
     ann, bob = await new_players(sessions, "Ann", "Bob")
     race_id = await new_race(sessions, ann, seed=20261122)
     race = Race(
-        race_id=race_id,
-        code="ABCD1234",
-        rule_set=RULES,
-        seed=20261122,
-        algorithm=1,
-        deal_kind="number",
+        RaceTerms(
+            race_id=race_id,
+            code="ABCD1234",
+            rule_set=RULES,
+            seed=20261122,
+            algorithm=1,
+            deal_kind="number",
+            seats_max=4,
+            time_limit_s=None,
+        ),
         host_id=ann,
         host_name="Ann",
-        seats_max=4,
-        time_limit_s=None,
     )
     bots = {
         ann: GreedyPlayer(random.Random(1), patience=40),
@@ -463,8 +466,8 @@ async def test_a_race_record_has_results_and_move_logs_that_replay(sessions: Ses
     await play_and_store(sessions, race, bots, unix(NOW))
 
     record = await race_record(sessions, race_id, NOW + timedelta(days=1))
-    assert record is not None
-    ranking = race.ranking()
+    assert record is not None and race.result is not None
+    ranking = race.result.ranking
     assert record["seed"] == "20261122" and record["algorithm"] == 1
     assert record["commitment"] == commitment(20261122)
     assert [player["name"] for player in record["players"]] == [
@@ -503,17 +506,19 @@ async def test_a_daily_race_record_hides_seed_and_moves_until_the_day_is_over(
     day = NOW.date()
     race_id = await new_race(sessions, ann, seed=99, daily_day=day)
     race = Race(
-        race_id=race_id,
-        code="DAILY1",
-        rule_set=RULES,
-        seed=99,
-        algorithm=1,
-        deal_kind="daily",
+        RaceTerms(
+            race_id=race_id,
+            code="DAILY1",
+            rule_set=RULES,
+            seed=99,
+            algorithm=1,
+            deal_kind="daily",
+            seats_max=1,
+            time_limit_s=None,
+            countdown_s=0,
+        ),
         host_id=ann,
         host_name="Ann",
-        seats_max=1,
-        time_limit_s=None,
-        countdown_s=0,
     )
     await play_and_store(
         sessions, race, {ann: GreedyPlayer(random.Random(3), patience=40)}, unix(NOW)
@@ -1414,17 +1419,19 @@ async def test_migration_0004_a_race_stored_before_rules_version_2_verifies_as_i
             stored = await session.get(RaceRow, race_id)
             assert stored is not None and stored.rules == 1
         race = Race(
-            race_id=race_id,
-            code="OLD00001",
-            rule_set="hidden-cards",
-            seed=10,
-            algorithm=1,
-            rules=stored.rules,
-            deal_kind="number",
+            RaceTerms(
+                race_id=race_id,
+                code="OLD00001",
+                rule_set="hidden-cards",
+                seed=10,
+                algorithm=1,
+                rules=stored.rules,
+                deal_kind="number",
+                seats_max=4,
+                time_limit_s=None,
+            ),
             host_id=ann,
             host_name="Ann",
-            seats_max=4,
-            time_limit_s=None,
         )
         await play_and_store(sessions, race, {ann: FirstMove(random.Random(0))}, unix(NOW))
 
