@@ -96,9 +96,13 @@ def make_settings(database_url: str, **overrides: Any) -> Settings:
     return Settings(
         database_url=database_url,
         port=0,
-        countdown_s=0.2,
-        reconnect_grace_s=30,
-        **{"verdict_budget_s": 0.0, "winnable_pool_target": 0, **overrides},
+        **{
+            "countdown_s": 0.2,
+            "reconnect_grace_s": 30,
+            "verdict_budget_s": 0.0,
+            "winnable_pool_target": 0,
+            **overrides,
+        },
     )
 
 
