@@ -22,7 +22,7 @@ import pytest_asyncio
 
 from server.core.errors import Refused
 from server.rooms.host import RoomHost
-from server.rooms.room import ROOM_REQUESTS, RemoteMember, RoomRequest
+from server.rooms.room import ROOM_REQUESTS, RemoteMember
 from server.storage.players import create_player
 from server.storage.writer import Writer
 from tests.fakeclock import FakeClock
