@@ -176,6 +176,13 @@ async def server(
 async def writer(
     sessions: async_sessionmaker[AsyncSession], database_url: str
 ) -> AsyncIterator[Writer]:
+    async with writing_to(database_url) as writing:
+        yield writing
+
+
+@asynccontextmanager
+async def writing_to(database_url: str) -> AsyncIterator[Writer]:
+    """A database writer of its own, started, as a process has one; stopped at the end."""
     engine = make_engine(database_url)
     recorder = MoveRecorder(engine)
     writing = Writer(recorder)
