@@ -13,7 +13,9 @@ import json
 import secrets
 from collections import defaultdict
 from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 from unittest.mock import ANY
 
@@ -23,6 +25,7 @@ import pytest_asyncio
 from server.core.errors import Refused
 from server.rooms.host import RoomHost
 from server.rooms.room import ROOM_REQUESTS, RemoteMember
+from server.storage import holding
 from server.storage.players import create_player
 from server.storage.writer import Writer
 from tests.fakeclock import FakeClock
@@ -126,9 +129,11 @@ class Hosting:
                 await asyncio.sleep(0.01)
 
 
-@pytest_asyncio.fixture
-async def hosting(sessions: Sessions, database_url: str, writer: Writer) -> AsyncIterator[Hosting]:
-    clock = FakeClock()
+@asynccontextmanager
+async def hosted(
+    sessions: Sessions, database_url: str, writer: Writer, clock: FakeClock
+) -> AsyncIterator[Hosting]:
+    """A host of its own, as a process has one; its timers stopped at the end."""
     host = RoomHost(make_settings(database_url, countdown_s=0), sessions, writer, clock)
     kept = KeptFrames()
     host.delivery.carrier = kept
@@ -137,6 +142,12 @@ async def hosting(sessions: Sessions, database_url: str, writer: Writer) -> Asyn
     finally:
         host.delivery.stop_timers()
         host.solver.close()
+
+
+@pytest_asyncio.fixture
+async def hosting(sessions: Sessions, database_url: str, writer: Writer) -> AsyncIterator[Hosting]:
+    async with hosted(sessions, database_url, writer, FakeClock()) as running:
+        yield running
 
 
 def seat_names(frame: dict[str, Any]) -> list[str]:
@@ -266,3 +277,47 @@ async def test_a_racer_whose_connection_dropped_resumes_in_the_room(hosting: Hos
     assert (
         await hosting.refused(cy, type="resume", code=code, last_seq=0) == ErrorCode.NOT_IN_ROOM
     ), "no seat of Cy's"
+
+
+async def test_a_rematch_is_for_the_racers_of_a_race_over(hosting: Hosting) -> None:
+    ann, bob, wes = [await hosting.member(name) for name in ("Ann", "Bob", "Wes")]
+    code = await hosting.open_room(ann, bob)
+    await hosting.ask(wes, type="spectate", code=code)
+    await hosting.all_ready(ann, bob)
+    assert await hosting.refused(ann, type="rematch") == ErrorCode.NOT_OVER
+    for member in (ann, bob):
+        await hosting.reply(member, type="resign")
+    await hosting.told(ann, "race_finished")
+    assert await hosting.refused(wes, type="rematch") == ErrorCode.NOT_IN_ROOM
+    before = len(hosting.frames(bob))
+    assert await hosting.reply(ann, type="rematch") == {"type": "ok", "id": ANY}
+    (reopened,) = hosting.frames(bob)[before:]
+    assert (reopened["type"], reopened["code"], reopened["phase"]) == ("room", code, "lobby")
+    assert [(seat["name"], seat["ready"]) for seat in reopened["seats"]] == [
+        ("Ann", False),
+        ("Bob", False),
+    ]
+    assert reopened["spectators"] == 1, "the room keeps its members"
+    assert hosting.frames(wes)[-1] == reopened
+
+
+async def test_a_race_adopted_from_the_database_goes_on_from_its_last_acknowledged_move(
+    hosting: Hosting, sessions: Sessions, database_url: str, writer: Writer
+) -> None:
+    """As after a restart, or on the worker that takes over a dead one's rooms."""
+    ann, bob = await hosting.member("Ann"), await hosting.member("Bob")
+    code = await hosting.open_room(ann, bob)
+    await hosting.all_ready(ann, bob)
+    legal = (await hosting.told(ann, "view"))["view"]["legal_moves"]
+    moved = await hosting.reply(ann, type="move", move=legal[0])  # (acknowledged once stored)
+    async with hosted(sessions, database_url, writer, hosting.clock) as restarted:
+        (row,) = await holding.take(
+            sessions, None, restarted.host.openings.holder, datetime.now(UTC), force=True
+        )
+        restarted.host.adopt(row)
+        assert restarted.host.room(code.lower()) is restarted.host.rooms[code]
+        resumed, view = await restarted.ask(
+            hosting.again(ann), type="resume", code=code, last_seq=0
+        )
+        assert resumed["type"] == "resumed" and resumed["full"]
+        assert view["view"]["moves"] == 1 and view["view"]["legal_moves"] == moved["legal_moves"]
