@@ -131,10 +131,12 @@ class Hosting:
 
 @asynccontextmanager
 async def hosted(
-    sessions: Sessions, database_url: str, writer: Writer, clock: FakeClock
+    sessions: Sessions, database_url: str, writer: Writer, clock: FakeClock, **limits: Any
 ) -> AsyncIterator[Hosting]:
-    """A host of its own, as a process has one; its timers stopped at the end."""
-    host = RoomHost(make_settings(database_url, countdown_s=0), sessions, writer, clock)
+    """A host of its own, as a process has one, with a countdown of 0 and these settings; its
+    timers stopped at the end."""
+    settings = make_settings(database_url, countdown_s=0, **limits)
+    host = RoomHost(settings, sessions, writer, clock)
     kept = KeptFrames()
     host.delivery.carrier = kept
     try:
