@@ -207,6 +207,27 @@ async def test_a_connection_in_a_room_that_closes_is_taken_out_of_it(gateway: Se
     assert gateway.bus.gone == [client] and client.player_id == welcome["player_id"]
 
 
+async def test_boards_and_race_records_are_read_within_the_addresss_allowance(
+    sessions: Sessions, database_url: str, writer: Writer
+) -> None:
+    """Answered by the gateway itself, not a room; counted per address, with HTTP's reads."""
+    async with serving(
+        sessions, database_url, writer, http_rate_per_s=1, http_rate_burst=2
+    ) as running:
+        async with running.connection() as ws:
+            await ask(ws, type="hello")
+            board = await ask(ws, type="leaderboard", id="b1", rule_set="octagon")
+            assert (board["type"], board["id"]) == ("leaderboard", "b1")
+            missing = await ask(ws, type="race_record", id="r1", race_id="no-such-race")
+            assert (missing["id"], missing["code"]) == ("r1", "not_found")
+            slowed = await ask(ws, type="leaderboard", id="b2", rule_set="octagon")
+            assert (slowed["id"], slowed["code"]) == ("b2", "rate_limited")
+            assert running.gateway.read_wait("127.0.0.1") > 0, "HTTP waits too"
+            running.clock.advance(1)
+            assert (await ask(ws, type="leaderboard", rule_set="octagon"))["type"] == "leaderboard"
+        assert running.bus.requests == []
+
+
 async def test_a_connection_past_its_rate_is_slowed_then_closed_past_its_allowance_of_errors(
     sessions: Sessions, database_url: str, writer: Writer
 ) -> None:
