@@ -7,7 +7,7 @@ two whole servers; these tests look at the bus itself: who holds a room, where a
 what comes back.
 
 Needs PATIENCE_RACE_TEST_REDIS_URL (CI sets ``redis://127.0.0.1:6379/0``); without it every
-test here is skipped at collection (``redis_url``), before anything is built.
+test here that uses Redis is skipped at collection (``redis_url``), before anything is built.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+import socket
 import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -61,19 +62,22 @@ async def reply(ws: ClientConnection, **fields: Any) -> dict[str, Any]:
 
 @asynccontextmanager
 async def worker(
-    settings: Settings, sessions: Sessions, redis_url: str, name: str
+    settings: Settings, sessions: Sessions, name: str, joins: bool = True
 ) -> AsyncIterator[Worker]:
-    """A worker on the bus, as ``server.service`` puts one together, serving WebSockets."""
+    """A worker on the bus (``settings.redis_url``), as ``server.service`` puts one together,
+    serving WebSockets; with ``joins`` false, one that has not joined the bus (started)."""
+    assert settings.redis_url is not None
     async with writing_to(settings.database_url) as writer:
         host = RoomHost(settings, sessions, writer, time.time)
-        bus = RedisBus(redis_url, settings.redis_prefix, host, sessions, name)
+        bus = RedisBus(settings.redis_url, settings.redis_prefix, host, sessions, name)
         gateway = Gateway(settings, sessions, writer, bus, time.time)
         bus.connections = gateway.clients
-        await bus.start()
+        if joins:
+            await bus.start()
         try:
             async with serve(gateway.handle, "127.0.0.1", 0) as server:
-                (socket, *_) = server.sockets
-                address, port = socket.getsockname()[:2]
+                (listening, *_) = server.sockets
+                address, port = listening.getsockname()[:2]
                 host.address = bus.address = f"ws://{address}:{port}"
                 yield Worker(host, bus, gateway, host.address)
         finally:
@@ -91,10 +95,8 @@ async def workers(
     settings = make_settings(database_url, redis_url=redis_url, redis_prefix=prefix)
     try:
         async with AsyncExitStack() as stack:
-            first = await stack.enter_async_context(worker(settings, sessions, redis_url, "first"))
-            second = await stack.enter_async_context(
-                worker(settings, sessions, redis_url, "second")
-            )
+            first = await stack.enter_async_context(worker(settings, sessions, "first"))
+            second = await stack.enter_async_context(worker(settings, sessions, "second"))
             yield first, second
     finally:
         await drop_redis_keys(redis_url, prefix)
@@ -166,3 +168,32 @@ async def test_a_connection_closed_on_its_worker_is_gone_from_the_room_elsewhere
         async with asyncio.timeout(5):  # Bob's worker tells Ann's
             while len(first.host.rooms[code].members) > 1:
                 await asyncio.sleep(0.01)
+
+
+async def test_while_redis_cannot_be_reached_room_requests_are_refused_unavailable(
+    sessions: Sessions, database_url: str
+) -> None:
+    """Redis is away (nothing listens where it is said to be): the worker says so, and the
+    connection lives on, to try again in a moment."""
+    settings = make_settings(
+        database_url, redis_url=f"redis://127.0.0.1:{closed_port()}/0", redis_prefix="away:"
+    )
+    async with worker(settings, sessions, "alone", joins=False) as alone:
+        async with alone.racer("Ann") as ann:
+            for request in (
+                {"type": "join", "id": "x", "code": "ABCD2345"},
+                {"type": "create_room", "id": "x", "rule_set": "octagon"},
+            ):
+                refused = await ask(ann, **request)
+                assert (refused["type"], refused["code"]) == ("error", "unavailable")
+            assert alone.bus.down_since is not None, "/healthz says so"
+            assert (await ask(ann, type="hello", name="Ann"))["type"] == "welcome"
+        assert alone.host.rooms == {}
+
+
+def closed_port() -> int:
+    """A port on localhost nothing listens on: one just let go of."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        port: int = listener.getsockname()[1]
+    return port
