@@ -2,8 +2,9 @@
 
 A host of its own on a real database (``sessions``, ``writer``: SQLite and PostgreSQL), with a
 clock moved by hand. Its members are connections held by another worker (``RemoteMember``): the
-host does not tell them from its own, and their frames go to a carrier that keeps them, so what
-each member was sent is read back in order, with no socket.
+host treats them as its own (but for ``reconnect_to``, given only by a worker with an address,
+which this host has not), and their frames go to a carrier that keeps them, so what each member
+was sent is read back in order, with no socket.
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ class KeptFrames:
 
 @dataclass
 class Hosting:
+    """A host, and its members' requests made and their frames read back."""
+
     host: RoomHost
     clock: FakeClock
     kept: KeptFrames
