@@ -11,6 +11,8 @@ database, dropped at the end.
 - ``sessions``: the session factory the store functions take.
 - ``empty_database_url``: a fresh database with no tables, for migration tests.
 - ``server``: the real server on an ephemeral port, on the emptied ``database_url``.
+- ``writer``: the database writer, started, on the emptied ``database_url``: what a
+  ``RoomHost`` or a ``Gateway`` of a test's own writes through.
 - ``redis_url``: a Redis server (PATIENCE_RACE_TEST_REDIS_URL), for the tests of several
   workers; without it every test that needs it, directly or through another fixture, is
   skipped at collection, before any of its fixtures is built.
@@ -39,6 +41,8 @@ from sqlalchemy.pool import NullPool
 from server.settings import async_url
 from server.storage.engine import make_engine, make_sessionmaker, upgrade_database
 from server.storage.models import Base
+from server.storage.moves import MoveRecorder
+from server.storage.writer import Writer
 from tests.server.test_server import Server, make_settings, start_server, stop_server
 
 POSTGRES_URL_VARIABLE = "PATIENCE_RACE_TEST_POSTGRES_URL"
@@ -166,6 +170,30 @@ async def server(
         yield running
     finally:
         await stop_server(running)
+
+
+@pytest_asyncio.fixture
+async def writer(
+    sessions: async_sessionmaker[AsyncSession], database_url: str
+) -> AsyncIterator[Writer]:
+    async with writing_to(database_url) as writing:
+        yield writing
+
+
+@asynccontextmanager
+async def writing_to(database_url: str) -> AsyncIterator[Writer]:
+    """A database writer of its own, started, as a process has one; stopped at the end."""
+    engine = make_engine(database_url)
+    recorder = MoveRecorder(engine)
+    writing = Writer(recorder)
+    writing.start()
+    try:
+        yield writing
+    finally:
+        await writing.close(5)
+        await writing.stopped()
+        await recorder.close()
+        await engine.dispose()
 
 
 @asynccontextmanager
