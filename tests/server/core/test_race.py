@@ -47,11 +47,18 @@ def race_terms(rule_set: str = "hidden-cards", **options: object) -> RaceTerms:
 
 
 def new_race(
-    rule_set: str = "hidden-cards", events_kept: int = EVENTS_KEPT, **options: object
+    rule_set: str = "hidden-cards",
+    events_kept: int = EVENTS_KEPT,
+    host_id: str = "p1",
+    host_name: str = "Ann",
+    **options: object,
 ) -> Race:
-    """A race of ``race_terms`` hosted by Ann (``p1``)."""
+    """A race of ``race_terms``, hosted by Ann (``p1``) unless said otherwise."""
     return Race(
-        race_terms(rule_set, **options), host_id="p1", host_name="Ann", events_kept=events_kept
+        race_terms(rule_set, **options),
+        host_id=host_id,
+        host_name=host_name,
+        events_kept=events_kept,
     )
 
 

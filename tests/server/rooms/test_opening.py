@@ -51,7 +51,7 @@ def create_room(**fields: Any) -> CreateRoom:
 
 async def stored(sessions: Sessions, room: Room) -> RaceRow:
     async with sessions() as session:
-        row = await session.scalar(select(RaceRow).where(RaceRow.code == room.race.code))
+        row = await session.scalar(select(RaceRow).where(RaceRow.code == room.race.terms.code))
     assert row is not None
     return row
 
@@ -64,7 +64,7 @@ async def test_a_room_is_opened_under_a_new_code_its_race_stored_in_its_lobby(
         ann,
         create_room(rule_set="octagon", seats=3, deal={"kind": "number", "number": str(DEAL)}),
     )
-    code = room.race.code
+    code = room.race.terms.code
     assert len(code) == CODE_LENGTH and set(code) <= set(CODE_ALPHABET)
     assert hosting.host.rooms[code] is room and room.opened == hosting.clock.now
     row = await stored(sessions, room)
@@ -101,7 +101,7 @@ async def test_a_code_another_worker_holds_is_never_given(hosting: Hosting) -> N
     room = await hosting.host.openings.create(
         await hosting.member("Ann"), create_room(rule_set="octagon")
     )
-    assert len(directory.asked) == 3 and room.race.code == directory.asked[-1]
+    assert len(directory.asked) == 3 and room.race.terms.code == directory.asked[-1]
 
 
 async def test_a_player_opens_so_many_rooms_an_hour(hosting: Hosting) -> None:
@@ -125,11 +125,11 @@ async def test_a_player_hosts_so_many_public_lobbies_at_once_and_any_private_roo
     ann = await hosting.member("Ann")
     openings = hosting.host.openings
     public = await openings.create(ann, create_room(rule_set="octagon", public=True))
-    assert public.race.public
+    assert public.race.terms.public
     with pytest.raises(Refused) as refused:
         await openings.create(ann, create_room(rule_set="octagon", public=True))
     assert refused.value.code == ErrorCode.TOO_MANY_LOBBIES
-    assert not (await openings.create(ann, create_room(rule_set="octagon"))).race.public
+    assert not (await openings.create(ann, create_room(rule_set="octagon"))).race.terms.public
 
 
 async def test_the_daily_deal_is_one_room_of_one_once_a_day(
