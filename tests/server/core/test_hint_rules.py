@@ -6,27 +6,16 @@ from __future__ import annotations
 from engine.moves import RESIGN
 from server.core.hint_rules import refusal
 from server.core.race import Phase, Race
-from server.core.terms import DealKind, RaceTerms
+from server.core.terms import DealKind
+from tests.server.core import test_race
 from wire.protocol import ErrorCode
 
 T0 = 1_000_000.0
 
 
 def new_race(deal_kind: DealKind = "number", seats_max: int = 2) -> Race:
-    return Race(
-        RaceTerms(
-            race_id="r1",
-            code="ABCD1234",
-            rule_set="octagon",
-            seed=7,
-            algorithm=1,
-            deal_kind=deal_kind,
-            seats_max=seats_max,
-            time_limit_s=None,
-            countdown_s=0,
-        ),
-        host_id="p1",
-        host_name="Ann",
+    return test_race.new_race(
+        "octagon", seed=7, deal_kind=deal_kind, seats_max=seats_max, countdown_s=0
     )
 
 

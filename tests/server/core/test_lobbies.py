@@ -7,26 +7,14 @@ from typing import Any
 
 from server.core.lobbies import LISTED, entry, in_turn
 from server.core.race import Phase, Race
-from server.core.terms import RaceTerms
+from tests.server.core.test_race import new_race
 
 T0 = 1_000_000.0
 
 
 def lobby(public: bool = True, seats_max: int = 3) -> Race:
-    return Race(
-        RaceTerms(
-            race_id="r1",
-            code="ABCD1234",
-            rule_set="octagon",
-            seed=7,
-            algorithm=1,
-            deal_kind="number",
-            seats_max=seats_max,
-            time_limit_s=300,
-            public=public,
-        ),
-        host_id="p1",
-        host_name="Ann",
+    return new_race(
+        "octagon", seed=7, deal_kind="number", seats_max=seats_max, time_limit_s=300, public=public
     )
 
 

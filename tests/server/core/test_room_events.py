@@ -4,11 +4,10 @@ event's text replaced, and ``since`` saying when a client must get the room afre
 
 from __future__ import annotations
 
-from server.core.race import Race
 from server.core.room_events import RoomEvents
 from server.core.room_view import room_state
 from server.core.said import as_frame
-from server.core.terms import RaceTerms
+from tests.server.core.test_race import new_race
 from wire.protocol import Countdown, Message, RoomState
 
 
@@ -17,21 +16,7 @@ def countdown(seq: int, seconds: float = 3.0) -> Countdown:
 
 
 def room(seq: int) -> RoomState:
-    race = Race(
-        RaceTerms(
-            race_id="r1",
-            code="ABCD1234",
-            rule_set="octagon",
-            seed=1,
-            algorithm=1,
-            deal_kind="secret",
-            seats_max=2,
-            time_limit_s=None,
-        ),
-        host_id="p1",
-        host_name="Ann",
-    )
-    return room_state(race).model_copy(update={"seq": seq})
+    return room_state(new_race("octagon", seats_max=2)).model_copy(update={"seq": seq})
 
 
 def record(events: RoomEvents, *messages: Message) -> None:

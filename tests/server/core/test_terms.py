@@ -6,21 +6,11 @@ from __future__ import annotations
 import pytest
 
 from server.core.terms import MAX_RACE_S, RaceTerms
+from tests.server.core.test_race import race_terms
 
 
 def terms(**options: object) -> RaceTerms:
-    settings: dict[str, object] = dict(
-        race_id="r1",
-        code="ABCD1234",
-        rule_set="octagon",
-        seed=42,
-        algorithm=1,
-        deal_kind="secret",
-        seats_max=2,
-        time_limit_s=None,
-    )
-    settings.update(options)
-    return RaceTerms(**settings)  # type: ignore[arg-type]
+    return race_terms("octagon", seed=42, seats_max=2, **options)
 
 
 def test_a_race_ends_at_its_time_limit_or_its_longest_whichever_is_sooner() -> None:
