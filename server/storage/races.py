@@ -127,10 +127,10 @@ async def record_start(
     connected from; without them, each racer counts as from an address of their own). Safe
     to retry. ``Fenced`` if the race's epoch is no longer ``epoch``.
 
-    The racers' player rows are locked first (in id order, as ``rating_store`` does; ``FOR NO
-    KEY UPDATE`` on PostgreSQL, which rows referring to them do not wait for), so that two
-    races starting at once for one player on two workers decide one after the other: the
-    second sees the first as a rated race under way."""
+    The racers' player rows are locked first (in id order, as ``server.storage.ratings``
+    does; ``FOR NO KEY UPDATE`` on PostgreSQL, which rows referring to them do not wait for),
+    so that two races starting at once for one player on two workers decide one after the
+    other: the second sees the first as a rated race under way."""
     async with sessions.begin() as session:
         await holding.check(session, race_id, epoch)
         # Core statements, not the ORM's unit of work: this is written for every race.

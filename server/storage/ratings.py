@@ -19,13 +19,24 @@ updates made. The rated board shows the players with enough rated races (``min_r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from itertools import groupby
 from typing import Any, cast
 
-from sqlalchemy import Table, delete, func, literal, select, text, tuple_
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy import (
+    Table,
+    bindparam,
+    delete,
+    func,
+    insert,
+    literal,
+    select,
+    text,
+    tuple_,
+    update,
+)
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 
 from server.core import ratings
 from server.core.ratings import Rating
@@ -35,60 +46,82 @@ from wire.protocol import RankEntry
 from wire.ratings import RatingBoard, RatingChange, RatingLine
 
 Sessions = async_sessionmaker[AsyncSession]
+_RATINGS = cast(Table, RatingRow.__table__)
+_CHANGES = cast(Table, RatingChangeRow.__table__)
 
 
 async def rate_race(
-    session: AsyncSession, race: RaceRow, ranking: Sequence[RankEntry], ended_at: datetime
+    connection: AsyncConnection,
+    race_id: str,
+    rule_set: str,
+    rated_as: Mapping[str, str | None],
+    ranking: Sequence[RankEntry],
+    ended_at: datetime,
 ) -> dict[str, RatingChange]:
-    """Rate a finished race in the caller's transaction (``race.entries`` loaded): each rated
-    racer's change (``ratings.rated_ranking``: none when the race rates nobody). A race rated
-    already gives its stored changes."""
-    ranking = ratings.rated_ranking(
-        ranking, {entry.player_id: entry.rated_as for entry in race.entries}
-    )
+    """Rate a finished race in the caller's transaction, given how each racer may be rated in
+    it (``entries.rated_as``, by player id): each rated racer's change
+    (``ratings.rated_ranking``: none when the race rates nobody). A race rated already gives
+    its stored changes. Core statements, as the rest of storing a result."""
+    ranking = ratings.rated_ranking(ranking, rated_as)
     if not ranking:
         return {}
     players = sorted(entry.player_id for entry in ranking)
-    rows = await _locked(session, race.rule_set, players, ended_at)
-    done = (
-        await session.scalars(select(RatingChangeRow).where(RatingChangeRow.race_id == race.id))
-    ).all()
-    if done:
-        return {
-            row.player_id: RatingChange(
-                before=Rating(row.mu_before, row.sigma_before).wire(),
-                after=Rating(row.mu_after, row.sigma_after).wire(),
-            )
-            for row in done
-        }
-    before = {row.player_id: Rating(row.mu, row.sigma) for row in rows.values() if row.races}
-    after = ratings.rate(ranking, before)
-    for player_id, rating in after.items():
-        row = rows[player_id]
-        row.mu, row.sigma, row.ordinal = rating.mu, rating.sigma, rating.ordinal
-        row.races += 1
-        row.updated_at = ended_at
-        old = before.get(player_id, ratings.NEW)
-        session.add(
-            RatingChangeRow(
-                race_id=race.id,
-                player_id=player_id,
-                mu_before=old.mu,
-                sigma_before=old.sigma,
-                mu_after=rating.mu,
-                sigma_after=rating.sigma,
-            )
+    held = await _locked(connection, rule_set, players, ended_at)
+    c = _CHANGES.c
+    done = await connection.execute(
+        select(c.player_id, c.mu_before, c.sigma_before, c.mu_after, c.sigma_after).where(
+            c.race_id == race_id
         )
+    )
+    stored = {
+        row.player_id: RatingChange(
+            before=Rating(row.mu_before, row.sigma_before).wire(),
+            after=Rating(row.mu_after, row.sigma_after).wire(),
+        )
+        for row in done
+    }
+    if stored:
+        return stored
+    before = {player_id: rating for player_id, (rating, races) in held.items() if races}
+    after = ratings.rate(ranking, before)
+    r = _RATINGS.c
+    await connection.execute(
+        update(_RATINGS).where(r.rule_set == rule_set, r.player_id == bindparam("racer")),
+        [
+            {
+                "racer": player_id,
+                "mu": rating.mu,
+                "sigma": rating.sigma,
+                "ordinal": rating.ordinal,
+                "races": held[player_id][1] + 1,
+                "updated_at": ended_at,
+            }
+            for player_id, rating in after.items()
+        ],
+    )
+    await connection.execute(
+        insert(_CHANGES),
+        [
+            {
+                "race_id": race_id,
+                "player_id": player_id,
+                "mu_before": before.get(player_id, ratings.NEW).mu,
+                "sigma_before": before.get(player_id, ratings.NEW).sigma,
+                "mu_after": rating.mu,
+                "sigma_after": rating.sigma,
+            }
+            for player_id, rating in after.items()
+        ],
+    )
     return ratings.changes(before, after)
 
 
 async def _locked(
-    session: AsyncSession, rule_set: str, players: list[str], now: datetime
-) -> dict[str, RatingRow]:
-    """The racers' rating rows, locked until the transaction ends; a new player's row is made
-    first (a new rating, no races yet), so that there is a row to lock."""
-    connection = await session.connection()
-    table = cast(Table, RatingRow.__table__)
+    connection: AsyncConnection, rule_set: str, players: list[str], now: datetime
+) -> dict[str, tuple[Rating, int]]:
+    """Each racer's rating and how many rated races made it, their rows locked until the
+    transaction ends; a new player's row is made first (a new rating, no races yet), so that
+    there is a row to lock."""
     new = ratings.NEW
     values = [
         {
@@ -103,18 +136,19 @@ async def _locked(
         for player_id in players
     ]
     await connection.execute(
-        dialect.insert(connection, table).on_conflict_do_nothing(
+        dialect.insert(connection, _RATINGS).on_conflict_do_nothing(
             index_elements=["rule_set", "player_id"]
         ),
         values,
     )
-    found = await session.scalars(
-        select(RatingRow)
-        .where(RatingRow.rule_set == rule_set, RatingRow.player_id.in_(players))
-        .order_by(RatingRow.player_id)
+    r = _RATINGS.c
+    found = await connection.execute(
+        select(r.player_id, r.mu, r.sigma, r.races)
+        .where(r.rule_set == rule_set, r.player_id.in_(players))
+        .order_by(r.player_id)
         .with_for_update()
     )
-    return {row.player_id: row for row in found}
+    return {row.player_id: (Rating(row.mu, row.sigma), row.races) for row in found}
 
 
 # -- the rated board ----------------------------------------------------------------------------
@@ -298,5 +332,5 @@ async def rebuild(sessions: Sessions) -> int:
                 held.updated_at = first.ended_at
         session.add_all(current.values())
         if changes:
-            await session.execute(cast(Table, RatingChangeRow.__table__).insert(), changes)
+            await session.execute(insert(_CHANGES), changes)
     return rated

@@ -11,12 +11,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from typing import Any, cast
+from datetime import date, datetime, timedelta
+from typing import Any, NamedTuple, cast
 
-from sqlalchemy import BigInteger, Date, Table, case, func, inspect, literal, select, true, update
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
-from sqlalchemy.orm import selectinload
+from sqlalchemy import (
+    BigInteger,
+    Date,
+    Table,
+    bindparam,
+    case,
+    func,
+    inspect,
+    literal,
+    select,
+    true,
+    update,
+)
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from server.storage import dialect, holding, ranks
 from server.storage.engine import Sessions
@@ -26,8 +37,10 @@ from server.storage.ratings import rate_race
 from wire.protocol import RankEntry
 from wire.ratings import RatingChange
 
-_ENTRIES = EntryRow.__table__.c
+_ENTRIES_TABLE = cast(Table, EntryRow.__table__)
+_ENTRIES = _ENTRIES_TABLE.c
 """The columns of ``entries``, for statements written in SQL terms."""
+_RACES = cast(Table, RaceRow.__table__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +54,16 @@ class Recorded:
     winner's count), for a rank cache: setting them twice changes nothing."""
 
 
+class _Race(NamedTuple):
+    """What storing the results reads of the race's row."""
+
+    id: str
+    rule_set: str
+    seed: int
+    daily_day: date | None
+    started_at: datetime | None
+
+
 async def record_results(
     sessions: Sessions,
     race_id: str,
@@ -50,7 +73,7 @@ async def record_results(
 ) -> Recorded:
     """The race is over: set each racer's result from the race's ranking, count each new
     ranked win in ``player_wins`` and each new line in ``board_counts`` (``server.storage.ranks``),
-    and rate the race (``rating_store.rate_race``). Safe to retry.
+    and rate the race (``server.storage.ratings.rate_race``). Safe to retry.
 
     A win is counted when its entry becomes ``won`` here, having been something else. That is
     decided by the database, not by what was read: ``status`` is set to ``won`` where it was
@@ -61,44 +84,81 @@ async def record_results(
     for that attempt's locks and then finds the entries won (the update reads the rows it waited
     for again), or on SQLite may fail and be retried once more. ``Fenced`` if the race's epoch
     is no longer ``epoch``.
+
+    Core statements, not the ORM's unit of work: this is written for every race.
     """
     async with sessions.begin() as session:
         await holding.check(session, race_id, epoch)
-        race = await session.get_one(RaceRow, race_id, options=[selectinload(RaceRow.entries)])
-        started_at = race.started_at
-        if started_at is None:
+        connection = await session.connection()
+        race = _Race._make(
+            (
+                await connection.execute(
+                    select(
+                        _RACES.c.id,
+                        _RACES.c.rule_set,
+                        _RACES.c.seed,
+                        _RACES.c.daily_day,
+                        _RACES.c.started_at,
+                    ).where(_RACES.c.id == race_id)
+                )
+            ).one()
+        )
+        if race.started_at is None:
             raise ValueError(f"race {race_id} has no recorded start")
-        entries = {entry.player_id: entry for entry in race.entries}
+        e = _ENTRIES
+        entries = (
+            await connection.execute(
+                select(e.player_id, e.ranked, e.rated_as).where(e.race_id == race_id)
+            )
+        ).all()
+        ranked = {entry.player_id: entry.ranked for entry in entries}
         finished_at: dict[str, datetime | None] = {}
         for result in ranking:
-            if result.player_id not in entries:
+            if result.player_id not in ranked:
                 raise ValueError(f"{result.player_id} did not start race {race_id}")
             finished_at[result.player_id] = (
                 None
                 if result.time_ms is None
-                else started_at + timedelta(milliseconds=result.time_ms)
+                else race.started_at + timedelta(milliseconds=result.time_ms)
             )
-        # First, while the session has changed nothing: the updates must meet the stored rows.
+        # First, before the results are set below: these updates must meet the stored rows.
         winners = [result.player_id for result in ranking if result.status == "won"]
-        won_ranked = await _count_new_wins(session, race, winners, finished_at)
-        await _count_new_lines(session, race, ranking, finished_at)
-        for result in ranking:
-            entry = entries[result.player_id]
-            entry.status, entry.rank, entry.moves = result.status, result.rank, result.moves
-            entry.time_ms, entry.reached_at_ms = result.time_ms, result.reached_at_ms
-            entry.on_foundations = result.on_foundations
-            entry.finished_at = finished_at[result.player_id]
-            entry.ended_at = ended_at
-        race.ended_at = ended_at
+        won_ranked = [player_id for player_id in winners if ranked[player_id]]
+        await _count_new_wins(connection, race, winners, finished_at)
+        await _count_new_lines(connection, race, ranking, finished_at)
+        if ranking:
+            await connection.execute(
+                update(_ENTRIES_TABLE).where(
+                    e.race_id == race_id, e.player_id == bindparam("racer")
+                ),
+                [
+                    {
+                        "racer": result.player_id,
+                        "status": result.status,
+                        "rank": result.rank,
+                        "moves": result.moves,
+                        "time_ms": result.time_ms,
+                        "reached_at_ms": result.reached_at_ms,
+                        "on_foundations": result.on_foundations,
+                        "finished_at": finished_at[result.player_id],
+                        "ended_at": ended_at,
+                    }
+                    for result in ranking
+                ],
+            )
+        await connection.execute(
+            update(_RACES).where(_RACES.c.id == race_id).values(ended_at=ended_at)
+        )
+        rated_as = {entry.player_id: entry.rated_as for entry in entries}
         return Recorded(
-            await rate_race(session, race, ranking, ended_at),
-            await _scored(session, race, ranking, won_ranked),
+            await rate_race(connection, race_id, race.rule_set, rated_as, ranking, ended_at),
+            await _scored(connection, race, ranking, won_ranked),
         )
 
 
 async def _count_new_lines(
-    session: AsyncSession,
-    race: RaceRow,
+    connection: AsyncConnection,
+    race: _Race,
     ranking: Sequence[RankEntry],
     finished_at: dict[str, datetime | None],
 ) -> None:
@@ -115,10 +175,9 @@ async def _count_new_lines(
         )
         for result in ranking
     }
-    connection = await session.connection()
     new = (
         await connection.execute(
-            update(cast(Table, EntryRow.__table__))
+            update(_ENTRIES_TABLE)
             .where(e.race_id == race.id, e.player_id.in_(placed), e.standing.is_(None))
             .values(
                 standing=case(
@@ -155,14 +214,14 @@ async def _count_new_lines(
 
 
 async def _scored(
-    session: AsyncSession, race: RaceRow, ranking: Sequence[RankEntry], won_ranked: list[str]
+    connection: AsyncConnection, race: _Race, ranking: Sequence[RankEntry], won_ranked: list[str]
 ) -> list[ranks.Scored]:
     """The race's ranked wins, and the wins its ranked winners now have."""
     if not won_ranked:
         return []
     w = PlayerWinsRow
     counts = (
-        await session.execute(
+        await connection.execute(
             select(w.player_id, w.wins).where(
                 w.rule_set == race.rule_set, w.player_id.in_(won_ranked)
             )
@@ -179,26 +238,19 @@ async def _scored(
 
 
 async def _count_new_wins(
-    session: AsyncSession,
-    race: RaceRow,
+    connection: AsyncConnection,
+    race: _Race,
     winners: list[str],
     finished_at: dict[str, datetime | None],
-) -> list[str]:
+) -> None:
     """Mark the winners' entries ``won`` where they were not yet, and count those wins that
-    are ranked (in ``player_wins``, and its buckets in ``board_counts``). Returns the winners
-    whose wins are ranked, new or not."""
-    won_ranked = [
-        player_id
-        for player_id in winners
-        if any(entry.player_id == player_id and entry.ranked for entry in race.entries)
-    ]
+    are ranked (in ``player_wins``, and its buckets in ``board_counts``)."""
     if not winners:
-        return won_ranked
+        return
     e = _ENTRIES
-    connection = await session.connection()
     new = (
         await connection.execute(
-            update(cast(Table, EntryRow.__table__))
+            update(_ENTRIES_TABLE)
             .where(e.race_id == race.id, e.player_id.in_(winners), e.status != "won")
             .values(status="won")
             .returning(e.player_id, e.ranked)
@@ -238,7 +290,6 @@ async def _count_new_wins(
             connection,
             [change for count in now_has for change in ranks.wins_changes(race.rule_set, count)],
         )
-    return won_ranked
 
 
 async def _count_wins(connection: AsyncConnection, wins: list[dict[str, Any]]) -> None:
