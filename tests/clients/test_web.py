@@ -218,7 +218,7 @@ async def test_two_players_race_to_the_end_and_both_see_the_ranking(open_page: O
         bob.locator(f'.pile[data-pile="{first.target}"]'), source_position=CARD_CORNER
     )
     await expect(bob.locator(".board")).to_have_attribute("data-moves", "1")
-    await expect(ann.locator('.seat[data-player="Bob"] .seat-progress')).to_contain_text("1 moves")
+    await expect(ann.locator('.seat[data-player="Bob"] .seat-progress')).to_contain_text("1 move ")
 
     while await ann.locator(".board").get_attribute("data-status") == "in_progress":
         await click_move(ann, (await legal_moves(ann))[0])
@@ -234,11 +234,11 @@ async def test_two_players_race_to_the_end_and_both_see_the_ranking(open_page: O
         ranking = await finish.locator("tbody tr").evaluate_all(
             "rows => rows.map(row => [...row.cells].slice(0, 3).map(cell => cell.textContent))"
         )
-        assert ranking == [["1", "Ann", "won"], ["2", "Bob", "resigned"]]
+        assert ranking == [["1", "Ann", "cleared the deal"], ["2", "Bob", "resigned"]]
         await expect(finish.locator(".seed code")).to_have_text(str(WON_BY_PLAYING_ON))
         await expect(finish.locator(".commitment-check")).to_contain_text("✓")
-    await expect(ann.locator(".finish-headline")).to_contain_text("You won, 1st of 2, ")
-    await expect(bob.locator(".finish-headline")).to_contain_text("You resigned, 2nd of 2")
+    await expect(ann.locator(".finish-headline")).to_have_text("You won the race")
+    await expect(bob.locator(".finish-headline")).to_have_text("You resigned – 2nd of 2")
     await expect(ann.locator("tr.mine td").nth(1)).to_have_text("Ann")
     clock = ann.locator(".race-status .clock")
     stopped = await clock.inner_text()
@@ -284,7 +284,7 @@ async def test_a_dropped_connection_reconnects_and_resumes_the_race(
     in_page, to_server = sockets[-1]
     await to_server.close()
     await in_page.close()
-    await expect(page.locator(".notice.connection")).to_contain_text("your seat is kept for")
+    await expect(page.locator(".notice.connection")).to_contain_text("Your seat is kept for")
     view = (await bob.next_event(YourView)).view
     ack = await bob.move(view.legal_moves[0])
     await bob.move(ack.legal_moves[0])
@@ -293,7 +293,8 @@ async def test_a_dropped_connection_reconnects_and_resumes_the_race(
         "2 moves"
     )  # the moves made while Ann was away, from `resumed`
     assert len(sockets) == 2
-    await expect(page.locator(".notice")).to_have_count(0)
+    await expect(page.locator(".notice.connection")).to_have_text("Reconnected")
+    await expect(page.locator(".notice")).to_have_count(0)  # said for a moment
     assert await moves_made(page) == 1
     await click_move(page, (await legal_moves(page))[0])
 
