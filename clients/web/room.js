@@ -270,9 +270,7 @@ class RoomPage {
     this.parts.header.replaceChildren(this.header());
     this.parts.notice.replaceChildren(this.notice());
     this.parts.seats.replaceChildren(seatStrip(state), this.lobbyControls() ?? "");
-    this.parts.finish.replaceChildren(finishPanel(state, {
-      rematch: (accept) => this.rematch(accept), dismiss: () => this.dispatch({ type: "dismiss" }),
-    }, this.seedCheck) ?? "");
+    this.drawFinish();
     this.element.classList.toggle("racing", Boolean(state.view) && !state.watching);
     // Another racer's progress changes the seats only: the race panel (and a focused button
     // in it, for a player at the keyboard) stays as it is.
@@ -292,6 +290,16 @@ class RoomPage {
       // The player's next step, at hand: Rematch (or Accept), not a dozen Tabs away.
       this.parts.finish.querySelector(".finish-actions button, .finish-actions a")?.focus();
     }
+  }
+
+  // The results, redrawn with the button the player was on still focused.
+  drawFinish() {
+    const area = this.parts.finish;
+    const focused = area.contains(document.activeElement) && document.activeElement.className;
+    area.replaceChildren(finishPanel(this.state, {
+      rematch: (accept) => this.rematch(accept), dismiss: () => this.dispatch({ type: "dismiss" }),
+    }, this.seedCheck) ?? "");
+    if (focused) area.querySelector(`.${focused.trim().split(/\s+/).join(".")}`)?.focus();
   }
 
   // One line on a phone: the game, the code, the deal, and the invite to share.
