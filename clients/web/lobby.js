@@ -89,7 +89,7 @@ export async function lobbyPage(main, route, context) {
   function createForm() {
     const ruleSet = h("select", { name: "rule_set" },
       games.map((game) => h("option", { value: game.name }, `${game.title} (${game.name})`)));
-    const number = h("input", { name: "number", inputmode: "numeric", pattern: "[0-9]{1,20}",
+    const number = h("input", { name: "number", inputmode: "numeric",
       placeholder: "e.g. 42", size: 12 });
     const dealChoice = (value, text) => h("label", {},
       h("input", { type: "radio", name: "deal", value, checked: value === "secret" }), text);

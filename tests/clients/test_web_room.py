@@ -238,7 +238,7 @@ async def test_the_invite_link_is_shared_on_a_phone_and_copied_elsewhere(
     await laptop.click(".share-button")
     await expect(laptop.locator(".share-button")).to_have_text("Copied")
     copied = await laptop.evaluate("navigator.clipboard.readText()")
-    assert copied == f"{server.http}/#/watch/{code}"
+    assert copied == f"{server.http}/#/room/{code}"  # in its lobby: a link to join
 
 
 # -- the connection ----------------------------------------------------------------------------
@@ -311,7 +311,8 @@ async def test_a_server_restart_is_said_plainly_and_the_clock_never_runs_backwar
     fixed_port_server[0] = await start_server(server.settings)
     for shown in (page, watcher):
         await expect(shown.locator(".notice.connection")).to_have_text("Reconnected")
-        await expect(shown.locator(".notice")).to_have_count(0)
+    for shown in (page, watcher):
+        await expect(shown.locator(".notice")).to_have_count(0)  # said for a moment
     await expect(page.locator(".refusal")).to_be_hidden()
     await play_a_few(page, 1)
     seen = [race_ms(text) for text in await page.evaluate("window.clockSeen") if text]
