@@ -326,10 +326,17 @@ export function ratingFigure(rating) {
 // The names the board shows: each racer's own, and where two racers share one, a short tag
 // from their player id that tells them apart ("Ann ·k3F", "Ann ·9xQ").
 export function boardNames(seats) {
+  const tags = nameTags(seats);
+  return new Map(seats.map((seat) => [seat.player_id,
+    `${seat.name}${tags.get(seat.player_id) ? ` ${tags.get(seat.player_id)}` : ""}`]));
+}
+
+// The tags alone ("·k3F"; "" for a name nobody else has), for a strip that cuts names short.
+export function nameTags(seats) {
   const count = new Map();
   for (const seat of seats) count.set(seat.name, (count.get(seat.name) ?? 0) + 1);
-  return new Map(seats.map((seat) => [seat.player_id, count.get(seat.name) > 1
-    ? `${seat.name} ·${seat.player_id.slice(-3)}` : seat.name]));
+  return new Map(seats.map((seat) => [seat.player_id,
+    count.get(seat.name) > 1 ? `·${seat.player_id.slice(-3)}` : ""]));
 }
 
 // Where each racer stands now: the finished race's ranks; during the race, by cards home

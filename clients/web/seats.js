@@ -7,7 +7,7 @@
 // second.
 
 import { h, statusWord } from "./dom.js";
-import { boardNames, counted, mySeat, standings } from "./room_state.js";
+import { boardNames, counted, mySeat, nameTags, standings } from "./room_state.js";
 
 const PER_ROW = 4; // racers in a row of the phone's strip
 
@@ -16,17 +16,21 @@ export function seatStrip(state) {
   const me = mySeat(state);
   const lobby = room.phase === "lobby";
   const shownNames = boardNames(room.seats);
+  const tags = nameTags(room.seats);
   const ranks = standings(state);
   const rows = room.seats.map((seat) => {
     const name = shownNames.get(seat.player_id);
     const share = seat.total ? (100 * seat.on_foundations) / seat.total : 0;
-    return h("li", { class: `seat ${seat === me ? "mine" : ""} ${lobby ? "" : "racing"}`,
+    return h("li", { class: `seat ${seat === me ? "mine" : ""} ${lobby ? "" : "racing"} ${
+      seat.connected ? "" : "away"}`,
       "data-player": seat.name, "data-player-id": seat.player_id },
     h("span", { class: "seat-rank", "aria-label": lobby ? null : `place ${ranks.get(
       seat.player_id)}` }, lobby ? "" : String(ranks.get(seat.player_id))),
     h("span", { class: `dot ${seat.connected ? "on" : "off"}`,
       title: seat.connected ? "connected" : "disconnected" }),
-    h("span", { class: "who", title: name }, name),
+    h("span", { class: "who", title: name }, h("span", { class: "name" }, seat.name),
+      tags.get(seat.player_id) ? h("span", { class: "name-tag" }, tags.get(seat.player_id))
+        : null),
     lobby && seat.player_id === room.host ? h("span", { class: "tag" }, "host") : null,
     lobby ? h("span", { class: `ready ${seat.ready ? "yes" : "no"}` },
       seat.ready ? "✓ ready" : "not ready")
