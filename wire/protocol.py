@@ -622,8 +622,8 @@ class ProgressEvent(Message):
 class RankEntry(Message):
     rank: int = Field(
         description=(
-            "1, 2, 3...: every racer has their own rank; racers tied on every ranking term keep "
-            "their seat order."
+            "1, 2, 3...; racers who did not win with equal cards home reached at the same "
+            "millisecond share a rank (1, 1, 3), listed in seat order."
         )
     )
     player_id: str
