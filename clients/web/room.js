@@ -400,9 +400,9 @@ class RoomPage {
     const transfers = view.legal_moves.filter((move) => move.includes(" -> "));
     const details = h("details", { class: "legal", open: this.movesOpen, ontoggle: () => {
       this.movesOpen = details.open;
-    } }, h("summary", {}, `Moves you can make (${transfers.length}) — keys: `,
-      h("kbd", {}, "Space"), " plays the only one, ", h("kbd", {}, "1"), "–", h("kbd", {}, "9"),
-      " choose"),
+    } }, h("summary", {}, `Moves you can make (${transfers.length})`,
+      h("span", { class: "keys-tip" }, " — keys: ", h("kbd", {}, "Space"),
+        " plays the only one, ", h("kbd", {}, "1"), "–", h("kbd", {}, "9"), " choose")),
     h("ol", {}, transfers.map((move, index) => h("li", {}, h("button", { class: "move",
       "data-move": move, title: move, onclick: () => this.move(move) },
     index < 9 ? h("kbd", {}, String(index + 1)) : null, " ", moveWords(move, name, topOf))))));
@@ -551,7 +551,9 @@ class RoomPage {
       seconds.textContent = Math.max(0, (state.startsAtMs - now) / 1000).toFixed(1);
     }
     const kept = this.element.querySelector(".seat-kept");
-    if (kept && state.lostAt !== null) kept.textContent = clock(SEAT_KEPT_MS - (now - state.lostAt));
+    if (kept && state.lostAt !== null) {
+      kept.textContent = clock(SEAT_KEPT_MS - (now - state.lostAt));
+    }
     for (const shown of this.element.querySelectorAll("[data-clock-for]")) {
       const player = shown.dataset.clockFor;
       const elapsed = raceTime(state, player, now);
@@ -561,8 +563,14 @@ class RoomPage {
       }
       const left = timeLeft(state, player, now);
       const running = state.stoppedAt[player] === undefined && !state.finished;
-      shown.textContent = left !== null && running
-        ? `${clock(elapsed)} (${clock(left)} left)` : clock(elapsed);
+      // A racer's clock in the strip has room for one time: the time left, in a race with a
+      // limit; yours says both, the time left smaller.
+      if (left === null || !running) shown.textContent = clock(elapsed);
+      else if (shown.classList.contains("seat-clock")) shown.textContent = clock(left);
+      else {
+        shown.replaceChildren(clock(elapsed), h("small", { class: "left" },
+          ` ${clock(left)} left`));
+      }
       shown.classList.toggle("low", lowTime(state, player, now));
       shown.classList.toggle("stopped", !running);
     }

@@ -126,12 +126,13 @@ async def test_the_controls_stay_on_screen_and_the_finish_overlay_says_what_happ
 async def test_eight_racers_fit_a_phones_seat_strip_that_keeps_its_height(
     new_page: SizedPage, server: Server
 ) -> None:
-    """Eight racers (two named Ann, one with a long name) in one strip above the board: nothing
-    wider than the phone, no clock cut, the two Anns told apart, and the strip as high after
-    the others' moves as before them."""
+    """Eight racers (two named Ann, one with a long name) in one strip above the board, in a
+    race with a time limit: nothing wider than the phone, no clock cut, the two Anns told
+    apart, and the strip as high after the others' moves as before them."""
     page = await new_page(server, "phone")
     await give_name(page, "Ann")
     await page.select_option("select[name=seats]", "8")
+    await page.select_option("select[name=time_limit]", "600")  # clocks say the time left
     code = await open_room(page, "all-fours", SHOWN_DEAL)
     names = ["Ann", "Annabelle Featherstonehaugh", "Bob", "Cy", "Dorothea", "Ed", "Flo"]
     others: list[RaceClient] = [await server.client(name) for name in names]
@@ -152,9 +153,8 @@ async def test_eight_racers_fit_a_phones_seat_strip_that_keeps_its_height(
     after = await strip.bounding_box()
     assert before and after and before["height"] == after["height"], (before, after)
     assert await page.evaluate("document.documentElement.scrollWidth") <= SIZES["phone"]["width"]
-    cut = await page.locator(".seat-clock, .seat .who").evaluate_all(
-        "shown => shown.filter(e => e.classList.contains('seat-clock')"
-        " && e.scrollWidth > e.clientWidth).map(e => e.textContent)"
+    cut = await page.locator(".seat-clock, .race-status .clock").evaluate_all(
+        "clocks => clocks.filter(e => e.scrollWidth > e.clientWidth).map(e => e.textContent)"
     )
     assert cut == [], "clocks cut short"
     anns = await page.locator('.seat[data-player="Ann"] .who').all_inner_texts()
@@ -163,6 +163,42 @@ async def test_eight_racers_fit_a_phones_seat_strip_that_keeps_its_height(
     await page.screenshot(path=screenshot("seats-8-phone.png"))
     for other in others:
         await other.close()
+
+
+# -- sounds and the celebration ----------------------------------------------------------------
+
+TONES_COUNTED = """window.tones = 0;
+const make = AudioContext.prototype.createOscillator;
+AudioContext.prototype.createOscillator = function () { window.tones++; return make.call(this); };
+"""
+"""Count the tones the page makes (window.tones)."""
+
+
+async def test_sounds_play_once_turned_on_and_the_celebration_rests_under_reduced_motion(
+    new_page: SizedPage, server: Server
+) -> None:
+    """Sounds are off until the player turns them on, and stay on after a reload; under
+    prefers-reduced-motion no paper falls when the deal is cleared."""
+    page = await new_page(server, "laptop")
+    await page.add_init_script(TONES_COUNTED)
+    await page.reload()
+    await page.emulate_media(reduced_motion="reduce")
+    await give_name(page, "Ann")
+    await open_room(page, "all-fours", WON_BY_PLAYING_ON)
+    await page.click(".start-button")
+    await expect(page.locator(".board")).to_have_attribute("data-status", "in_progress")
+    sounds = page.locator("input.sounds")
+    await expect(sounds).not_to_be_checked()
+    await play_a_few(page, 1)
+    assert await page.evaluate("window.tones") == 0
+    await sounds.check()
+    await page.reload()
+    await expect(page.locator("input.sounds")).to_be_checked()
+    await play_a_few(page, 60)
+    await expect(page.locator(".finish-headline")).to_have_text("You cleared the deal")
+    assert await page.evaluate("window.tones") > 50  # a tick a move, three notes at the end
+    await expect(page.locator(".finish.celebrate")).to_be_visible()
+    await expect(page.locator(".confetti")).to_be_hidden()
 
 
 # -- the rematch offer -------------------------------------------------------------------------
