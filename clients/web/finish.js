@@ -9,7 +9,7 @@
 
 import { clock, h } from "./dom.js";
 import {
-  boardNames, counted, finishHeadline, myGameOver, mySeat, ordinal, ratingText, rematchWords,
+  boardNames, counted, finishHeadline, myGameOver, mySeat, placeWords, ratingText, rematchWords,
   resultWords,
 } from "./room_state.js";
 
@@ -59,8 +59,7 @@ function facts(mine, result, rated) {
   const fact = (label, value, extra = {}) => h("div", extra, h("dt", {}, label),
     h("dd", {}, value));
   return h("dl", { class: "finish-facts" },
-    result.ranking.length > 1 ? fact("place", `${ordinal(mine.rank)} of ${result.ranking.length}`)
-      : null,
+    result.ranking.length > 1 ? fact("place", placeWords(mine, result.ranking)) : null,
     fact("time", clock(mine.time_ms)),
     fact("cards home", result.total ? `${mine.on_foundations}/${result.total}`
       : String(mine.on_foundations)),

@@ -276,7 +276,7 @@ export function finishHeadline(state, clock) {
     if (mine) {
       if (mine.status === "won" && mine.rank === 1 && ranking.length > 1) return "You won the race";
       const what = YOUR_RESULT[mine.status] ?? mine.status;
-      return ranking.length > 1 ? `${what} – ${ordinal(mine.rank)} of ${ranking.length}` : what;
+      return ranking.length > 1 ? `${what} – ${placeWords(mine, ranking)}` : what;
     }
     const first = ranking[0];
     if (!first) return "The race is over";
@@ -291,6 +291,13 @@ export function finishHeadline(state, clock) {
   if (!status || !OVER.has(status)) return waiting;
   const time = raceTime(state, state.me, 0);
   return `${YOUR_RESULT[status] ?? status}${time !== null ? `, ${clock(time)}` : ""}. ${waiting}`;
+}
+
+// A racer's place: "2nd of 4"; "joint 1st of 2" when another racer shares it (equal cards
+// home, reached at the same moment: docs/protocol.md, "Ranking").
+export function placeWords(entry, ranking) {
+  const shared = ranking.some((other) => other !== entry && other.rank === entry.rank);
+  return `${shared ? "joint " : ""}${ordinal(entry.rank)} of ${ranking.length}`;
 }
 
 // A racer's result in a few words: "cleared the deal", "resigned".

@@ -160,6 +160,7 @@ async def test_eight_racers_fit_a_phones_seat_strip_that_keeps_its_height(
     anns = await page.locator('.seat[data-player="Ann"] .who').all_inner_texts()
     assert len(set(anns)) == 2, anns
     await inside_the_window(page, ".race-status .clock, button.resign")
+    await expect(page.locator(".keys-tip")).to_be_hidden()  # a touch screen: no keyboard tips
     await page.screenshot(path=screenshot("seats-8-phone.png"))
     for other in others:
         await other.close()
@@ -231,6 +232,7 @@ async def test_a_rematch_is_an_offer_the_other_racer_accepts_or_declines(
         "Ann offers a rematch: 1 of 2 want a rematch."
     )
     await expect(bob.locator(".room-head .phase")).to_have_text("finished")
+    await bob.screenshot(path=screenshot("rematch-offer.png"))
     await bob.click(".finish button.decline")
     for page in (ann, bob):
         await expect(page.locator(".rematch-state")).to_have_text("Bob declined the rematch.")

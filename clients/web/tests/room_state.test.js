@@ -188,6 +188,8 @@ test("the headline says what happened: the deal cleared, the time up, alone", ()
   assert.equal(finishHeadline(over([entry(1, "b", "won"), entry(2, "a", "timed_out"),
     entry(3, "c", "lost"), entry(4, "d", "lost")]), clock), "Time's up – 2nd of 4");
   assert.equal(finishHeadline(over([entry(1, "a", "won")]), clock), "You cleared the deal");
+  assert.equal(finishHeadline(over([entry(1, "a", "resigned"), entry(1, "b", "resigned")]),
+    clock), "You resigned – joint 1st of 2");
   assert.equal(counted(1, "move"), "1 move");
   assert.equal(counted(2, "move"), "2 moves");
 });
