@@ -12,7 +12,7 @@ import { Board } from "./board.js";
 import { clock, eventsText, h, statusWord } from "./dom.js";
 import { leaveRoom, nameForm } from "./lobby.js";
 import { identity } from "./net.js";
-import { moveWords, parseMove } from "./moves.js";
+import { inWords, moveWords, parseMove } from "./moves.js";
 import { pileName } from "./pile_names.js";
 import {
   finishHeadline, initialState, lowTime, myGameOver, mySeat, raceTime, ratingText, reduce,
@@ -135,6 +135,7 @@ class RoomPage {
     this.unlisten();
     clearInterval(this.ticker);
     document.removeEventListener("keydown", this.keys);
+    this.board?.destroy();
     const racing = this.state.room?.phase === "racing" && !this.state.watching
       && this.state.view?.status === "in_progress";
     if (!racing) await leaveRoom(this.connection);
@@ -359,6 +360,7 @@ class RoomPage {
     if (!state.view) return h("section", { class: "race" });
     const game = this.game();
     if (!this.board || this.board.game !== game) {
+      this.board?.destroy();
       this.board = new Board(game, { onMove: (text) => this.move(text),
         names: (pile) => pileName(game.name, pile) });
       this.drawnView = null;
@@ -379,7 +381,6 @@ class RoomPage {
     const name = (pile) => pileName(game.name, pile);
     const topOf = (pile) => view.piles.find((p) => p.pile === pile)?.cards.at(-1);
     const transfers = view.legal_moves.filter((move) => move.includes(" -> "));
-    const actions = view.legal_moves.filter((move) => !move.includes(" -> "));
     const playing = view.status === "in_progress" && !this.outOfTime();
     const spread = h("input", { type: "checkbox", checked: this.board.spreadAll,
       onchange: (event) => this.board.setSpreadAll(event.target.checked) });
@@ -387,26 +388,25 @@ class RoomPage {
       onchange: (event) => setAnimation(event.target.checked) });
     const details = h("details", { class: "legal", open: this.movesOpen, ontoggle: () => {
       this.movesOpen = details.open;
-    } }, h("summary", {}, `Moves you can make (${transfers.length}) — keys: `,
-      h("kbd", {}, "Space"), " plays the only one, ", h("kbd", {}, "1"), "–", h("kbd", {}, "9"),
-      " choose"),
+    } }, h("summary", {}, `Moves you can make (${transfers.length})`,
+      h("span", { class: "keyboard-tip" }, " — keys: ", h("kbd", {}, "Space"),
+        " plays the only one, ", h("kbd", {}, "1"), "–", h("kbd", {}, "9"), " choose")),
     h("ol", {}, transfers.map((move, index) => h("li", {}, h("button", { class: "move",
       "data-move": move, title: move, onclick: () => this.move(move) },
-    index < 9 ? h("kbd", {}, String(index + 1)) : null, " ", moveWords(move, name, topOf))))));
-    return h("section", { class: `race ${playing ? "" : "over"}` },
-      h("div", { class: "race-status" },
+    index < 9 ? h("kbd", { class: "keyboard-tip" }, String(index + 1)) : null, " ",
+    moveWords(move, name, topOf))))));
+    return h("section", { class: `race ${playing ? "" : "over"}` }, this.board.element,
+      h("div", { class: "race-side" }, h("div", { class: "race-status" },
         h("span", { class: "clock", "data-clock-for": state.me }, ""),
         h("span", { class: "mine" }, `${view.on_foundations}/${view.total} cards home`,
           ` · ${view.moves} moves · `,
           h("span", { class: `status ${view.status}` }, statusWord(view.status))),
         this.hintable() ? this.verdictLine(view) : null),
-      this.board.element,
-      hint ? h("p", { class: "hint", role: "status" }, h("strong", {}, "Hint: "), hint.message,
+      hint ? h("p", { class: "hint", role: "status" }, h("strong", {}, "Hint: "),
+        inWords(hint.message, name),
         hint.knowledge ? h("span", { class: "quiet" }, ` (${hint.knowledge})`) : null) : null,
       h("div", { class: "controls" },
-        playing ? actions.filter((move) => move !== "resign").map((move) => h("button", {
-          class: "action", "data-move": move, onclick: () => this.move(move) },
-        moveWords(move, name))) : null,
+        playing ? this.board.actions : null,
         playing ? this.resignButton() : null,
         this.hintable() ? h("button", { class: "hint-button", title: "the next move of a " +
           "winning line, from the solver, which sees the hidden cards",
@@ -415,9 +415,9 @@ class RoomPage {
         h("label", { class: "quiet" }, motion, " animate moves")),
       h("div", { class: "under-board" },
         view.notes.length ? h("ul", { class: "notes" }, view.notes.map((note) => h("li", {},
-          note))) : null,
+          inWords(note, name)))) : null,
         this.logPanel(name)),
-      playing ? details : null);
+      playing ? details : null));
   }
 
   // The live verdict on your position: the solver's word once searched, "thinking" meanwhile.
@@ -438,7 +438,8 @@ class RoomPage {
       h("ol", { class: "events", reversed: true }, log.slice(-4).reverse().map((entry) =>
         h("li", {}, h("span", { class: "move-words", title: entry.move },
           moveWords(entry.move, name)), entry.events.length
-          ? h("span", { class: "quiet" }, ` — ${eventsText(entry.events, 4)}`) : null))));
+          ? h("span", { class: "quiet" }, ` — ${inWords(eventsText(entry.events, 4), name)}`)
+          : null))));
   }
 
   resignButton() {

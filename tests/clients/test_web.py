@@ -255,9 +255,9 @@ async def test_a_refused_move_shows_the_servers_reason(open_page: OpenPage) -> N
     await expect(page.locator('.pile[data-pile="heap:5"]')).to_have_class(re.compile("target"))
     await page.locator('.pile[data-pile="heap:6"]').click()
     refusal = page.locator(".refusal")
-    await expect(refusal).to_contain_text("5♦ → under the 6 heap")
+    await expect(refusal).to_contain_text("Put the 5♦ from the ace heap under the 6 heap")
     await expect(refusal).to_contain_text("5D heap:1 -> heap:6 bottom")
-    await expect(refusal).to_contain_text("5D goes under heap:5, the heap of its value")
+    await expect(refusal).to_contain_text("5♦ goes under the 5 heap, the heap of its value")
     assert await moves_made(page) == 0
     await click_move(page, "5D heap:1 -> heap:5 bottom")
     await expect(refusal).to_be_hidden()
