@@ -281,7 +281,11 @@ export class Board {
       if (!was || !now) continue;
       const [dx, dy] = [was[0] - now[0], was[1] - now[1]];
       if (Math.abs(dx) < 2 && Math.abs(dy) < 2) continue;
-      goes.push({ card, dx, dy, first: card.dataset.card === moved });
+      // The way back in the card's own frame: turned with its pile, if its book turns it.
+      const angle = this.refine.rotate[card.closest(".pile").dataset.pile] ?? 0;
+      const [cos, sin] = [Math.cos((angle * Math.PI) / 180), Math.sin((angle * Math.PI) / 180)];
+      goes.push({ card, dx: dx * cos + dy * sin, dy: dy * cos - dx * sin,
+        first: card.dataset.card === moved });
     }
     goes.sort((a, b) => Number(b.first) - Number(a.first));
     const stagger = Math.min(STAGGER_MS, 600 / Math.max(1, goes.length));
@@ -447,9 +451,8 @@ export class Board {
     if (this.selected?.pile === pile) {
       parts.push(`lifted: the ${cardWords(cards[this.selected.index])}`
         + (this.selected.index < cards.length - 1 ? " and the cards above it" : ""));
-    } else if (this.targets().has(pile)) {
-      parts.push("the lifted cards may go here");
     }
+    if (this.targets().has(pile)) parts.push("the lifted cards may go here");
     return parts.join("; ");
   }
 
