@@ -13,7 +13,7 @@ import { clock, eventsText, h, statusWord } from "./dom.js";
 import { finishPanel } from "./finish.js";
 import { leaveRoom, nameForm } from "./lobby.js";
 import { identity } from "./net.js";
-import { moveWords, parseMove } from "./moves.js";
+import { inWords, moveWords, parseMove } from "./moves.js";
 import { pileName } from "./pile_names.js";
 import {
   counted, initialState, lowTime, mySeat, raceTime, reduce, timeLeft,
@@ -148,6 +148,7 @@ class RoomPage {
     clearInterval(this.ticker);
     clearTimeout(this.settling);
     document.removeEventListener("keydown", this.keys);
+    this.board?.destroy();
     const racing = this.state.room?.phase === "racing" && !this.state.watching
       && this.state.view?.status === "in_progress";
     if (!racing) await leaveRoom(this.connection);
@@ -379,6 +380,7 @@ class RoomPage {
     if (!state.view) return h("section", { class: "race" });
     const game = this.game();
     if (!this.board || this.board.game !== game) {
+      this.board?.destroy();
       this.board = new Board(game, { onMove: (text) => this.move(text),
         names: (pile) => pileName(game.name, pile) });
       this.drawnView = null;
@@ -401,18 +403,20 @@ class RoomPage {
     const details = h("details", { class: "legal", open: this.movesOpen, ontoggle: () => {
       this.movesOpen = details.open;
     } }, h("summary", {}, `Moves you can make (${transfers.length})`,
-      h("span", { class: "keys-tip" }, " — keys: ", h("kbd", {}, "Space"),
+      h("span", { class: "keyboard-tip" }, " — keys: ", h("kbd", {}, "Space"),
         " plays the only one, ", h("kbd", {}, "1"), "–", h("kbd", {}, "9"), " choose")),
     h("ol", {}, transfers.map((move, index) => h("li", {}, h("button", { class: "move",
       "data-move": move, title: move, onclick: () => this.move(move) },
-    index < 9 ? h("kbd", {}, String(index + 1)) : null, " ", moveWords(move, name, topOf))))));
+    index < 9 ? h("kbd", { class: "keyboard-tip" }, String(index + 1)) : null, " ",
+    moveWords(move, name, topOf))))));
     return h("section", { class: `race ${this.playing() ? "" : "over"}` },
       this.board.element,
-      hint ? h("p", { class: "hint", role: "status" }, h("strong", {}, "Hint: "), hint.message,
+      hint ? h("p", { class: "hint", role: "status", "data-hint-move": hint.move },
+        h("strong", {}, "Hint: "), inWords(hint.message, name),
         hint.knowledge ? h("span", { class: "quiet" }, ` (${hint.knowledge})`) : null) : null,
       h("div", { class: "under-board" },
         view.notes.length ? h("ul", { class: "notes" }, view.notes.map((note) => h("li", {},
-          note))) : null,
+          inWords(note, name)))) : null,
         this.logPanel(name)),
       this.playing() ? details : null);
   }
@@ -432,9 +436,7 @@ class RoomPage {
     const { state } = this;
     const view = state.view;
     if (state.watching || !view) return null;
-    const name = (pile) => pileName(this.game().name, pile);
     const playing = this.playing();
-    const actions = view.legal_moves.filter((move) => !move.includes(" -> ") && move !== "resign");
     return h("section", { class: "race-controls", "aria-label": "your race" },
       h("div", { class: "race-status" },
         h("span", { class: "clock", "data-clock-for": state.me }, ""),
@@ -443,8 +445,7 @@ class RoomPage {
           h("span", { class: `status ${view.status}` }, statusWord(view.status))),
         this.hintable() ? this.verdictLine(view) : null),
       h("div", { class: "controls" },
-        playing ? actions.map((move) => h("button", { class: "action", "data-move": move,
-          onclick: () => this.move(move) }, moveWords(move, name))) : null,
+        playing ? this.board.actions : null,
         playing && this.hintable() ? h("button", { class: "hint-button", title: "the next "
           + "move of a winning line, from the solver, which sees the hidden cards",
         onclick: () => this.askHint() }, "Hint") : null,
@@ -481,7 +482,8 @@ class RoomPage {
       h("ol", { class: "events", reversed: true }, log.slice(-4).reverse().map((entry) =>
         h("li", {}, h("span", { class: "move-words", title: entry.move },
           moveWords(entry.move, name)), entry.events.length
-          ? h("span", { class: "quiet" }, ` — ${eventsText(entry.events, 4)}`) : null))));
+          ? h("span", { class: "quiet" }, ` — ${inWords(eventsText(entry.events, 4), name)}`)
+          : null))));
   }
 
   resignButton() {

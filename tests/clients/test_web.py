@@ -24,6 +24,8 @@ from playwright.async_api import (
     Dialog,
     Locator,
     Page,
+    Position,
+    ViewportSize,
     WebSocket,
     WebSocketRoute,
     async_playwright,
@@ -49,7 +51,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-VIEWPORT = {"width": 1280, "height": 900}
+VIEWPORT: ViewportSize = {"width": 1280, "height": 900}
 
 
 def screenshot(name: str) -> Path:
@@ -66,7 +68,7 @@ def screenshot(name: str) -> Path:
 WON_BY_PLAYING_ON = 3
 """An All Fours deal that playing every move as it comes wins (in 52 moves)."""
 SHOWN_DEAL = 7
-CARD_CORNER = {"x": 10, "y": 8}
+CARD_CORNER: Position = {"x": 10, "y": 8}
 """Where to grab a card: its top-left corner shows even under the next card of a fan."""
 
 pytestmark = [
@@ -152,6 +154,7 @@ async def click_move(page: Page, text: str) -> None:
     if move.action is not None:
         await page.click(f'button.action[data-move="{text}"]')
     else:
+        await settle(page)  # the cards the last move shifted are where they will stay
         await card_at(page, str(move.card), str(move.source)).click(position=CARD_CORNER)
         await page.locator(f'.pile[data-pile="{move.target}"]').click()
     await expect(page.locator(".board")).to_have_attribute("data-moves", str(before + 1))
@@ -256,9 +259,9 @@ async def test_a_refused_move_shows_the_servers_reason(open_page: OpenPage) -> N
     await expect(page.locator('.pile[data-pile="heap:5"]')).to_have_class(re.compile("target"))
     await page.locator('.pile[data-pile="heap:6"]').click()
     refusal = page.locator(".refusal")
-    await expect(refusal).to_contain_text("5♦ → under the 6 heap")
+    await expect(refusal).to_contain_text("Put the 5♦ from the ace heap under the 6 heap")
     await expect(refusal).to_contain_text("5D heap:1 -> heap:6 bottom")
-    await expect(refusal).to_contain_text("5D goes under heap:5, the heap of its value")
+    await expect(refusal).to_contain_text("5♦ goes under the 5 heap, the heap of its value")
     assert await moves_made(page) == 0
     await click_move(page, "5D heap:1 -> heap:5 bottom")
     await expect(refusal).to_be_hidden()
@@ -484,14 +487,14 @@ async def test_a_name_written_as_html_is_shown_as_text(server: Server, open_page
 
 # -- every rule set, on three screens: the board fits, the race ends, Rematch -------------------
 
-SIZES = {
+SIZES: dict[str, ViewportSize] = {
     "phone": {"width": 390, "height": 844},
     "laptop": {"width": 1366, "height": 768},
     "desktop": {"width": 1920, "height": 1080},
 }
 
 
-async def assert_every_pile_in_view(page: Page, size: dict[str, int], rule_set: str) -> None:
+async def assert_every_pile_in_view(page: Page, size: ViewportSize, rule_set: str) -> None:
     """Every pile of the board lies inside the window, the page scrolled to its top."""
     await page.evaluate("window.scrollTo(0, 0)")
     piles = page.locator(".board .pile")
@@ -683,11 +686,10 @@ async def test_a_spectator_watches_by_link_without_a_name(
     await expect(page.locator(".room-head .facts")).to_contain_text(f"deal {WON_BY_PLAYING_ON}")
 
 
-async def test_a_phone_plays_by_taps_a_double_tap_and_the_keyboard(
-    browser: Browser, server: Server
-) -> None:
-    """On a touch screen: tap a card, tap its place; a double tap sends a card where it goes;
-    Escape puts a picked card down; Space plays the only move."""
+async def test_a_phone_plays_by_taps_and_the_keyboard(browser: Browser, server: Server) -> None:
+    """On a touch screen: a tap on the card to move plays its only move; a card picked up is put
+    down by Escape, or goes where a tap on a pile says; Space plays the only move. (More of the
+    board's touch and keyboard in test_web_board.py.)"""
     context = await browser.new_context(viewport=SIZES["phone"], has_touch=True, is_mobile=True)
     page = await context.new_page()
     errors: list[str] = []
@@ -700,24 +702,20 @@ async def test_a_phone_plays_by_taps_a_double_tap_and_the_keyboard(
     await expect(board).to_have_attribute("data-status", "in_progress")
     await expect(card_at(page, "5D", "heap:1")).to_have_class(re.compile("to-move"))
     await card_at(page, "5D", "heap:1").tap(position=CARD_CORNER)
+    await expect(board).to_have_attribute("data-moves", "1")
+    await expect(page.locator('.pile[data-pile="heap:5"] .card.placed')).to_have_count(1)
+    [move] = [Move.parse(m) for m in await legal_moves(page) if m != "resign"]
+    card = card_at(page, str(move.card), str(move.source))
+    await card.click(position=CARD_CORNER)  # picked up (a mouse: not played at once)
     await expect(page.locator(".card.selected")).to_have_count(1)
     await page.keyboard.press("Escape")
     await expect(page.locator(".card.selected")).to_have_count(0)
-    await card_at(page, "5D", "heap:1").tap(position=CARD_CORNER)
-    await page.locator('.pile[data-pile="heap:5"]').tap()
-    await expect(board).to_have_attribute("data-moves", "1")
-    await expect(page.locator('.pile[data-pile="heap:5"] .card.placed')).to_have_count(1)
-    [move] = [m for m in await legal_moves(page) if m != "resign"]
-    parsed = Move.parse(move)
-    card = card_at(page, str(parsed.card), str(parsed.source))
-    box = await card.bounding_box()
-    assert box is not None
-    for _ in range(2):  # a double tap, on the spot
-        await page.touchscreen.tap(box["x"] + CARD_CORNER["x"], box["y"] + CARD_CORNER["y"])
+    await card.click(position=CARD_CORNER)
+    await page.locator(f'.pile[data-pile="{move.target}"]').tap()
     await expect(board).to_have_attribute("data-moves", "2")
     await page.locator("body").press("Space")
     await expect(board).to_have_attribute("data-moves", "3")
-    await expect(page.locator(".log li").first).to_contain_text("→ under the")
+    await expect(page.locator(".log li").first).to_contain_text("under the")
     await context.close()
     assert not errors
 
