@@ -84,9 +84,11 @@ class RoomPage {
     this.sound(before);
   }
 
-  // A move of yours accepted, a move refused, the race over (when sounds are on).
+  // A move of yours accepted, a move refused, the race over (when sounds are on); not what a
+  // page opening on a room (a reload) learns at once.
   sound(before) {
     const { state } = this;
+    if (!before.room) return;
     if (state.result && !before.result) play("finish");
     else if (state.refusal && state.refusal !== before.refusal) play("refusal");
     else if (state.lastMove && state.lastMove !== before.lastMove) play("move");

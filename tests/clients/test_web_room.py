@@ -160,7 +160,7 @@ async def test_eight_racers_fit_a_phones_seat_strip_that_keeps_its_height(
     anns = await page.locator('.seat[data-player="Ann"] .who').all_inner_texts()
     assert len(set(anns)) == 2, anns
     await inside_the_window(page, ".race-status .clock, button.resign")
-    await expect(page.locator(".keyboard-tip")).to_be_hidden()  # a touch screen: no keyboard tips
+    await expect(page.locator("summary .keyboard-tip")).to_be_hidden()  # a touch screen: no tips
     await page.screenshot(path=screenshot("seats-8-phone.png"))
     for other in others:
         await other.close()

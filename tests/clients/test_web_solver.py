@@ -65,7 +65,7 @@ async def test_practising_alone_the_board_says_after_each_move_whether_a_win_is_
     hinted = page.locator("p.hint[data-hint-move]")
     await expect(hinted).to_have_count(1)
     await click_move(page, await hinted.get_attribute("data-hint-move") or "")
-    await expect(page.locator(".race-status .mine")).to_contain_text("1 moves")
+    await expect(page.locator(".race-status .mine")).to_contain_text("1 move ")
     await expect(verdict).to_have_text("solver: still winnable")
     await page.screenshot(path=screenshot("live-verdict.png"))
 
