@@ -323,8 +323,8 @@ class RoomPage {
       h("h2", {}, game.title, " ", h("span", { class: "code", "data-code": room.code },
         room.code), " ", h("a", { class: "rules-link", href: game.rules_url
           ?? `/rules/${game.name}`, target: "_blank", rel: "noopener" }, "rules")),
-      h("p", { class: "facts" }, facts, " · ", h("span", { class: "phase" }, room.phase)),
-      shareLine(link, joining));
+      shareLine(link, joining),
+      h("p", { class: "facts" }, facts, " · ", h("span", { class: "phase" }, room.phase)));
   }
 
   // The connection, said plainly: lost (a racer's seat is kept a while), then back.
@@ -622,6 +622,6 @@ function shareLine(link, joining) {
       button.textContent = label;
     }, 2000);
   } }, label);
-  return h("p", { class: "share-line" }, joining ? "Invite: " : "Let friends watch: ", input,
-    button);
+  return h("p", { class: "share-line" }, h("span", { class: "share-label" },
+    joining ? "Invite: " : "Let friends watch: "), input, button);
 }
