@@ -50,6 +50,7 @@ const COARSE_POINTER = "(pointer: coarse)";
 const DRAG_THRESHOLD = 5;
 const DOUBLE_TAP_MS = 400;
 const FAN_ROOM_LEAST = 4; // a fan is given room for at least this many strips
+const ROOM_FOR_SCALE = 1.08;
 const SCALE_MAX = 3; // cards three times their drawn size on a large screen at most
 const SCALE_MIN = 0.3;
 const LEAST_HEIGHT = 0.4; // of the window, whatever is above the board
@@ -191,7 +192,8 @@ export class Board {
   // Lay the deal out: the fans' room and spacing, and the scale that fills the space given.
   // A fan given less room gives a shorter table and larger cards where the height is short
   // (a landscape screen): the room kept is the one that gives the largest cards, the most room
-  // among nearly equal ones. On a touch screen the spacing depends on the scale, which depends
+  // among nearly equal ones (less room for cards not ROOM_FOR_SCALE times larger is not worth
+  // the squeezing). On a touch screen the spacing depends on the scale, which depends
   // on the spacing: a few rounds settle it. False if the element is not in the page yet.
   layOut() {
     if (!this.view || !this.element.isConnected) return false;
@@ -200,7 +202,7 @@ export class Board {
     let best = null;
     for (let gaps = this.refine.fanRoom; gaps >= FAN_ROOM_LEAST; gaps -= 1) {
       const tried = this.fitted(space, gaps);
-      if (!best || tried.scale > best.scale * 1.03) best = tried;
+      if (!best || tried.scale > best.scale * ROOM_FOR_SCALE) best = tried;
     }
     if (best.fan !== this.fan) this.fitted(space, best.gaps);
     const { scale, size } = best;
