@@ -211,7 +211,6 @@ export class Board {
     this.table.style.transform = `scale(${scale})`;
     this.table.style.left = `${Math.max(0, (space.width - size[0] * scale) / 2)}px`;
     this.element.style.height = `${size[1] * scale}px`;
-    this.element.style.setProperty("--scale", scale);
     this.element.dataset.scale = scale.toFixed(4);
     return true;
   }

@@ -176,6 +176,9 @@ async def test_a_resize_lays_the_deal_out_again_and_a_board_leaves_no_listener_b
     await page.set_viewport_size({"width": 900, "height": 700})
     await expect(fit).not_to_have_attribute("data-scale", scale)
     assert float(await fit.get_attribute("data-scale") or "") < float(scale)
+    await page.check("text=show whole piles")  # every pile fanned: laid out again, in view
+    await expect(page.locator(".slot.spread-none")).to_have_count(1)  # the stock alone
+    await assert_all_in_view(page, {"width": 900, "height": 700}, "the whole piles shown")
 
 
 async def phone_page(browser: Browser, server: Server) -> Page:
