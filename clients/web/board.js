@@ -152,7 +152,7 @@ export class Board {
   }
 
   // A refused move, beside the pile it came from, over the table (the layout does not move);
-  // kept inside the part of the board the window shows.
+  // kept inside the part of the board the window shows (above a bar at its bottom).
   showRefusal(refusal) {
     if (!refusal?.message) {
       this.refusal.hidden = true;
@@ -171,7 +171,7 @@ export class Board {
     const at = pile?.getBoundingClientRect() ?? box;
     const [width, height] = [this.refusal.offsetWidth, this.refusal.offsetHeight];
     const shownTop = Math.max(box.top, 0) - box.top;
-    const shownBottom = Math.min(box.bottom, window.innerHeight) - box.top;
+    const shownBottom = Math.min(box.bottom, window.innerHeight - this.bottomReserve()) - box.top;
     let top = at.bottom - box.top + 6;
     if (top + height > shownBottom) top = at.top - box.top - height - 6;
     top = Math.max(shownTop, Math.min(top, shownBottom - height));
@@ -179,14 +179,18 @@ export class Board {
     this.refusal.style.top = `${top}px`;
   }
 
-  // The space the board may fill: the element's width; from its top to the window's bottom.
+  // The space the board may fill: the element's width; from its top to the window's bottom,
+  // less the page's bar there.
   available() {
-    const reserve = parseFloat(getComputedStyle(this.element)
-      .getPropertyValue("--board-bottom-reserve")) || 0;
     const top = this.element.getBoundingClientRect().top + window.scrollY;
-    const height = Math.max(window.innerHeight - top - reserve - 4,
+    const height = Math.max(window.innerHeight - top - this.bottomReserve() - 4,
       window.innerHeight * LEAST_HEIGHT);
     return { width: this.element.clientWidth, height };
+  }
+
+  bottomReserve() {
+    return parseFloat(getComputedStyle(this.element)
+      .getPropertyValue("--board-bottom-reserve")) || 0;
   }
 
   // Lay the deal out: the fans' room and spacing, and the scale that fills the space given.
@@ -366,7 +370,8 @@ export class Board {
       pile.style.transform = `rotate(${angle}deg)`;
     } else {
       if (dx < 0) pile.style.left = `${boxWidth - pileWidth}px`;
-      if (this.refine.anchor[slot.pile] === "bottom") pile.style.top = `${boxHeight - pileHeight}px`;
+      const bottom = this.refine.anchor[slot.pile] === "bottom";
+      if (bottom) pile.style.top = `${boxHeight - pileHeight}px`;
     }
     place.append(pile);
     const label = document.createElement("div");
