@@ -49,7 +49,6 @@ const TOUCH_FAN_LEAST = 24;
 const COARSE_POINTER = "(pointer: coarse)";
 const DRAG_THRESHOLD = 5;
 const DOUBLE_TAP_MS = 400;
-const FAN_ROOM_LEAST = 4; // a fan is given room for at least this many strips
 const ROOM_FOR_SCALE = 1.08;
 const SCALE_MAX = 3; // cards three times their drawn size on a large screen at most
 const SCALE_MIN = 0.3;
@@ -204,7 +203,7 @@ export class Board {
     const space = this.available();
     if (space.width <= 0) return false;
     let best = null;
-    for (let gaps = this.refine.fanRoom; gaps >= FAN_ROOM_LEAST; gaps -= 1) {
+    for (let gaps = this.refine.fanRoom; gaps >= this.refine.fanRoomLeast; gaps -= 1) {
       const tried = this.fitted(space, gaps);
       if (!best || tried.scale > best.scale * ROOM_FOR_SCALE) best = tried;
     }
