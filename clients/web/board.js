@@ -49,7 +49,7 @@ const TOUCH_FAN_LEAST = 24;
 const COARSE_POINTER = "(pointer: coarse)";
 const DRAG_THRESHOLD = 5;
 const DOUBLE_TAP_MS = 400;
-const FAN_ROOM_LEAST = 4; // a fan is given room for at least this many strips
+const ROOM_FOR_SCALE = 1.08;
 const SCALE_MAX = 3; // cards three times their drawn size on a large screen at most
 const SCALE_MIN = 0.3;
 const LEAST_HEIGHT = 0.4; // of the window, whatever is above the board
@@ -151,7 +151,7 @@ export class Board {
   }
 
   // A refused move, beside the pile it came from, over the table (the layout does not move);
-  // kept inside the part of the board the window shows.
+  // kept inside the part of the board the window shows (above a bar at its bottom).
   showRefusal(refusal) {
     if (!refusal?.message) {
       this.refusal.hidden = true;
@@ -170,7 +170,7 @@ export class Board {
     const at = pile?.getBoundingClientRect() ?? box;
     const [width, height] = [this.refusal.offsetWidth, this.refusal.offsetHeight];
     const shownTop = Math.max(box.top, 0) - box.top;
-    const shownBottom = Math.min(box.bottom, window.innerHeight) - box.top;
+    const shownBottom = Math.min(box.bottom, window.innerHeight - this.bottomReserve()) - box.top;
     let top = at.bottom - box.top + 6;
     if (top + height > shownBottom) top = at.top - box.top - height - 6;
     top = Math.max(shownTop, Math.min(top, shownBottom - height));
@@ -178,29 +178,34 @@ export class Board {
     this.refusal.style.top = `${top}px`;
   }
 
-  // The space the board may fill: the element's width; from its top to the window's bottom.
+  // The space the board may fill: the element's width; from its top to the window's bottom,
+  // less the page's bar there.
   available() {
-    const reserve = parseFloat(getComputedStyle(this.element)
-      .getPropertyValue("--board-bottom-reserve")) || 0;
     const top = this.element.getBoundingClientRect().top + window.scrollY;
-    const height = Math.max(window.innerHeight - top - reserve - 4,
+    const height = Math.max(window.innerHeight - top - this.bottomReserve() - 4,
       window.innerHeight * LEAST_HEIGHT);
     return { width: this.element.clientWidth, height };
+  }
+
+  bottomReserve() {
+    return parseFloat(getComputedStyle(this.element)
+      .getPropertyValue("--board-bottom-reserve")) || 0;
   }
 
   // Lay the deal out: the fans' room and spacing, and the scale that fills the space given.
   // A fan given less room gives a shorter table and larger cards where the height is short
   // (a landscape screen): the room kept is the one that gives the largest cards, the most room
-  // among nearly equal ones. On a touch screen the spacing depends on the scale, which depends
+  // among nearly equal ones (less room for cards not ROOM_FOR_SCALE times larger is not worth
+  // the squeezing). On a touch screen the spacing depends on the scale, which depends
   // on the spacing: a few rounds settle it. False if the element is not in the page yet.
   layOut() {
     if (!this.view || !this.element.isConnected) return false;
     const space = this.available();
     if (space.width <= 0) return false;
     let best = null;
-    for (let gaps = this.refine.fanRoom; gaps >= FAN_ROOM_LEAST; gaps -= 1) {
+    for (let gaps = this.refine.fanRoom; gaps >= this.refine.fanRoomLeast; gaps -= 1) {
       const tried = this.fitted(space, gaps);
-      if (!best || tried.scale > best.scale * 1.03) best = tried;
+      if (!best || tried.scale > best.scale * ROOM_FOR_SCALE) best = tried;
     }
     if (best.fan !== this.fan) this.fitted(space, best.gaps);
     const { scale, size } = best;
@@ -209,7 +214,6 @@ export class Board {
     this.table.style.transform = `scale(${scale})`;
     this.table.style.left = `${Math.max(0, (space.width - size[0] * scale) / 2)}px`;
     this.element.style.height = `${size[1] * scale}px`;
-    this.element.style.setProperty("--scale", scale);
     this.element.dataset.scale = scale.toFixed(4);
     return true;
   }
@@ -365,7 +369,8 @@ export class Board {
       pile.style.transform = `rotate(${angle}deg)`;
     } else {
       if (dx < 0) pile.style.left = `${boxWidth - pileWidth}px`;
-      if (this.refine.anchor[slot.pile] === "bottom") pile.style.top = `${boxHeight - pileHeight}px`;
+      const bottom = this.refine.anchor[slot.pile] === "bottom";
+      if (bottom) pile.style.top = `${boxHeight - pileHeight}px`;
     }
     place.append(pile);
     const label = document.createElement("div");

@@ -56,7 +56,9 @@ export function moveWords(text, name = (pile) => pile, topOf = () => undefined) 
   return `Move ${card}${more} ${from} ${onto}`;
 }
 
-const MOVE_IN_TEXT = /(?:\b(?:10|[2-9AJQKT])[SHDC] )?(?:x\d+ )?[a-z]+(?::\d+)? -> [a-z]+(?::\d+)?(?: bottom)?/g;
+const PILE = "[a-z]+(?::\\d+)?";
+const MOVE_IN_TEXT = new RegExp(
+  `(?:\\b(?:10|[2-9AJQKT])[SHDC] )?(?:x\\d+ )?${PILE} -> ${PILE}(?: bottom)?`, "g");
 const PILE_COUNT = /\b([a-z]+:\d+) x(\d+)\b/g;
 const PILE_ID = /\b[a-z]+:\d+\b/g;
 const CARD_IN_TEXT = /\b(?:10|[2-9AJQKT])[SHDC]\b/g;

@@ -262,6 +262,8 @@ async def test_a_refused_move_shows_the_servers_reason(open_page: OpenPage) -> N
     await expect(refusal).to_contain_text("Put the 5♦ from the ace heap under the 6 heap")
     await expect(refusal).to_contain_text("5D heap:1 -> heap:6 bottom")
     await expect(refusal).to_contain_text("5♦ goes under the 5 heap, the heap of its value")
+    box = await refusal.bounding_box()
+    assert box and box["y"] >= 0 and box["y"] + box["height"] <= VIEWPORT["height"], "in view"
     assert await moves_made(page) == 0
     await click_move(page, "5D heap:1 -> heap:5 bottom")
     await expect(refusal).to_be_hidden()

@@ -92,9 +92,15 @@ def outside(found: list[list[Any]], size: ViewportSize) -> list[list[Any]]:
     ]
 
 
+def meet(one: list[Any], other: list[Any]) -> bool:
+    """Whether two boxes ([name, left, top, right, bottom]) overlap."""
+    return bool(one[1] < other[3] and other[1] < one[3] and one[2] < other[4] and other[2] < one[4])
+
+
 async def assert_all_in_view(page: Page, size: ViewportSize, when: str) -> None:
     """While the game lasts (once it is over, the result has the screen), every pile and every
-    race control (Resign, the board's actions) inside the window, the page at its top."""
+    race control (Resign, the board's actions) inside the window, the page at its top, and no
+    control over a pile."""
     await page.evaluate("window.scrollTo(0, 0)")
     if await page.locator(".board").get_attribute("data-status") == "in_progress":
         piles = await boxes(page, ".board .pile")
@@ -102,6 +108,10 @@ async def assert_all_in_view(page: Page, size: ViewportSize, when: str) -> None:
         controls = await boxes(page, ".race-controls button")
         assert any(box[0] == "Resign" for box in controls)
         assert not outside(controls, size), f"{when}: race controls outside the window"
+        covered = [
+            (pile[0], control[0]) for pile in piles for control in controls if meet(pile, control)
+        ]
+        assert not covered, f"{when}: race controls over piles"
 
 
 async def test_every_board_fits_three_screens_at_a_scale_fixed_for_the_deal(
@@ -176,6 +186,9 @@ async def test_a_resize_lays_the_deal_out_again_and_a_board_leaves_no_listener_b
     await page.set_viewport_size({"width": 900, "height": 700})
     await expect(fit).not_to_have_attribute("data-scale", scale)
     assert float(await fit.get_attribute("data-scale") or "") < float(scale)
+    await page.check("text=show whole piles")  # every pile fanned: laid out again, in view
+    await expect(page.locator(".slot.spread-none")).to_have_count(1)  # the stock alone
+    await assert_all_in_view(page, {"width": 900, "height": 700}, "the whole piles shown")
 
 
 async def phone_page(browser: Browser, server: Server) -> Page:
