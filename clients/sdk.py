@@ -85,6 +85,7 @@ from wire.protocol import (
     RaceStarted,
     Ready,
     Rematch,
+    RematchOffer,
     Resign,
     Resume,
     Resynced,
@@ -112,6 +113,7 @@ WHAT_BRINGS: dict[type[Message], str] = {
     RaceStarted: RACE_STARTS,
     YourView: "a racer's view comes when the race starts; " + RACE_STARTS,
     RaceFinished: "the result comes when every racer has finished (won, lost or resigned)",
+    RematchOffer: "a rematch offer comes when a racer makes one (rematch), again at each answer",
 }
 """Why an event may be long in coming, said when it does not come in time."""
 
@@ -368,11 +370,25 @@ class RaceClient:
     async def start(self) -> Ok:
         return await self._expect(StartRace(type="start"), Ok)
 
-    async def rematch(self) -> Ok:
-        """Race again in this room, once its race is over: a new race on a new deal (the same
-        number for a chosen deal), every racer not ready. Its ``room`` event (phase ``lobby``,
-        the new race's) is in the event stream before this returns."""
-        return await self._expect(Rematch(type="rematch"), Ok)
+    async def rematch(self, accept: bool = True) -> Ok:
+        """Once the room's race is over: offer to race again in this room, or accept the offer
+        open (``accept`` false: decline it, which ends it). Each change of the offer is a
+        ``rematch_offer`` event (``next_event(RematchOffer)``). Once every racer still in the
+        room has accepted, the room has a new race on a new deal (the same number for a chosen
+        deal), every racer who accepted seated and not ready: its ``room`` event (phase
+        ``lobby``, ``next_lobby``) is in the event stream before the last acceptance returns."""
+        return await self._expect(Rematch(type="rematch", accept=accept), Ok)
+
+    async def decline_rematch(self) -> Ok:
+        """Decline the room's rematch offer: it ends (anyone may offer again)."""
+        return await self.rematch(accept=False)
+
+    async def next_lobby(self, timeout: float = 10.0) -> RoomState:
+        """The room's next ``room`` event in phase ``lobby``: after a rematch, the new race."""
+        while True:
+            room = await self.next_event(RoomState, timeout)
+            if room.phase == "lobby":
+                return room
 
     async def move(self, move: str | dict[str, Any]) -> MoveAccepted:
         return self._acknowledged(

@@ -333,11 +333,19 @@ class GetRace(Message):
 
 
 class Rematch(Message):
-    """A racer seated in a finished race's room: race again, same room, seats and options, on
-    a new deal (a new secret one, or the same chosen number). Not for a daily deal."""
+    """A racer seated in a finished race's room: offer to race again (same room, seats and
+    options, on a new deal: a new secret one, or the same chosen number), or answer the offer
+    open. Not for a daily deal."""
 
     type: Literal["rematch"]
     id: RequestId = None
+    accept: bool = Field(
+        default=True,
+        description=(
+            "True: offer a rematch, or accept the one offered; false: decline it, which ends the "
+            "offer. The rematch happens once every racer still in the room has accepted."
+        ),
+    )
 
 
 ClientMessage = Annotated[
@@ -415,6 +423,13 @@ class SeatInfo(Message):
     status: SeatStatus = "waiting"
 
 
+class RematchPending(Message):
+    """A rematch offer still open: who has accepted it and whom it waits for."""
+
+    accepted: list[str] = Field(description="The racers (player ids) who have accepted.")
+    waiting: list[str] = Field(description="The racers still in the room yet to answer.")
+
+
 class RoomState(Message):
     """The room as everyone in it sees it: a room event on every change of seats, readiness,
     phase or connection, and the reply to create_room, join, spectate and daily."""
@@ -474,6 +489,10 @@ class RoomState(Message):
     )
     starts_at_ms: int | None = Field(default=None, description="Countdown end, Unix ms.")
     started_at_ms: int | None = None
+    rematch: RematchPending | None = Field(
+        default=None,
+        description="Once the race is over: the rematch offer open, if any (rematch_offer).",
+    )
     reconnect_to: str | None = Field(
         default=None,
         description=(
@@ -499,6 +518,27 @@ class Countdown(Message):
     seq: int
     starts_at_ms: int = Field(description="When the race starts, Unix ms.")
     seconds: float = Field(description="The countdown's length; 0 for the daily deal.")
+
+
+class RematchOffer(Message):
+    """A room event, each time a rematch offer changes: it is made, accepted, declined, or a
+    racer it waits for leaves the room or drops. It ends with a decline (``declined_by``), or
+    once nobody is waited for with the room back in its lobby (the rematch, as a ``room``
+    event)."""
+
+    type: Literal["rematch_offer"] = "rematch_offer"
+    seq: int
+    accepted: list[str] = Field(description="The racers (player ids) who have accepted.")
+    waiting: list[str] = Field(
+        description="The racers still in the room yet to answer; empty: the rematch is on."
+    )
+    declined_by: str | None = Field(
+        default=None,
+        description=(
+            "The racer who declined (or who left as the last to have accepted): the offer is over; "
+            "anyone may offer again."
+        ),
+    )
 
 
 class PileModel(Message):
@@ -582,8 +622,8 @@ class ProgressEvent(Message):
 class RankEntry(Message):
     rank: int = Field(
         description=(
-            "1, 2, 3...: every racer has their own rank; racers tied on every ranking term keep "
-            "their seat order."
+            "1, 2, 3...; racers who did not win with equal cards home reached at the same "
+            "millisecond share a rank (1, 1, 3), listed in seat order."
         )
     )
     player_id: str
@@ -777,6 +817,7 @@ ServerMessage = Annotated[
     | MoveAccepted
     | ProgressEvent
     | RaceFinished
+    | RematchOffer
     | Resynced
     | Leaderboard
     | RaceRecord

@@ -38,6 +38,7 @@ from clients.terminal.screens import (
     room_summary,
 )
 from clients.terminal.session import RaceSession
+from clients.terminal.state import RaceState
 from engine.registry import find_rule_set
 from wire.commitment import commitment
 from wire.protocol import SeatInfo
@@ -322,10 +323,38 @@ class RaceScreen(RacerScreen):
         self.query_one("#move", Input).focus()
 
 
+def rematch_text(state: RaceState) -> Text:
+    """What the rematch offer stands at, and what you may do about it: the finish screen's
+    line."""
+    room, offer = state.room, state.rematch
+    if room is None or room.deal_kind == "daily" or state.me is None:
+        return Text()
+    if offer is None:
+        declined = (
+            f"{state.name_of(state.rematch_declined_by)} declined the rematch. "
+            if state.rematch_declined_by is not None
+            else ""
+        )
+        return Text(f"{declined}Press r to offer a rematch.")
+    asked = len(offer.accepted) + len(offer.waiting)
+    waiting = ", ".join(state.name_of(player) for player in offer.waiting)
+    count = f"{len(offer.accepted)} of {asked} accepted"
+    if state.player_id in offer.accepted:
+        return Text(f"Rematch: {count}, waiting for {waiting}.")
+    maker = state.name_of(offer.accepted[0])
+    return Text.assemble(
+        (f"{maker} offers a rematch ({count}): ", "bold"),
+        "press r to accept, d to decline.",
+    )
+
+
 class ResultsScreen(RacerScreen):
-    """The ranking, the revealed seed checked against the commitment, the way to the boards."""
+    """The ranking, the revealed seed checked against the commitment, the rematch offer, the way
+    to the boards."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "rematch", "Rematch"),
+        Binding("d", "decline", "Decline"),
         Binding("l", "leaderboards", "Leaderboards"),
         Binding("n", "new_race", "New race"),
         Binding("q", "app.quit", "Quit"),
@@ -341,6 +370,7 @@ class ResultsScreen(RacerScreen):
         yield Plain(id="result-title")
         yield DataTable(id="ranking", cursor_type="none")
         yield Plain(id="seed")
+        yield Plain(id="rematch")
         yield Plain(id="status")
         yield Footer()
 
@@ -358,6 +388,7 @@ class ResultsScreen(RacerScreen):
         self.query_one("#result-title", Plain).update(
             f"Race over · {find_rule_set(room.rule_set).title} · room {room.code}"
         )
+        self.query_one("#rematch", Plain).update(rematch_text(state))
         table = self.query_one("#ranking", DataTable)
         table.clear()
         if finished is None:
@@ -408,6 +439,13 @@ class ResultsScreen(RacerScreen):
         room = self.session.state.room
         if room is not None:
             self.app.push_screen(LeaderboardScreen(self.session, room.rule_set))
+
+    def action_rematch(self) -> None:
+        self.send(self.session.rematch)
+
+    def action_decline(self) -> None:
+        if self.session.state.rematch is not None:
+            self.send(lambda: self.session.rematch(accept=False))
 
     def action_new_race(self) -> None:
         self.send(self.session.leave)

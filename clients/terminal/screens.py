@@ -68,11 +68,11 @@ def racer_name(name: str, mine: bool) -> Text:
 
 
 def rating_text(change: RatingChange | None) -> Text:
-    """A racer's rating after a race and its change (``18.4 (+2.1)``), or that the race was
-    not rated (a chosen or daily deal, or a racer alone)."""
+    """A racer's rating after a race and its change (``1540? (+40)``: "?" while provisional),
+    or that the race was not rated (a chosen or daily deal, or a racer alone)."""
     if change is None:
         return Text("not rated", style="dim")
-    gained = change.after.ordinal - change.before.ordinal
+    gained = change.gained
     return Text(str(change), style="green" if gained > 0 else "red" if gained < 0 else "")
 
 
@@ -486,8 +486,8 @@ class LeaderboardScreen(RacerScreen):
             table.add_row("", Text("nobody yet", style="dim"))
 
     def fill_ratings(self, board: RatingBoard) -> None:
-        """The rated board: each player's rating (the ordinal, mu − 3·sigma), its two terms, and
-        how many rated races made it."""
+        """The rated board: each player's rating as shown (``wire.ratings``), its two terms, and
+        how many rated races made it (in the order of the conservative ordinal, mu − 3·sigma)."""
         table = self.query_one("#ratings", DataTable)
         me = self.session.state.player_id
         table.clear(columns=True)
@@ -497,7 +497,7 @@ class LeaderboardScreen(RacerScreen):
                 (
                     line.rank,
                     racer_name(line.name, line.player_id == me),
-                    f"{line.ordinal:.1f}",
+                    str(line),
                     f"{line.mu:.1f}",
                     f"{line.sigma:.2f}",
                     line.races,

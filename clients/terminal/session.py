@@ -223,6 +223,10 @@ class RaceSession:
     async def start(self) -> None:
         await self._connected().start()
 
+    async def rematch(self, accept: bool = True) -> None:
+        """Offer a rematch, or accept (``accept`` false: decline) the one offered."""
+        await self._connected().rematch(accept)
+
     # -- racing ---------------------------------------------------------------------------------
 
     async def move(self, move: str) -> MoveAccepted:

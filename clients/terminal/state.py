@@ -15,6 +15,8 @@ from wire.protocol import (
     ProgressEvent,
     RaceFinished,
     RaceStarted,
+    RematchOffer,
+    RematchPending,
     RoomState,
     SeatInfo,
     ServerMessage,
@@ -85,6 +87,10 @@ class RaceState:
         self.started: RaceStarted | None = None
         self.board: OwnBoard | None = None
         self.finished: RaceFinished | None = None
+        self.rematch: RematchPending | None = None
+        """The rematch offer open, once the race is over."""
+        self.rematch_declined_by: str | None = None
+        """Who ended the last rematch offer without a rematch, until another is made."""
 
     def expect(self, code: str) -> None:
         """Take the events of the room with this code from now on (sent before the reply)."""
@@ -121,6 +127,10 @@ class RaceState:
         me = self.me
         return me.status if me is not None and me.status not in ("waiting", "racing") else None
 
+    def name_of(self, player_id: str) -> str:
+        seat = self.seats.get(player_id)
+        return seat.name if seat is not None else "a racer who left"
+
     @property
     def is_host(self) -> bool:
         return self.room is not None and self.room.host == self.player_id
@@ -149,6 +159,14 @@ class RaceState:
                 )
             case RaceFinished():
                 self.finished = message
+            case RematchOffer():
+                self.rematch_declined_by = message.declined_by
+                still_open = message.declined_by is None and bool(message.waiting)
+                self.rematch = (
+                    RematchPending(accepted=message.accepted, waiting=message.waiting)
+                    if still_open
+                    else None
+                )
 
     def accept(self, ack: MoveAccepted) -> None:
         """Your move (or resignation) was accepted: your board, and your seat, since the room's
@@ -166,6 +184,10 @@ class RaceState:
             )
 
     def _room(self, room: RoomState) -> None:
+        if room.phase == "lobby":  # (after a rematch: the finished race's are gone)
+            self.started, self.board, self.finished = None, None, None
+            self.rematch_declined_by = None
         self.room = room
+        self.rematch = room.rematch
         self.starts_at_ms = room.starts_at_ms
         self.seats = {seat.player_id: seat for seat in room.seats}

@@ -3,6 +3,7 @@
 import { clock, h } from "./dom.js";
 import { getJson, identity } from "./net.js";
 
+const DEAL_NUMBER = /^[0-9]{1,20}$/;
 const TIME_LIMITS = [
   ["", "no time limit"], ["60", "1 minute"], ["180", "3 minutes"], ["300", "5 minutes"],
   ["600", "10 minutes"], ["1200", "20 minutes"], ["1800", "30 minutes"], ["3600", "1 hour"],
@@ -20,6 +21,19 @@ export function nameForm(done) {
     identity.set({ name });
     done(name);
   } }, h("label", {}, "Your name ", input), h("button", { type: "submit" }, "Save"));
+}
+
+// What the server refused, in words for the player: its own sentence, but for the codes of a
+// request the form itself got wrong, said as what to change.
+const ERROR_WORDS = {
+  rate_limited: "Too many requests at once: wait a moment and try again.",
+  offline: "Not connected to the server: check the connection and try again.",
+  in_another_room: "You are in another room: leave it first.",
+  unknown_rule_set: "That game is not known to the server: reload the page.",
+};
+
+export function errorWords(error) {
+  return ERROR_WORDS[error.code] ?? error.message;
 }
 
 // Leave the room the connection is in, if it is another one: leaving a race resigns from it.
@@ -68,18 +82,17 @@ export async function lobbyPage(main, route, context) {
       context.connection.room = room.code;
       context.go(`#/room/${room.code}`);
     } catch (error) {
-      problem.textContent = error.message;
+      problem.textContent = errorWords(error);
     }
   }
 
   function createForm() {
     const ruleSet = h("select", { name: "rule_set" },
       games.map((game) => h("option", { value: game.name }, `${game.title} (${game.name})`)));
-    const number = h("input", { name: "number", inputmode: "numeric", pattern: "[0-9]{1,20}",
+    const number = h("input", { name: "number", inputmode: "numeric",
       placeholder: "e.g. 42", size: 12 });
-    const dealChoice = (value, text, ...extra) => h("label", {},
-      h("input", { type: "radio", name: "deal", value, checked: value === "secret" }), text,
-      ...extra);
+    const dealChoice = (value, text) => h("label", {},
+      h("input", { type: "radio", name: "deal", value, checked: value === "secret" }), text);
     const seats = h("select", { name: "seats", "aria-label": "seats" },
       [2, 3, 4, 5, 6, 7, 8].map((n) => h("option", { value: n }, `${n} seats`)));
     const limit = h("select", { name: "time_limit", "aria-label": "time limit" },
@@ -88,6 +101,11 @@ export async function lobbyPage(main, route, context) {
     const form = h("form", { class: "create", onsubmit: (event) => {
       event.preventDefault();
       const deal = form.elements.deal.value;
+      if (deal === "number" && !DEAL_NUMBER.test(number.value.trim())) {
+        problem.textContent = "The deal number must be 1 to 20 digits, for example 42.";
+        number.focus();
+        return;
+      }
       if (deal === "daily") {
         open({ type: "daily", rule_set: ruleSet.value });
         return;
@@ -104,14 +122,18 @@ export async function lobbyPage(main, route, context) {
     h("fieldset", { class: "deal" }, h("legend", {}, "Deal"),
       dealChoice("secret", " a secret deal"),
       dealChoice("winnable", " a secret deal the solver has proved winnable"),
-      dealChoice("number", " deal number ", number),
+      h("span", { class: "deal-number" }, dealChoice("number", " deal number "), number),
       dealChoice("daily", " today's daily deal (alone, once a day)")),
     h("label", {}, seats), h("label", {}, limit),
     h("label", { title: "listed in the lobby's open rooms, for anyone to join" }, listed,
       " public: list it in the lobby"),
     h("button", { type: "submit", class: "primary" }, "Open a room"));
-    number.addEventListener("focus", () => {
-      form.elements.deal.value = "number";
+    // Typing a number chooses "deal number"; passing through the field (Tab) chooses nothing.
+    // The field is not in the radio's label, so that the radio group stays one Tab stop, its
+    // choices under the arrow keys, as the browser makes any group of radios.
+    number.setAttribute("aria-label", "deal number");
+    number.addEventListener("input", () => {
+      if (number.value.trim()) form.elements.deal.value = "number";
     });
     return form;
   }
@@ -160,10 +182,9 @@ export async function lobbyPage(main, route, context) {
       h("section", {}, h("h2", {}, "Race your friends at patience"),
         h("p", {}, "Everyone gets the same deal at the same moment; the first to finish wins."),
         who()),
-      h("section", {}, h("h2", {}, "Open a room"), createForm()),
+      h("section", {}, h("h2", {}, "Open a room"), createForm(), problem),
       h("section", {}, h("h2", {}, "Join a room"), joinForm()),
       h("section", {}, h("h2", {}, "Open rooms"), openRooms()),
-      problem,
       h("section", {}, h("h2", {}, "The games"), h("ul", { class: "games" },
         games.map((game) => h("li", {}, h("strong", {}, game.title), ` — ${game.source} · `,
           h("a", { href: game.rules_url ?? `/rules/${game.name}` }, "rules"), " · ",

@@ -40,16 +40,39 @@ export function cardWords(card) {
   return `${rank === "T" ? "10" : rank}${SUIT_SIGNS[card.slice(-1).toUpperCase()]}`;
 }
 
-// A move as a player says it: "9S left:3 -> right:2" with 10S on right:2 ->
-// "9♠ → 10♠ on right side 1". `name` names a pile (pile_names.js); `topOf` (optional) gives a
-// pile's top card, to say what the card goes onto.
+// A move as a player says it: "KH turned -> corner:1" -> "Move the K♥ from the turned card to
+// the top-left corner"; with 10S on right:3, "9S left:4 -> right:3" -> "Move the 9♠ from left
+// side 3 onto the 10♠ on right side 2". `name` names a pile (pile_names.js); `topOf`
+// (optional) gives a pile's top card, to say what the card goes onto.
 export function moveWords(text, name = (pile) => pile, topOf = () => undefined) {
   const move = parseMove(text);
   if (move.action) return ACTION_WORDS[move.action] ?? move.action;
-  const card = move.card ? cardWords(move.card) : `a card from ${name(move.from)}`;
-  const more = move.count > 1 ? ` and ${move.count - 1} more` : "";
-  if (move.bottom) return `${card}${more} → under ${name(move.to)}`;
+  const card = move.card ? `the ${cardWords(move.card)}` : "a face-down card";
+  const more = move.count > 1 ? ` and the ${move.count - 1} above it` : "";
+  const from = `from ${name(move.from)}`;
+  if (move.bottom) return `Put ${card}${more} ${from} under ${name(move.to)}`;
   const top = topOf(move.to);
-  const onto = top ? `${cardWords(top)} on ${name(move.to)}` : name(move.to);
-  return `${card}${more} → ${onto}`;
+  const onto = top ? `onto the ${cardWords(top)} on ${name(move.to)}` : `to ${name(move.to)}`;
+  return `Move ${card}${more} ${from} ${onto}`;
+}
+
+const PILE = "[a-z]+(?::\\d+)?";
+const MOVE_IN_TEXT = new RegExp(
+  `(?:\\b(?:10|[2-9AJQKT])[SHDC] )?(?:x\\d+ )?${PILE} -> ${PILE}(?: bottom)?`, "g");
+const PILE_COUNT = /\b([a-z]+:\d+) x(\d+)\b/g;
+const PILE_ID = /\b[a-z]+:\d+\b/g;
+const CARD_IN_TEXT = /\b(?:10|[2-9AJQKT])[SHDC]\b/g;
+const QUOTED_ACTION = /'(turn|redeal|afresh|resign)'/g;
+
+// The engine's notes and events in the page's words: "the deal: choose a foundation for AC,
+// turned for left:4" -> "the deal: choose a foundation for A♣, turned for left side 3";
+// "placed under: heap:1 x2" -> "placed under: the ace heap (2)"; a move written in a text is
+// said as `moveWords` says it; "'redeal'" -> "Redeal".
+export function inWords(text, name = (pile) => pile) {
+  return text
+    .replace(MOVE_IN_TEXT, (move) => moveWords(move, name))
+    .replace(PILE_COUNT, (_, pile, count) => `${name(pile)} (${count})`)
+    .replace(PILE_ID, (pile) => name(pile))
+    .replace(CARD_IN_TEXT, (card) => cardWords(card))
+    .replace(QUOTED_ACTION, (_, action) => `"${ACTION_WORDS[action]}"`);
 }

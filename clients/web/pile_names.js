@@ -1,5 +1,6 @@
 // Piles named as each rule book names them (docs/rules/<rule-set>.md): "left side 3", "the
-// spades ace foundation", "top-right corner", "reserve". The protocol's pile ids ("left:3",
+// spades ace foundation", "the top-right corner", "reserve 2", with "the" where a sentence wants
+// it ("Move the 9♠ from the stock to left side 3"). The protocol's pile ids ("left:3",
 // "ace:1") stay underneath, in every message and in the moves sent; only the page says these.
 
 const SUITS = ["spades", "hearts", "diamonds", "clubs"];
@@ -11,8 +12,8 @@ const VALUES = { 1: "ace", 11: "jack", 12: "queen", 13: "king" };
 function columns(corner) {
   return (kind, n) => {
     const side = kind === "left" ? "left" : "right";
-    if (n === 1) return `top-${side} ${corner}`;
-    if (n === 6) return `bottom-${side} ${corner}`;
+    if (n === 1) return `the top-${side} ${corner}`;
+    if (n === 6) return `the bottom-${side} ${corner}`;
     return `${side} side ${n - 1}`;
   };
 }
@@ -33,12 +34,12 @@ const BOOKS = {
     king: () => `the king foundation of line ${n}`,
   })[kind]?.(kind, n),
   "puss-in-the-corner": (kind, n) => ({
-    corner: () => `${CORNERS[n]} corner`,
+    corner: () => `the ${CORNERS[n]} corner`,
     foundation: () => `the ${SUITS[n - 1]} ace foundation`,
   })[kind]?.(),
   "hidden-cards": (kind, n) => ({
     heap: () => heap(n), reserve: () => `reserve ${n}`, kings: () => "the kings' row",
-    hand: () => "hand",
+    hand: () => "the hand",
   })[kind]?.(),
   "all-fours": (kind, n) => ({ heap: () => heap(n) })[kind]?.(),
   "octagon": (kind, n) => ({
@@ -50,9 +51,11 @@ const BOOKS = {
 };
 BOOKS["cornerstones-arnold"] = BOOKS.cornerstones;
 
-const COMMON = { stock: "stock", turned: "turned card", waste: "waste heap", hand: "hand" };
+const COMMON = { stock: "the stock", turned: "the turned card", waste: "the waste heap",
+  hand: "the hand" };
 
-// "left:3" in four-corners -> "left side 2"; a pile no book names keeps its id.
+// "left:3" in four-corners -> "left side 2", "right:1" -> "the top-right corner"; a pile no
+// book names keeps its id.
 export function pileName(ruleSet, pile) {
   const [kind, number] = pile.split(":");
   const named = BOOKS[ruleSet]?.(kind, Number(number));

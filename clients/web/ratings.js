@@ -1,10 +1,12 @@
 // The rated board of a rule set (#/ratings/RULE-SET): GET /api/ratings/RULE-SET, each player's
-// rating (openskill's ordinal, mu − 3·sigma, the conservative figure) from the secret-deal races
-// of two racers or more, for racers with min_races rated races or more. Your own line is
-// marked, and shown below if it is not on the board.
+// rating from the secret-deal races of two racers or more, for racers with min_races rated races
+// or more, as players are shown it (`shown`, a 1500-based figure, "?" while provisional: see
+// docs/protocol.md); the board is ordered by the cautious ordinal. Your own line is marked, and
+// shown below if it is not on the board.
 
 import { h } from "./dom.js";
 import { getJson, identity } from "./net.js";
+import { ratingFigure } from "./room_state.js";
 
 export async function ratingsPage(main, route, context) {
   const games = await context.games();
@@ -18,8 +20,8 @@ export async function ratingsPage(main, route, context) {
       h("a", { class: `tab ${other.name === ruleSet ? "active" : ""}`,
         href: `#/ratings/${other.name}` }, other.title))),
     h("p", { class: "quiet" }, "A rating grows with wins over strong racers in races on a ",
-      "secret deal; chosen and daily deals are not rated. The figure is cautious: it rises as ",
-      "the races tell more about you. ",
+      "secret deal; chosen and daily deals are not rated. Everyone starts at 1500; a “?” marks ",
+      "a rating still uncertain, in the first races. ",
       h("a", { href: `#/boards/${ruleSet}` }, "Leaderboards")));
   const shown = h("div", {}, h("p", {}, "Loading…"));
   page.append(shown);
@@ -27,7 +29,7 @@ export async function ratingsPage(main, route, context) {
     const around = me ? `&around=${encodeURIComponent(me)}` : "";
     const board = await getJson(`/api/ratings/${ruleSet}?limit=50${around}`);
     const row = (line) => h("tr", { class: line.player_id === me ? "mine" : "" },
-      h("td", {}, line.rank), h("td", {}, line.name), h("td", {}, line.ordinal.toFixed(1)),
+      h("td", {}, line.rank), h("td", {}, line.name), h("td", {}, ratingFigure(line)),
       h("td", {}, line.races));
     const onBoard = board.lines.some((line) => line.player_id === me);
     shown.replaceChildren(board.lines.length ? h("table", { class: "board-table ratings-table" },

@@ -7,7 +7,8 @@
 import { Board } from "./board.js";
 import { clock, eventsText, h, statusWord } from "./dom.js";
 import { getJson } from "./net.js";
-import { parseMove } from "./moves.js";
+import { inWords, parseMove } from "./moves.js";
+import { pileName } from "./pile_names.js";
 
 const SOLVER = "solver";
 
@@ -51,6 +52,7 @@ class Viewer {
     this.at = 0;
     this.timer = null;
     this.board = new Board(game);
+    this.names = (pile) => pileName(game.name, pile);
     const result = record.results.find((entry) => entry.player_id === replay.player_id);
     this.slider = h("input", { type: "range", min: 0, max: this.steps.length - 1, value: 0,
       "aria-label": "position", oninput: (event) => this.go(Number(event.target.value)) });
@@ -104,10 +106,12 @@ class Viewer {
       h("strong", {}, this.at ? `Move ${this.at} of ${this.steps.length - 1}` : "The opening"),
       step.move ? [": ", h("code", {}, step.move)] : [],
       step.time_ms !== null && this.at ? ` at ${clock(step.time_ms)}` : [],
-      step.events.length ? h("span", { class: "events" }, ` — ${eventsText(step.events)}`) : [],
+      step.events.length ? h("span", { class: "events" },
+        ` — ${inWords(eventsText(step.events), this.names)}`) : [],
       ` · ${step.view.on_foundations}/${step.view.total} home · ${statusWord(step.view.status)}`,
     ].flat());
-    this.notes.replaceChildren(...step.view.notes.map((note) => h("li", {}, note)));
+    this.notes.replaceChildren(...step.view.notes.map((note) => h("li", {},
+      inWords(note, this.names))));
     if (this.at === this.steps.length - 1) this.pause();
   }
 
@@ -133,6 +137,7 @@ class Viewer {
 
   close() {
     this.pause();
+    this.board.destroy();
     window.removeEventListener("keydown", this.keys);
   }
 }

@@ -10,18 +10,21 @@
 
 import { Board } from "./board.js";
 import { clock, eventsText, h, statusWord } from "./dom.js";
+import { finishPanel } from "./finish.js";
 import { leaveRoom, nameForm } from "./lobby.js";
 import { identity } from "./net.js";
-import { moveWords, parseMove } from "./moves.js";
+import { inWords, moveWords, parseMove } from "./moves.js";
 import { pileName } from "./pile_names.js";
 import {
-  finishHeadline, initialState, lowTime, myGameOver, mySeat, raceTime, ratingText, reduce,
-  timeLeft,
+  counted, initialState, lowTime, mySeat, raceTime, reduce, timeLeft,
 } from "./room_state.js";
-import { animationOn, setAnimation } from "./settings.js";
+import { seatStrip } from "./seats.js";
+import { animationOn, setAnimation, setSounds, soundsOn } from "./settings.js";
+import { play } from "./sounds.js";
 
 const RESIGN_CONFIRM_MS = 4000;
 const SEAT_KEPT_MS = 60_000; // docs/protocol.md, "Reconnecting"
+const BACK_SHOWN_MS = 3000; // how long "Reconnected" stays
 const DEAL_KEY = "patience-race.deal-number.";
 
 // What the room says of its deal's winnability (the solver sees the hidden cards).
@@ -78,6 +81,17 @@ class RoomPage {
       }
     }
     this.render(before);
+    this.sound(before);
+  }
+
+  // A move of yours accepted, a move refused, the race over (when sounds are on); not what a
+  // page opening on a room (a reload) learns at once.
+  sound(before) {
+    const { state } = this;
+    if (!before.room) return;
+    if (state.result && !before.result) play("finish");
+    else if (state.refusal && state.refusal !== before.refusal) play("refusal");
+    else if (state.lastMove && state.lastMove !== before.lastMove) play("move");
   }
 
   askName() {
@@ -134,7 +148,9 @@ class RoomPage {
   async leave() {
     this.unlisten();
     clearInterval(this.ticker);
+    clearTimeout(this.settling);
     document.removeEventListener("keydown", this.keys);
+    this.board?.destroy();
     const racing = this.state.room?.phase === "racing" && !this.state.watching
       && this.state.view?.status === "in_progress";
     if (!racing) await leaveRoom(this.connection);
@@ -160,6 +176,8 @@ class RoomPage {
       });
     }
     this.dispatch({ type: "reconnected" });
+    clearTimeout(this.settling);
+    this.settling = setTimeout(() => this.dispatch({ type: "settled" }), BACK_SHOWN_MS);
   }
 
   // -- what the player does ----------------------------------------------------------------
@@ -186,8 +204,9 @@ class RoomPage {
     return this.send({ type: "move", move: text }, text);
   }
 
-  rematch() {
-    return this.send({ type: "rematch" }, "rematch");
+  // Offer a rematch, accept the offer (true), or decline it (false).
+  rematch(accept) {
+    return this.send({ type: "rematch", accept }, "rematch");
   }
 
   // Practice alone on a chosen deal: the server's solver gives the next move of a winning line
@@ -230,44 +249,68 @@ class RoomPage {
     return this.games.get(this.state.room.rule_set);
   }
 
+  // The page: a compact header, the connection's word, then the board with the side beside it
+  // in landscape (your clock, the race's controls, the racers), or on a phone the racers above
+  // the board and the controls in a bar fixed at the bottom (race.css). The result overlay
+  // lies over the board.
+  //
   // Everything but the board is redrawn on every change; the board (with a card you may have
   // picked up) only when your own game changed.
   render(before = null) {
     if (!this.state.room) return;
     if (!this.parts) {
-      this.parts = { header: h("div"), notice: h("div", { class: "notice-area" }),
-        finish: h("div", { class: "finish-area" }), seats: h("div", { class: "seats-area" }),
-        race: h("div", { class: "race-area" }) };
-      const { header, notice, finish, seats, race } = this.parts;
-      this.element.replaceChildren(header, notice, finish,
-        h("div", { class: "room-body" }, seats, race));
+      this.parts = { header: h("div", { class: "head-area" }),
+        notice: h("div", { class: "notice-area" }), finish: h("div", { class: "finish-area" }),
+        seats: h("div", { class: "seats-area" }), race: h("div", { class: "race-area" }),
+        controls: h("div", { class: "control-bar" }), settings: h("div", { class: "settings" }) };
+      const { header, notice, finish, seats, race, controls, settings } = this.parts;
+      this.element.replaceChildren(header, notice, h("div", { class: "room-body" }, race,
+        h("aside", { class: "side" }, controls, seats, settings)), finish);
       this.keys = (event) => this.key(event);
       document.addEventListener("keydown", this.keys);
     }
     const { state } = this;
     this.parts.header.replaceChildren(this.header());
     this.parts.notice.replaceChildren(this.notice());
-    this.parts.finish.replaceChildren(this.finishPanel() ?? "");
-    this.parts.seats.replaceChildren(this.seats());
+    this.parts.seats.replaceChildren(seatStrip(state), this.lobbyControls() ?? "");
+    this.drawFinish();
+    this.element.classList.toggle("racing", Boolean(state.view) && !state.watching);
     // Another racer's progress changes the seats only: the race panel (and a focused button
     // in it, for a player at the keyboard) stays as it is.
     const raceChanged = !before || !before.room || ["view", "hint", "verdict", "refusal",
       "watching", "finished", "me", "log"].some((key) => before[key] !== state[key])
       || before.room.phase !== state.room.phase || before.room.rule_set !== state.room.rule_set;
-    if (raceChanged) this.parts.race.replaceChildren(this.racePanel(before));
+    if (raceChanged) {
+      this.parts.race.replaceChildren(this.racePanel(before));
+      this.parts.controls.replaceChildren(this.controlBar() ?? "");
+      this.parts.settings.replaceChildren(this.settings() ?? "");
+    }
     this.followVerdicts();
     this.board?.fit();
     this.tick();
-    if (state.finished && !before?.finished) this.checkSeed();
+    if (state.result && !before?.result) {
+      this.checkSeed();
+      // The player's next step, at hand: Rematch (or Accept), not a dozen Tabs away.
+      this.parts.finish.querySelector(".finish-actions button, .finish-actions a")?.focus();
+    }
   }
 
+  // The results, redrawn with the button the player was on still focused.
+  drawFinish() {
+    const area = this.parts.finish;
+    const focused = area.contains(document.activeElement) && document.activeElement.className;
+    area.replaceChildren(finishPanel(this.state, {
+      rematch: (accept) => this.rematch(accept), dismiss: () => this.dispatch({ type: "dismiss" }),
+    }, this.seedCheck) ?? "");
+    if (focused) area.querySelector(`.${focused.trim().split(/\s+/).join(".")}`)?.focus();
+  }
+
+  // One line on a phone: the game, the code, the deal, and the invite to share.
   header() {
     const { room, dealNumber } = this.state;
     const game = this.game();
     const joining = room.phase === "lobby";
     const link = `${location.origin}/#/${joining ? "room" : "watch"}/${room.code}`;
-    const share = h("input", { class: "share", readonly: true, value: link,
-      "aria-label": joining ? "link to join" : "link to watch" });
     const facts = [
       room.deal_kind === "number" ? `deal ${dealNumber ?? "chosen"}`
         : room.deal_kind === "daily" ? "today's daily deal" : "a secret deal",
@@ -280,18 +323,22 @@ class RoomPage {
       h("h2", {}, game.title, " ", h("span", { class: "code", "data-code": room.code },
         room.code), " ", h("a", { class: "rules-link", href: game.rules_url
           ?? `/rules/${game.name}`, target: "_blank", rel: "noopener" }, "rules")),
-      h("p", { class: "facts" }, facts, " · ", h("span", { class: "phase" }, room.phase)),
-      h("p", { class: "share-line" }, joining ? "Invite friends: " : "Let friends watch: ", share,
-        h("button", { onclick: () => copy(share) }, "Copy link")));
+      shareLine(link, joining),
+      h("p", { class: "facts" }, facts, " · ", h("span", { class: "phase" }, room.phase)));
   }
 
+  // The connection, said plainly: lost (a racer's seat is kept a while), then back.
   notice() {
     const { state } = this;
     const lines = [];
+    const racer = !state.watching && mySeat(state);
     if (state.lost) {
       lines.push(h("p", { class: "notice connection", role: "alert" },
-        "The connection dropped: reconnecting… your seat is kept for ",
-        h("span", { class: "seat-kept" }, clock(SEAT_KEPT_MS)), "."));
+        "Connection lost – reconnecting…",
+        racer ? [" Your seat is kept for ", h("span", { class: "seat-kept" },
+          clock(SEAT_KEPT_MS)), "."] : null));
+    } else if (state.back) {
+      lines.push(h("p", { class: "notice connection back", role: "status" }, "Reconnected"));
     } else if (state.notice) {
       lines.push(h("p", { class: "notice" }, state.notice));
     }
@@ -307,45 +354,21 @@ class RoomPage {
     return h("div", { class: "banner" }, lines);
   }
 
-  seats() {
-    const { state } = this;
-    const { room } = state;
-    const me = mySeat(state);
-    const lobby = room.phase === "lobby";
-    const rows = room.seats.map((seat) => {
-      const share = seat.total ? (100 * seat.on_foundations) / seat.total : 0;
-      return h("li", { class: `seat ${seat === me ? "mine" : ""}`, "data-player": seat.name },
-        h("div", { class: "seat-name" },
-          h("span", { class: `dot ${seat.connected ? "on" : "off"}`,
-            title: seat.connected ? "connected" : "disconnected" }),
-          h("span", { class: "who" }, seat.name),
-          seat.player_id === room.host ? h("span", { class: "tag" }, "host") : null,
-          lobby ? h("span", { class: `ready ${seat.ready ? "yes" : "no"}` },
-            seat.ready ? "✓ ready" : "not ready")
-            : h("span", { class: "seat-clock", "data-clock-for": seat.player_id }, "")),
-        lobby ? null : h("div", { class: "bar", role: "progressbar", "aria-valuemin": 0,
-          "aria-valuemax": seat.total || 52, "aria-valuenow": seat.on_foundations,
-          "aria-label": `${seat.name}: cards home` },
-        h("div", { class: "fill", style: `width: ${share}%` })),
-        lobby ? null : h("div", { class: "seat-progress" },
-          `${seat.on_foundations}/${seat.total} home · ${seat.moves} moves · `,
-          h("span", { class: `status ${seat.status}` }, statusWord(seat.status))));
-    });
-    const controls = [];
-    if (me && lobby) {
-      const ready = () => this.send({ type: "ready", ready: !me.ready }, "ready");
-      controls.push(h("button", { class: "primary ready-button", onclick: ready },
-        me.ready ? "Not ready" : "Ready"));
-      if (me.player_id === room.host) {
-        controls.push(h("button", { class: "start-button", onclick: () =>
-          this.send({ type: "start" }, "start") }, "Start now"));
-      }
-    }
-    return h("aside", { class: "seats" }, h("h3", {}, "Racers"), h("ul", {}, rows),
-      room.spectators ? h("p", { class: "quiet" }, `${room.spectators} watching`) : null,
-      controls);
+  // In the lobby: Ready, and the host's Start now.
+  lobbyControls() {
+    const { room } = this.state;
+    const me = mySeat(this.state);
+    if (!me || room.phase !== "lobby") return null;
+    const ready = () => this.send({ type: "ready", ready: !me.ready }, "ready");
+    return h("div", { class: "lobby-controls" },
+      h("button", { class: "primary ready-button", onclick: ready },
+        me.ready ? "Not ready" : "Ready"),
+      me.player_id === room.host ? h("button", { class: "start-button", onclick: () =>
+        this.send({ type: "start" }, "start") }, "Start now") : null);
   }
 
+  // The board and what is said about it: the hint, the notes, the last moves, the list of
+  // moves you can make.
   racePanel(before) {
     const { state } = this;
     if (state.watching) {
@@ -359,13 +382,13 @@ class RoomPage {
     if (!state.view) return h("section", { class: "race" });
     const game = this.game();
     if (!this.board || this.board.game !== game) {
+      this.board?.destroy();
       this.board = new Board(game, { onMove: (text) => this.move(text),
         names: (pile) => pileName(game.name, pile) });
       this.drawnView = null;
     }
     const view = state.view;
-    const hint = state.hint?.after_moves === view.moves || state.hint?.after_moves === undefined
-      ? state.hint : null;
+    const hint = this.shownHint();
     if (view !== this.drawnView || hint !== this.drawnHint) {
       this.drawnHint = hint;
       const hinted = hint?.move ? parseMove(hint.move) : null;
@@ -379,48 +402,71 @@ class RoomPage {
     const name = (pile) => pileName(game.name, pile);
     const topOf = (pile) => view.piles.find((p) => p.pile === pile)?.cards.at(-1);
     const transfers = view.legal_moves.filter((move) => move.includes(" -> "));
-    const actions = view.legal_moves.filter((move) => !move.includes(" -> "));
-    const playing = view.status === "in_progress" && !this.outOfTime();
+    const details = h("details", { class: "legal", open: this.movesOpen, ontoggle: () => {
+      this.movesOpen = details.open;
+    } }, h("summary", {}, `Moves you can make (${transfers.length})`,
+      h("span", { class: "keyboard-tip" }, " — keys: ", h("kbd", {}, "Space"),
+        " plays the only one, ", h("kbd", {}, "1"), "–", h("kbd", {}, "9"), " choose")),
+    h("ol", {}, transfers.map((move, index) => h("li", {}, h("button", { class: "move",
+      "data-move": move, title: move, onclick: () => this.move(move) },
+    index < 9 ? h("kbd", { class: "keyboard-tip" }, String(index + 1)) : null, " ",
+    moveWords(move, name, topOf))))));
+    return h("section", { class: `race ${this.playing() ? "" : "over"}` },
+      this.board.element,
+      hint ? h("p", { class: "hint", role: "status", "data-hint-move": hint.move },
+        h("strong", {}, "Hint: "), inWords(hint.message, name),
+        hint.knowledge ? h("span", { class: "quiet" }, ` (${hint.knowledge})`) : null) : null,
+      h("div", { class: "under-board" },
+        view.notes.length ? h("ul", { class: "notes" }, view.notes.map((note) => h("li", {},
+          inWords(note, name)))) : null,
+        this.logPanel(name)),
+      this.playing() ? details : null);
+  }
+
+  shownHint() {
+    const { hint, view } = this.state;
+    return hint?.after_moves === view.moves || hint?.after_moves === undefined ? hint : null;
+  }
+
+  playing() {
+    return this.state.view?.status === "in_progress" && !this.outOfTime();
+  }
+
+  // Your clock, large, your cards home, and the race's controls: the board's actions (turn,
+  // redeal), Resign, Hint. Beside the board, or the bar at the bottom of a phone.
+  controlBar() {
+    const { state } = this;
+    const view = state.view;
+    if (state.watching || !view) return null;
+    const playing = this.playing();
+    return h("section", { class: "race-controls", "aria-label": "your race" },
+      h("div", { class: "race-status" },
+        h("span", { class: "clock", "data-clock-for": state.me }, ""),
+        h("span", { class: "mine" }, `${view.on_foundations}/${view.total} home`,
+          h("span", { class: "moves" }, ` · ${counted(view.moves, "move")}`), " · ",
+          h("span", { class: `status ${view.status}` }, statusWord(view.status))),
+        this.hintable() ? this.verdictLine(view) : null),
+      h("div", { class: "controls" },
+        playing ? this.board.actions : null,
+        playing && this.hintable() ? h("button", { class: "hint-button", title: "the next "
+          + "move of a winning line, from the solver, which sees the hidden cards",
+        onclick: () => this.askHint() }, "Hint") : null,
+        playing ? this.resignButton() : null));
+  }
+
+  // How the board behaves, and the sounds.
+  settings() {
+    if (this.state.watching || !this.state.view) return null;
     const spread = h("input", { type: "checkbox", checked: this.board.spreadAll,
       onchange: (event) => this.board.setSpreadAll(event.target.checked) });
     const motion = h("input", { type: "checkbox", checked: animationOn(),
       onchange: (event) => setAnimation(event.target.checked) });
-    const details = h("details", { class: "legal", open: this.movesOpen, ontoggle: () => {
-      this.movesOpen = details.open;
-    } }, h("summary", {}, `Moves you can make (${transfers.length}) — keys: `,
-      h("kbd", {}, "Space"), " plays the only one, ", h("kbd", {}, "1"), "–", h("kbd", {}, "9"),
-      " choose"),
-    h("ol", {}, transfers.map((move, index) => h("li", {}, h("button", { class: "move",
-      "data-move": move, title: move, onclick: () => this.move(move) },
-    index < 9 ? h("kbd", {}, String(index + 1)) : null, " ", moveWords(move, name, topOf))))));
-    return h("section", { class: `race ${playing ? "" : "over"}` },
-      h("div", { class: "race-status" },
-        h("span", { class: "clock", "data-clock-for": state.me }, ""),
-        h("span", { class: "mine" }, `${view.on_foundations}/${view.total} cards home`,
-          ` · ${view.moves} moves · `,
-          h("span", { class: `status ${view.status}` }, statusWord(view.status))),
-        this.hintable() ? this.verdictLine(view) : null),
-      this.board.element,
-      hint ? h("p", { class: "hint", role: "status" }, h("strong", {}, "Hint: "), hint.message,
-        hint.knowledge ? h("span", { class: "quiet" }, ` (${hint.knowledge})`) : null) : null,
-      h("div", { class: "controls" },
-        playing ? actions.filter((move) => move !== "resign").map((move) => h("button", {
-          class: "action", "data-move": move, onclick: () => this.move(move) },
-        moveWords(move, name))) : null,
-        playing ? this.resignButton() : null,
-        this.hintable() ? h("button", { class: "hint-button", title: "the next move of a " +
-          "winning line, from the solver, which sees the hidden cards",
-          onclick: () => this.askHint() }, "Hint") : null,
-        h("label", { class: "quiet" }, spread, " show whole piles"),
-        h("label", { class: "quiet" }, motion, " animate moves")),
-      h("div", { class: "under-board" },
-        view.notes.length ? h("ul", { class: "notes" }, view.notes.map((note) => h("li", {},
-          note))) : null,
-        this.logPanel(name)),
-      playing ? details : null);
+    const sounds = h("input", { type: "checkbox", class: "sounds", checked: soundsOn(),
+      onchange: (event) => setSounds(event.target.checked) });
+    return h("div", { class: "quiet" }, h("label", {}, spread, " show whole piles"),
+      h("label", {}, motion, " animate moves"), h("label", {}, sounds, " sounds"));
   }
 
-  // The live verdict on your position: the solver's word once searched, "thinking" meanwhile.
   verdictLine(view) {
     const verdict = this.state.verdict?.after_moves === view.moves ? this.state.verdict : null;
     return h("span", { class: `live-verdict ${verdict ? verdict.result : "searching"}`,
@@ -438,7 +484,8 @@ class RoomPage {
       h("ol", { class: "events", reversed: true }, log.slice(-4).reverse().map((entry) =>
         h("li", {}, h("span", { class: "move-words", title: entry.move },
           moveWords(entry.move, name)), entry.events.length
-          ? h("span", { class: "quiet" }, ` — ${eventsText(entry.events, 4)}`) : null))));
+          ? h("span", { class: "quiet" }, ` — ${inWords(eventsText(entry.events, 4), name)}`)
+          : null))));
   }
 
   resignButton() {
@@ -462,47 +509,12 @@ class RoomPage {
     return left !== null && left <= 0;
   }
 
-  // At the top once your game is over (or, for a spectator, the race): the headline, the
-  // ranking with the seed check, Rematch and the replay.
-  finishPanel() {
-    const { state } = this;
-    const over = state.finished || (!state.watching && myGameOver(state));
-    if (!over) return null;
-    const result = state.finished;
-    const headline = h("h2", { class: "finish-headline", role: "status" },
-      finishHeadline(state, clock));
-    if (!result) return h("section", { class: "finish waiting" }, headline);
-    const rated = result.ranking.some((entry) => entry.rating);
-    const seat = mySeat(state);
-    return h("section", { class: "finish", "aria-label": "results" }, headline,
-      h("div", { class: "finish-actions" },
-        seat && state.room.deal_kind !== "daily" ? h("button", { class: "primary rematch",
-          onclick: () => this.rematch() }, "Rematch") : null,
-        result.seed === null ? null : h("a", { class: "button replay-link",
-          href: `#/replay/${result.race_id}` }, "Watch the replay"),
-        h("a", { href: `#/boards/${state.room.rule_set}` }, "Leaderboards"),
-        h("a", { href: `#/ratings/${state.room.rule_set}` }, "Ratings"),
-        h("a", { href: "#/" }, "Lobby")),
-      h("div", { class: "results" }, h("table", { class: "ranking" },
-        h("thead", {}, h("tr", {}, ["#", "racer", "result", "time", "cards home", "moves",
-          rated ? "rating" : null].filter(Boolean).map((title) => h("th", {}, title)))),
-        h("tbody", {}, result.ranking.map((entry) => h("tr", {
-          class: entry.player_id === state.me ? "mine" : "" },
-        h("td", {}, entry.rank), h("td", {}, entry.name), h("td", {}, statusWord(entry.status)),
-        h("td", {}, clock(entry.time_ms)), h("td", {}, entry.on_foundations),
-        h("td", {}, entry.moves), rated ? h("td", { class: "rating" },
-          ratingText(entry.rating)) : null))))),
-      h("p", { class: "seed" }, result.seed === null
-        ? "The deal stays secret until the end of its day."
-        : ["The deal was seed ", h("code", {}, result.seed), ". ",
-          h("span", { class: "commitment-check" }, this.seedCheck ?? "checking…")]));
-  }
-
+  // The revealed seed against the commitment announced at the start (shown in the results).
   async checkSeed() {
-    const { finished, commitment } = this.state;
-    if (!finished?.seed) return;
+    const { result, commitment } = this.state;
+    if (!result?.seed) return;
     this.seedCheck = null;
-    this.seedCheck = await checkCommitment(finished.seed, commitment);
+    this.seedCheck = await checkCommitment(result.seed, commitment);
     const shown = this.element.querySelector(".commitment-check");
     if (shown) shown.textContent = this.seedCheck;
   }
@@ -543,7 +555,9 @@ class RoomPage {
       seconds.textContent = Math.max(0, (state.startsAtMs - now) / 1000).toFixed(1);
     }
     const kept = this.element.querySelector(".seat-kept");
-    if (kept && state.lostAt !== null) kept.textContent = clock(SEAT_KEPT_MS - (now - state.lostAt));
+    if (kept && state.lostAt !== null) {
+      kept.textContent = clock(SEAT_KEPT_MS - (now - state.lostAt));
+    }
     for (const shown of this.element.querySelectorAll("[data-clock-for]")) {
       const player = shown.dataset.clockFor;
       const elapsed = raceTime(state, player, now);
@@ -553,14 +567,21 @@ class RoomPage {
       }
       const left = timeLeft(state, player, now);
       const running = state.stoppedAt[player] === undefined && !state.finished;
-      shown.textContent = left !== null && running
-        ? `${clock(elapsed)} (${clock(left)} left)` : clock(elapsed);
+      // A racer's clock in the strip has room for one time: the time left, in a race with a
+      // limit; yours says both, the time left smaller.
+      if (left === null || !running) shown.textContent = clock(elapsed);
+      else if (shown.classList.contains("seat-clock")) shown.textContent = clock(left);
+      else {
+        shown.replaceChildren(clock(elapsed), h("small", { class: "left" },
+          ` ${clock(left)} left`));
+      }
       shown.classList.toggle("low", lowTime(state, player, now));
       shown.classList.toggle("stopped", !running);
     }
     if (!state.watching && state.view?.status === "in_progress" && this.outOfTime()
       && !this.element.querySelector(".race.over")) {
       this.parts?.race.replaceChildren(this.racePanel(null));
+      this.parts?.controls.replaceChildren(this.controlBar() ?? "");
     }
   }
 }
@@ -576,7 +597,31 @@ async function checkCommitment(seed, commitment) {
     : `✗ Its SHA-256 ${hex} does not match the commitment ${commitment}!`;
 }
 
-function copy(input) {
-  input.select();
-  navigator.clipboard?.writeText(input.value).catch(() => document.execCommand("copy"));
+// The room's link and a button to pass it on: the system's share sheet where the browser has
+// one (Web Share API: phones, mostly), else a copy to the clipboard. The link itself shows on
+// wider screens.
+function shareLine(link, joining) {
+  const input = h("input", { class: "share", readonly: true, value: link,
+    "aria-label": joining ? "link to join" : "link to watch" });
+  const label = navigator.share ? "Share link" : "Copy link";
+  const button = h("button", { class: "share-button", onclick: async () => {
+    try {
+      if (navigator.share) {
+        await navigator.share({ title: "patience-race", text: joining ? "Race me at patience"
+          : "Watch this patience race", url: link });
+        return;
+      }
+      await navigator.clipboard.writeText(link);
+    } catch (error) {
+      if (error?.name === "AbortError") return; // the share sheet closed without sharing
+      input.select();
+      document.execCommand("copy");
+    }
+    button.textContent = "Copied";
+    setTimeout(() => {
+      button.textContent = label;
+    }, 2000);
+  } }, label);
+  return h("p", { class: "share-line" }, h("span", { class: "share-label" },
+    joining ? "Invite: " : "Let friends watch: "), input, button);
 }

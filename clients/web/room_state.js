@@ -32,11 +32,16 @@ export function initialState({ code, watching = false, me = null, dealNumber = n
     notice: "",
     lost: false, // the connection dropped; since when (Unix ms) in lostAt
     lostAt: null,
+    back: false, // reconnected a moment ago: the page says so briefly ("settled" ends it)
+    rematch: null, // the open rematch offer: { accepted, waiting, declined_by }
+    result: null, // the last race_finished, kept on screen until dismissed or the next race
+    heldMs: null, // a race time the clocks do not go below (see `restarted`)
   };
 }
 
 // Room events carry a seq; one seen already (live, then again in `resumed`) is applied once.
-const EVENTS = new Set(["countdown", "race_started", "progress", "race_finished"]);
+const EVENTS = new Set(["countdown", "race_started", "progress", "race_finished",
+  "rematch_offer"]);
 
 export function reduce(state, message, { now = 0 } = {}) {
   // Another room's messages (the one being left, still talking) are not this page's; nor are
@@ -62,7 +67,7 @@ export function reduce(state, message, { now = 0 } = {}) {
       return {
         ...next, commitment: message.commitment, dealNumber: message.deal_number ?? null,
         startsAtMs: null, finished: null, stoppedAt: {}, view: null, lastMove: null, log: [],
-        refusal: null, hint: null, verdict: null,
+        refusal: null, hint: null, verdict: null, result: null, rematch: null, heldMs: null,
         room: next.room && { ...next.room, started_at_ms: message.started_at_ms },
       };
     case "view":
@@ -72,8 +77,14 @@ export function reduce(state, message, { now = 0 } = {}) {
     case "progress":
       return progress(next, message, now);
     case "race_finished":
-      return { ...next, finished: message,
+      return { ...next, finished: message, result: { ...message, total: cardsInTheGame(next) },
+        rematch: null,
         room: next.room && { ...next.room, phase: "finished" } };
+    case "rematch_offer":
+      return { ...next, rematch: { accepted: message.accepted, waiting: message.waiting,
+        declined_by: message.declined_by ?? null } };
+    case "dismiss": // the player closed the results
+      return { ...next, result: null };
     case "resumed":
       return message.missed.reduce((s, missed) => reduce(s, missed, { now }),
         { ...next, notice: "", lost: false, lostAt: null });
@@ -90,13 +101,19 @@ export function reduce(state, message, { now = 0 } = {}) {
       return { ...next, watching: true, notice: message.text ?? "" };
     case "shutdown":
     case "lost":
-      return { ...next, lost: true, lostAt: next.lostAt ?? now,
-        notice: "The connection dropped: reconnecting…" };
-    case "reconnected":
-      return { ...next, lost: false, lostAt: null, notice: "" };
+      return { ...next, lost: true, lostAt: next.lostAt ?? now, back: false };
+    case "reconnected": // what went wrong while away (a move refused as not connected) is past
+      return { ...next, lost: false, lostAt: null, back: true, notice: "", refusal: null };
+    case "settled":
+      return { ...next, back: false };
     default:
       return state;
   }
+}
+
+// How many cards a game of this race has (the results do not say it).
+function cardsInTheGame(state) {
+  return state.view?.total ?? Math.max(0, ...(state.room?.seats ?? []).map((s) => s.total));
 }
 
 function roomMessage(state, room, now) {
@@ -104,12 +121,15 @@ function roomMessage(state, room, now) {
   // Rematch: a finished room back in the lobby is a new race in the same room.
   const rematch = previous && previous.phase === "finished" && room.phase === "lobby";
   let next = { ...state, room: mergeProgress(room, previous),
-    commitment: room.commitment ?? (rematch ? null : state.commitment) };
+    commitment: room.commitment ?? (rematch ? null : state.commitment),
+    heldMs: restarted(state, room, now) };
+  if (room.rematch !== undefined) next.rematch = offerOf(room.rematch, state.rematch);
   if (room.phase !== "countdown") next.startsAtMs = null;
   else if (room.starts_at_ms) next.startsAtMs = room.starts_at_ms;
   if (rematch || room.phase === "lobby") {
     next = { ...next, finished: null, view: null, stoppedAt: {}, lastMove: null, log: [],
-      refusal: null, hint: null, verdict: null, dealNumber: rematch ? null : next.dealNumber };
+      refusal: null, hint: null, verdict: null, dealNumber: rematch ? null : next.dealNumber,
+      heldMs: null, rematch: rematch ? null : next.rematch };
   }
   // The room says its deal's number (a chosen one, a secret one once revealed): a reloaded
   // page shows it without having seen race_started.
@@ -124,11 +144,36 @@ function roomMessage(state, room, now) {
   return next;
 }
 
-// A room snapshot says everything; keep nothing of the previous one but what it has.
+// A room snapshot says everything; keep nothing of the previous one but what it has, and the
+// order of its seats: the order the racers sat down, however the server lists them after a
+// restart or a reconnection (newcomers last, in the server's order).
 function mergeProgress(room, previous) {
-  return { ...room, seats: room.seats.map((seat) => ({ ...seat })),
+  const before = new Map((previous?.seats ?? []).map((seat, index) => [seat.player_id, index]));
+  const place = (seat) => before.get(seat.player_id) ?? before.size;
+  const seats = room.seats.map((seat, index) => ({ seat, index }))
+    .sort((a, b) => place(a.seat) - place(b.seat) || a.index - b.index)
+    .map(({ seat }) => ({ ...seat }));
+  return { ...room, seats,
     started_at_ms: room.started_at_ms ?? (room.phase !== "lobby" ? previous?.started_at_ms : null)
       ?? null };
+}
+
+// The room's open rematch offer (RoomState.rematch): null once the offer is over, unless the
+// last word on it was a decline, which stays said until a new offer.
+function offerOf(offer, previous) {
+  if (offer) return { accepted: offer.accepted, waiting: offer.waiting, declined_by: null };
+  return previous?.declined_by ? previous : null;
+}
+
+// A server that restarts restores the race with the outage charged to nobody: its start moves
+// later, and the race time computed from it drops below what the page showed. The clocks then
+// hold the time already shown (until the real one catches up with it) rather than run
+// backwards; the hold is the race time the old start gave when the new one arrived.
+function restarted(state, room, now) {
+  const before = state.room?.started_at_ms;
+  const after = room.started_at_ms;
+  if (room.phase !== "racing" || !before || !after || after <= before) return state.heldMs;
+  return Math.max(state.heldMs ?? 0, now - before);
 }
 
 function progress(state, event, now) {
@@ -186,7 +231,7 @@ export function raceTime(state, playerId, now) {
   const stopped = state.stoppedAt[playerId];
   if (stopped !== undefined) return Math.max(0, stopped - started);
   if (state.finished) return null;
-  return Math.max(0, now - started);
+  return Math.max(0, now - started, state.heldMs ?? 0);
 }
 
 // The time left of a race with a limit (ms), or null.
@@ -215,26 +260,27 @@ export function ordinal(n) {
   return `${n}${{ 1: "st", 2: "nd", 3: "rd" }[n % 10] ?? "th"}`;
 }
 
-const RESULT_WORDS = { won: "won", lost: "ran out of moves", resigned: "resigned",
-  timed_out: "ran out of time", abandoned: "left the race" };
+// What happened to a racer, as their own headline says it (before their place).
+const YOUR_RESULT = { won: "You cleared the deal", lost: "No move left",
+  resigned: "You resigned", timed_out: "Time's up", abandoned: "You left the race" };
+const THEIR_RESULT = { won: "cleared the deal", lost: "had no move left",
+  resigned: "resigned", timed_out: "ran out of time", abandoned: "left the race" };
 
-// The finish panel's headline: "You won, 1st of 3, 2:41.3" once the race is over;
-// "Waiting for Bob…" (with your own result first) while others still race.
+// The result's headline: "You won the race" (first, the deal cleared), "You cleared the deal –
+// 3rd of 3", "Time's up – 2nd of 4"; alone, no place. "Waiting for Bob…" (with your own
+// result first) while others still race; a spectator's names the winner.
 export function finishHeadline(state, clock) {
-  const total = state.room?.seats.length ?? 0;
-  if (state.finished) {
-    const ranking = state.finished.ranking;
+  if (state.result) {
+    const ranking = state.result.ranking;
     const mine = ranking.find((e) => e.player_id === state.me);
     if (mine) {
-      const time = mine.time_ms !== null && mine.time_ms !== undefined ? `, ${clock(mine.time_ms)}`
-        : "";
-      const verb = mine.status === "won" ? "You won" : `You ${RESULT_WORDS[mine.status]
-        ?? mine.status}`;
-      return `${verb}, ${ordinal(mine.rank)} of ${ranking.length}${time}`;
+      if (mine.status === "won" && mine.rank === 1 && ranking.length > 1) return "You won the race";
+      const what = YOUR_RESULT[mine.status] ?? mine.status;
+      return ranking.length > 1 ? `${what} – ${placeWords(mine, ranking)}` : what;
     }
     const first = ranking[0];
     if (!first) return "The race is over";
-    return first.status === "won" ? `${first.name} won${first.time_ms != null
+    return first.status === "won" ? `${first.name} won the race${first.time_ms != null
       ? `, ${clock(first.time_ms)}` : ""}` : `The race is over: ${first.name} came 1st`;
   }
   const racing = (state.room?.seats ?? []).filter((seat) => seat.player_id !== state.me
@@ -243,9 +289,25 @@ export function finishHeadline(state, clock) {
     : "Waiting for the result…";
   const status = state.view?.status ?? mySeat(state)?.status;
   if (!status || !OVER.has(status)) return waiting;
-  const verb = status === "won" ? "You won your game" : `You ${RESULT_WORDS[status] ?? status}`;
   const time = raceTime(state, state.me, 0);
-  return `${verb}${time !== null && total ? `, ${clock(time)}` : ""}. ${waiting}`;
+  return `${YOUR_RESULT[status] ?? status}${time !== null ? `, ${clock(time)}` : ""}. ${waiting}`;
+}
+
+// A racer's place: "2nd of 4"; "joint 1st of 2" when another racer shares it (equal cards
+// home, reached at the same moment: docs/protocol.md, "Ranking").
+export function placeWords(entry, ranking) {
+  const shared = ranking.some((other) => other !== entry && other.rank === entry.rank);
+  return `${shared ? "joint " : ""}${ordinal(entry.rank)} of ${ranking.length}`;
+}
+
+// A racer's result in a few words: "cleared the deal", "resigned".
+export function resultWords(status) {
+  return THEIR_RESULT[status] ?? status;
+}
+
+// "1 move", "2 moves".
+export function counted(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 function names(list) {
@@ -253,10 +315,59 @@ function names(list) {
   return `${list.slice(0, -1).join(", ")} and ${list[list.length - 1]}`;
 }
 
-// A racer's rating after the race and its change: "18.4 (+2.1)"; "–" for an unrated race.
+// A rating as players are shown it (docs/protocol.md, "Ratings"): the shown figure, with "?"
+// while it is provisional (the first races say little), and its change "+12", "−8", "±0",
+// taken between the shown figures, so that a loss never reads as a gain. "–" for an unrated
+// race.
 export function ratingText(rating) {
   if (!rating) return "–";
-  const change = rating.after.ordinal - rating.before.ordinal;
-  const sign = change >= 0 ? "+" : "−";
-  return `${rating.after.ordinal.toFixed(1)} (${sign}${Math.abs(change).toFixed(1)})`;
+  const change = rating.after.shown - rating.before.shown;
+  const sign = change > 0 ? "+" : change < 0 ? "−" : "±";
+  return `${ratingFigure(rating.after)} (${sign}${Math.abs(change)})`;
+}
+
+export function ratingFigure(rating) {
+  return `${rating.shown}${rating.provisional ? "?" : ""}`;
+}
+
+// The names the board shows: each racer's own, and where two racers share one, a short tag
+// from their player id that tells them apart ("Ann ·k3F", "Ann ·9xQ").
+export function boardNames(seats) {
+  const tags = nameTags(seats);
+  return new Map(seats.map((seat) => [seat.player_id,
+    `${seat.name}${tags.get(seat.player_id) ? ` ${tags.get(seat.player_id)}` : ""}`]));
+}
+
+// The tags alone ("·k3F"; "" for a name nobody else has), for a strip that cuts names short.
+export function nameTags(seats) {
+  const count = new Map();
+  for (const seat of seats) count.set(seat.name, (count.get(seat.name) ?? 0) + 1);
+  return new Map(seats.map((seat) => [seat.player_id,
+    count.get(seat.name) > 1 ? `·${seat.player_id.slice(-3)}` : ""]));
+}
+
+// Where each racer stands now: the finished race's ranks; during the race, by cards home
+// (equal counts share a place).
+export function standings(state) {
+  const ranks = new Map();
+  if (state.finished) {
+    for (const entry of state.finished.ranking) ranks.set(entry.player_id, entry.rank);
+    return ranks;
+  }
+  const seats = state.room?.seats ?? [];
+  for (const seat of seats) {
+    ranks.set(seat.player_id,
+      1 + seats.filter((other) => other.on_foundations > seat.on_foundations).length);
+  }
+  return ranks;
+}
+
+// The rematch offer in words: "2 of 3 want a rematch"; "Bob declined the rematch".
+export function rematchWords(offer, seatNames) {
+  if (!offer) return "";
+  if (offer.declined_by) {
+    return `${seatNames.get(offer.declined_by) ?? "A racer"} declined the rematch.`;
+  }
+  const total = offer.accepted.length + offer.waiting.length;
+  return `${offer.accepted.length} of ${total} want a rematch`;
 }

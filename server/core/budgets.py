@@ -13,8 +13,8 @@ each is tested with plain numbers and each costs microseconds, whatever a client
 - ``AddressBook``: connections per client address, new players (``hello`` with a name)
   per address a minute, and the reads of boards and race records per address a second (one
   allowance for the HTTP API and the WebSocket's ``leaderboard`` and ``race_record``).
-- ``invalid_text``: the error for a message pydantic refused, built from its error locations,
-  without rebuilding any schema.
+- ``invalid_text``: the error for a message pydantic refused, in words for the fields a person
+  fills in, built from its error locations without rebuilding any schema.
 - ``request_id``: the id a reply echoes, only if it can be sent back.
 - ``WATCHING``: what a connection without an identity (a ``hello`` with neither name nor
   token) may ask.
@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from server.core.limits import AddressLimiter, client_host, client_key
 from wire.protocol import (
@@ -65,15 +66,47 @@ def frame_problem(frame: str | bytes, max_bytes: int) -> tuple[ErrorCode, str] |
     return None
 
 
+DEAL_NUMBER_WORDS = 'the deal number must be 1 to 20 digits (0-9), sent as text: "42"'
+CODE_WORDS = "a room code is 4 to 16 letters and digits"
+RULE_SET_WORDS = "the rule set must be one of the rule set names (at most 40 characters)"
+FIELD_WORDS: dict[tuple[str, ...], str] = {
+    ("create_room", "deal", "number"): DEAL_NUMBER_WORDS,
+    ("create_room", "seats"): "the seats must be a whole number from 2 to 8",
+    ("create_room", "time_limit_s"): "the time limit must be 30 to 86400 seconds, or none",
+    ("create_room", "rule_set"): RULE_SET_WORDS,
+    ("daily", "rule_set"): RULE_SET_WORDS,
+    ("leaderboard", "rule_set"): RULE_SET_WORDS,
+    ("leaderboard", "deal"): DEAL_NUMBER_WORDS,
+    ("leaderboard", "day"): "the day must be a date written YYYY-MM-DD",
+    ("leaderboard", "limit"): "the limit must be a whole number from 1 to 100",
+    ("join", "code"): CODE_WORDS,
+    ("spectate", "code"): CODE_WORDS,
+    ("resume", "code"): CODE_WORDS,
+    ("resume", "last_seq"): "last_seq must be a whole number, 0 or more",
+}
+"""What a known field must be, in words, by the error's location (the message's type, then the
+field): said instead of the field's check (``deal.number: String should match pattern``)."""
+
+
 def invalid_text(invalid: ValidationError) -> str:
-    """The first few problems, each naming its field: ``name: Input should be a valid
-    string``."""
+    """The first few problems, each in words: a known field's rule (``FIELD_WORDS``), a
+    validator's own sentence, or else the field named with pydantic's words (``name: Input
+    should be a valid string``)."""
     return "; ".join(
-        f"{'.'.join(str(p) for p in error['loc'][1:]) or 'message'}: {error['msg']}"
+        _problem(error)
         for error in invalid.errors(include_url=False, include_context=False, include_input=False)[
             :3
         ]
     )
+
+
+def _problem(error: ErrorDetails) -> str:
+    if error["type"] == "value_error":  # a validator of ours, which says it in words
+        return error["msg"].removeprefix("Value error, ")
+    words = FIELD_WORDS.get(tuple(str(part) for part in error["loc"]))
+    if words is not None:
+        return words
+    return f"{'.'.join(str(part) for part in error['loc'][1:]) or 'message'}: {error['msg']}"
 
 
 def request_id(data: Any) -> str | None:

@@ -24,6 +24,7 @@ from enum import Enum
 from engine.errors import IllegalMoveError
 from engine.moves import RESIGN, Move
 from server.core.errors import RaceError
+from server.core.offer import Offer
 from server.core.racer import FINISHED_AS, Racer, ms, ranking
 from server.core.room_events import EVENTS_KEPT, RoomEvents
 from server.core.said import Facts, Outgoing, RaceBegan, RaceEnded, Said, as_frame, says
@@ -71,6 +72,8 @@ class Race:
         self.ended_at: float | None = None
         self.events = RoomEvents(events_kept) if events is None else events
         self.result: RaceFinished | None = None
+        self.offer: Offer | None = None
+        """The rematch offer open, once the race is over (``server.core.rematch``)."""
         self.commitment = commitment(terms.seed)
         self.facts = Facts()
 
@@ -104,6 +107,7 @@ class Race:
             commitment=self.commitment if self.phase is not Phase.LOBBY else None,
             starts_at_ms=None if self.starts_at is None else ms(self.starts_at),
             started_at_ms=None if self.started_at is None else ms(self.started_at),
+            rematch=None if self.offer is None else self.offer.pending(),
         )
 
     @property

@@ -135,7 +135,10 @@ class Racer:
 
 
 def ranking(racers: Iterable[Racer], started_at: float) -> list[RankEntry]:
-    """Winners by time; then by cards home, then by who reached that count first."""
+    """Winners by time; then by cards home, then by who reached that count first. Racers who
+    did not win, with as many cards home reached at the same millisecond (or never: neither
+    moved a card home), share a place (1, 1, 3), listed in seat order; a winner's place is
+    their own."""
     start = started_at
 
     def key(racer: Racer) -> tuple[int, float, int, float]:
@@ -144,9 +147,9 @@ def ranking(racers: Iterable[Racer], started_at: float) -> list[RankEntry]:
         reached_at = racer.reached_at - start if racer.reached_at is not None else 0.0
         return (1, 0.0, -racer.reached, reached_at)
 
-    ordered = sorted(racers, key=key)
-    return [
-        RankEntry(
+    entries: list[RankEntry] = []
+    for place, racer in enumerate(sorted(racers, key=key), start=1):
+        entry = RankEntry(
             rank=place,
             player_id=racer.player_id,
             name=racer.name,
@@ -156,5 +159,16 @@ def ranking(racers: Iterable[Racer], started_at: float) -> list[RankEntry]:
             reached_at_ms=None if racer.reached_at is None else ms(racer.reached_at - start),
             moves=len(racer.move_times),
         )
-        for place, racer in enumerate(ordered, start=1)
-    ]
+        if entries and _equal_without_a_win(entries[-1], entry):
+            entry = entry.model_copy(update={"rank": entries[-1].rank})
+        entries.append(entry)
+    return entries
+
+
+def _equal_without_a_win(above: RankEntry, entry: RankEntry) -> bool:
+    """Neither won, and their results are equal as published (``reached_at_ms`` in ms)."""
+    return (
+        "won" not in (above.status, entry.status)
+        and above.on_foundations == entry.on_foundations
+        and above.reached_at_ms == entry.reached_at_ms
+    )

@@ -45,7 +45,8 @@ MODEL = PlackettLuce(mu=MU, sigma=SIGMA, beta=SIGMA / 2, tau=MU / 300, limit_sig
 
 @dataclass(frozen=True, slots=True)
 class Rating:
-    """A player's rating in one rule set: ``Rating(25.0, 8.333)``; shown as its ordinal."""
+    """A player's rating in one rule set: ``Rating(25.0, 8.333)``; shown as players are shown it
+    (``wire.ratings``: ``1500?``)."""
 
     mu: float = MU
     sigma: float = SIGMA
@@ -56,7 +57,7 @@ class Rating:
         return self.mu - 3 * self.sigma
 
     def __str__(self) -> str:
-        return f"{self.ordinal:.1f}"
+        return str(self.wire())
 
     def wire(self) -> RatingModel:
         return RatingModel(mu=self.mu, sigma=self.sigma, ordinal=self.ordinal)

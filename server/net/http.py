@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import ValidationError
+from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from engine.registry import RULE_SET_NAMES
@@ -135,13 +136,17 @@ class HttpApi:
         ):
             response = self.too_many(wait)
         else:
-            response = await self.answer(url.path, path, dict(parse_qsl(url.query)))
+            response = await self.answer(
+                url.path, path, dict(parse_qsl(url.query)), request.headers
+            )
         if request.method == "HEAD":
             # The headers of GET, Content-Length included, and no body (RFC 9110, 9.3.2).
             return dataclasses.replace(response, body=b"")
         return response
 
-    async def answer(self, raw_path: str, path: str, query: dict[str, str]) -> Response:
+    async def answer(
+        self, raw_path: str, path: str, query: dict[str, str], headers: Headers
+    ) -> Response:
         if path == "/healthz":
             return self.health()
         if path == "/api/games":
@@ -166,7 +171,7 @@ class HttpApi:
         if path.startswith("/api/races/"):
             return await self.records.race(path.removeprefix("/api/races/"))
         if not path.startswith("/api/"):
-            static = static_response(raw_path)
+            static = static_response(raw_path, headers)
             if static is not None:
                 return static
         return error_response(HTTPStatus.NOT_FOUND, f"nothing at {path}")

@@ -18,7 +18,9 @@ SCHEMA_PATH = Path(__file__).resolve().parents[2] / "docs" / "protocol.schema.js
 
 def protocol_schema() -> dict[str, Any]:
     client = protocol.CLIENT_MESSAGE.json_schema(ref_template="#/$defs/{model}")
-    server = protocol.SERVER_MESSAGE.json_schema(ref_template="#/$defs/{model}")
+    server = protocol.SERVER_MESSAGE.json_schema(  # as sent: computed fields included
+        ref_template="#/$defs/{model}", mode="serialization"
+    )
     definitions = {**client.pop("$defs", {}), **server.pop("$defs", {})}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -121,6 +121,7 @@ class RoomHost:
             case LeaveRoom():
                 room = self._current(client)
                 self.delivery.deliver(room, room.race.leave(client.player_id, now))
+                self.openings.racer_gone(room, client.player_id)
                 if client.player_id not in room.race.racers:
                     room.addresses.pop(client.player_id, None)
                 room.members.discard(client)
@@ -174,7 +175,7 @@ class RoomHost:
                 await room.reply(client, Ok(id=message.id))
             case Rematch():
                 room = self._current(client)
-                await self.openings.rematch(client, room)
+                await self.openings.rematch(client, room, message.accept)
                 await room.reply(client, Ok(id=message.id))
 
     def disconnect(self, client: Member) -> None:
@@ -185,6 +186,7 @@ class RoomHost:
         room.members.discard(client)
         if not any(member.player_id == client.player_id for member in room.members):
             self.delivery.deliver(room, room.race.disconnect(client.player_id, self.clock()))
+            self.openings.racer_gone(room, client.player_id)
 
     def room(self, code: str) -> Room:
         room = self.rooms.get(code.upper())

@@ -7,6 +7,7 @@ The ``RoomHost`` (``server.rooms.host``) asks for a room here and enters its hos
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -17,8 +18,9 @@ from engine.deal import DEAL_ALGORITHM
 from engine.registry import RULE_SET_NAMES
 from server.core.errors import Refusal
 from server.core.limits import AddressLimiter
+from server.core.offer import Offer
 from server.core.race import Race
-from server.core.rematch import may_rematch, rematch
+from server.core.rematch import answer, may_rematch, racer_gone, rematch
 from server.core.terms import RaceTerms
 from server.rooms.delivery import Delivery
 from server.rooms.pool import daily_draw, winnable_seed
@@ -33,6 +35,7 @@ from server.storage.writer import Writer
 from wire.protocol import CreateRoom, ErrorCode, PlayDaily
 
 T = TypeVar("T")
+log = logging.getLogger("patience_race.rooms")
 CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 CODE_LENGTH = 8
 
@@ -64,6 +67,8 @@ class Openings:
         )
         """Rooms asking for a winnable deal each player may open: so one identity cannot take
         the whole pool (``server.rooms.pool``)."""
+        self._making: set[asyncio.Future[None]] = set()
+        """Rematches agreed by a racer's leaving, being made (kept referenced until they are)."""
         self._opening: Counter[tuple[str, str]] = Counter()
         """Public lobbies being opened (their deal drawn, their race stored), by ``("player",
         id)`` and ``("address", address)``: counted with those open, so that many requests
@@ -248,20 +253,48 @@ class Openings:
             )
         )
 
-    async def rematch(self, client: Member, room: Room) -> None:
-        """The room's next race (``server.core.rematch``), stored before anyone hears of it. The
-        room keeps its outbox, members and code; the finished race is in the database."""
+    async def rematch(self, client: Member, room: Room, accept: bool) -> None:
+        """A racer's answer to the room's rematch offer, or the offer they make
+        (``server.core.rematch``); once everyone asked has accepted, the room's next race. A
+        rematch's race is a room's: making the offer takes one of the maker's rooms (and of
+        their winnable rooms, for a winnable deal), as ``create`` does."""
         assert client.player_id is not None
         finished = room.race
-        may_rematch(finished, client.player_id)  # before drawing from the pool
-        if room.rematching is not None:  # another racer asked first: theirs is ours
+        if room.rematching is not None:  # agreed: the next race is being made
             await room.rematching
-            if room.race is finished:  # (it failed: this one is tried afresh)
-                await self.rematch(client, room)
+            if room.race is finished:  # (making it failed: this answer is taken afresh)
+                await self.rematch(client, room, accept)
             return
-        if finished.terms.winnable is not None:
-            self._take_winnable(client)
-        self._take_room(client)  # a rematch's race is a room's: the same quota
+        may_rematch(finished, client.player_id)  # before taking from the quotas
+        if accept and finished.offer is None:
+            if finished.terms.winnable is not None:
+                self._take_winnable(client)
+            self._take_room(client)
+        said, agreed = answer(finished, client.player_id, accept)
+        self.delivery.deliver(room, said)
+        if agreed is not None:
+            await self._rematch(room, agreed)
+
+    def racer_gone(self, room: Room, player_id: str) -> None:
+        """A racer left the room or dropped: the rematch offer open no longer waits for them,
+        and if that was the last answer it waited for, the next race is made (any failure to
+        make it is logged: nobody's request is waiting for it)."""
+        said, agreed = racer_gone(room.race, player_id)
+        self.delivery.deliver(room, said)
+        if agreed is not None:
+            task = asyncio.ensure_future(self._rematch(room, agreed))
+            self._making.add(task)
+            task.add_done_callback(self._made)
+
+    def _made(self, task: asyncio.Future[None]) -> None:
+        self._making.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("a rematch agreed could not be made: %s", task.exception())
+
+    async def _rematch(self, room: Room, offer: Offer) -> None:
+        """The room's next race, agreed by ``offer``, stored before anyone hears of it. The
+        room keeps its outbox, members and code; the finished race is in the database."""
+        finished = room.race
         room.rematching = asyncio.get_running_loop().create_future()
         try:
             seed, winnable = await self._draw(
@@ -273,7 +306,7 @@ class Openings:
                 raise Refusal(ErrorCode.ROOM_CLOSED, f"room {finished.terms.code} has closed")
             following, out = rematch(
                 finished,
-                client.player_id,
+                offer,
                 race_id=secrets.token_hex(8),
                 seed=seed,
                 algorithm=DEAL_ALGORITHM,

@@ -210,7 +210,8 @@ class Room:
     empty_since: float | None = None
     """Since when nobody has been in the room, as last looked at (``server.sweeper``)."""
     rematching: asyncio.Future[None] | None = None
-    """A rematch under way (its deal drawn, its race stored): another racer's waits for it."""
+    """A rematch agreed and being made (its deal drawn, its race stored): an answer to the offer
+    meanwhile waits for it."""
     epoch: int = 1
     """The epoch at which this process holds the race (``server.storage.holding``): every write of
     the race is refused once another process has taken it."""

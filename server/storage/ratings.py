@@ -271,7 +271,7 @@ async def rebuild(sessions: Sessions) -> int:
         )
         .join(RaceRow, RaceRow.id == e.race_id)
         .where(RaceRow.ended_at.is_not(None), e.rank.is_not(None))
-        .order_by(RaceRow.ended_at, RaceRow.id, e.rank)
+        .order_by(RaceRow.ended_at, RaceRow.id, e.rank, e.player_id)  # (a place may be shared)
     )
     async with sessions.begin() as session:
         if (await session.connection()).dialect.name == "postgresql":

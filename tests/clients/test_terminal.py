@@ -235,6 +235,35 @@ async def test_a_race_from_the_form_to_the_results(server: Server, tmp_path: Pat
     assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
 
 
+async def test_the_results_show_the_rematch_offer_with_its_count_to_accept_or_decline(
+    server: Server, tmp_path: Path
+) -> None:
+    bob = await server.client("Bob")
+    room = await bob.create_room("all-fours", deal="number", number=7)
+    app = racer(server, tmp_path / "token.json", "Ann", code=room.code)
+    async with app.run_test(size=SIZE) as pilot:
+        await race_against(pilot, bob)
+        await bob.resign()
+        await pilot.press("ctrl+r")
+        await pilot.press("y")
+        await on_screen(pilot, ResultsScreen)
+        assert shown(pilot, "#rematch") == "Press r to offer a rematch."
+        await bob.rematch()
+        await until(
+            pilot, lambda: "Bob offers a rematch (1 of 2 accepted)" in shown(pilot, "#rematch")
+        )
+        await pilot.press("d")
+        await until(pilot, lambda: "Ann declined the rematch." in shown(pilot, "#rematch"))
+        await pilot.press("r")
+        await until(
+            pilot, lambda: shown(pilot, "#rematch") == "Rematch: 1 of 2 accepted, waiting for Bob."
+        )
+        await bob.rematch()
+        await on_screen(pilot, RoomScreen)
+        assert [seat.name for seat in (await bob.next_lobby()).seats] == ["Bob", "Ann"]
+        await bob.close()
+
+
 async def test_the_results_show_each_racers_new_rating_and_the_boards_the_rated_board(
     server: Server, tmp_path: Path
 ) -> None:

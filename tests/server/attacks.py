@@ -884,9 +884,9 @@ class Player:
 async def rating_farm(target: Target, seconds: float, counts: Counts) -> None:
     """The farm of issue 23: the first identity at hand sits in a rated room (a secret deal)
     with each of the others at once, and every race, both make a move and resign, and the first
-    asks for a rematch, as fast as the replies come. Each identity says it comes from an
-    address of its own. Counts the races finished (``race``) and those the first identity
-    was rated in (``rated``)."""
+    offers a rematch, which the other accepts, as fast as the replies come. Each identity says
+    it comes from an address of its own. Counts the races finished (``race``) and those the
+    first identity was rated in (``rated``)."""
     main, *throwaways = target.tokens
     end = time.monotonic() + seconds
 
@@ -919,6 +919,7 @@ async def rating_farm(target: Target, seconds: float, counts: Counts) -> None:
                     going(end) and (await host.ask({"type": "rematch"}, counts))["type"] == "error"
                 ):
                     await asyncio.sleep(0.1)  # refused (the rooms quota): ask again later
+                await other.ask({"type": "rematch"}, counts)  # the throwaway accepts the offer
         except (ConnectionClosed, TimeoutError):
             counts["gave_up"] += 1
         finally:

@@ -120,7 +120,7 @@ REPLIES = {
 REPLY_ONLY = {"welcome", "ok", "error", "move_ok", "resumed", "leaderboard", "race_record"}
 """Types that are only ever replies (an ``error`` with id null is a reply too, but for
 ``room_closed``, which comes unasked; no lobby lives long enough here for that)."""
-EVENTS = {"room", "countdown", "race_started", "progress", "race_finished"}
+EVENTS = {"room", "countdown", "race_started", "progress", "race_finished", "rematch_offer"}
 
 
 # -- frames -----------------------------------------------------------------------------------
@@ -493,7 +493,7 @@ FIELDS: dict[str, dict[str, st.SearchStrategy[Any]]] = {
     "start": {},
     "ready": {"ready": st.one_of(st.booleans(), anything)},
     "resign": {},
-    "rematch": {},
+    "rematch": {"accept": st.one_of(st.booleans(), anything)},
     "move": {"move": moves},
     "resume": {"code": codes, "last_seq": st.one_of(st.integers(0, 100), ints, anything)},
     "daily": {"rule_set": rule_sets},
@@ -529,7 +529,7 @@ VALID: dict[str, dict[str, st.SearchStrategy[Any]]] = {
     "start": {},
     "ready": {"ready": st.booleans()},
     "resign": {},
-    "rematch": {},
+    "rematch": {"accept": st.booleans()},
     "move": {"move": st.one_of(legal_moves, legal_moves, legal_moves, shaped_move_texts)},
     "resume": {"code": codes, "last_seq": st.integers(0, 30)},
     "daily": {"rule_set": st.sampled_from(RULE_SET_NAMES)},

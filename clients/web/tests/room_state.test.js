@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
-  finishHeadline, initialState, lowTime, myGameOver, mySeat, ordinal, raceTime, ratingText, reduce,
-  timeLeft,
+  boardNames, counted, finishHeadline, initialState, lowTime, myGameOver, mySeat, ordinal,
+  raceTime, ratingText, reduce, rematchWords, standings, timeLeft,
 } from "../room_state.js";
 
 const clock = (ms) => `${(ms / 1000).toFixed(1)}s`;
@@ -106,10 +106,12 @@ test("race_finished: the ranking, the headline, times from the result", () => {
       { rank: 2, player_id: "a", name: "Ann", status: "resigned", time_ms: 4000,
         on_foundations: 0, moves: 1, reached_at_ms: null }] });
   assert.equal(state.room.phase, "finished");
-  assert.equal(finishHeadline(state, clock), "You resigned, 2nd of 2, 4.0s");
+  assert.equal(finishHeadline(state, clock), "You resigned – 2nd of 2");
+  assert.equal(state.result.total, 52);
   assert.equal(raceTime(state, "b", 999999), 161300);
   const watcher = { ...state, me: null };
-  assert.equal(finishHeadline(watcher, clock), "Bob won, 161.3s");
+  assert.equal(finishHeadline(watcher, clock), "Bob won the race, 161.3s");
+  assert.equal(finishHeadline({ ...state, me: "b" }, clock), "You won the race");
   assert.equal(ordinal(1), "1st");
   assert.equal(ordinal(12), "12th");
   assert.equal(ordinal(23), "23rd");
@@ -177,12 +179,100 @@ test("the messages of a room being left do not reach this room's state", () => {
   assert.equal(state.lastSeq, 1);
 });
 
-test("a rating after the race and its change", () => {
-  const rating = (before, after) => ({ before: { mu: 25, sigma: 8, ordinal: before },
-    after: { mu: 26, sigma: 7, ordinal: after } });
-  assert.equal(ratingText(rating(16.3, 18.4)), "18.4 (+2.1)");
-  assert.equal(ratingText(rating(1.5, -0.25)), "-0.3 (−1.8)");
+test("the headline says what happened: the deal cleared, the time up, alone", () => {
+  const over = (ranking) => ({ ...racing(), result: { ranking } });
+  const entry = (rank, player_id, status) => ({ rank, player_id, name: player_id, status,
+    time_ms: 1000, on_foundations: 3, moves: 1, reached_at_ms: null });
+  assert.equal(finishHeadline(over([entry(1, "b", "won"), entry(2, "c", "won"),
+    entry(3, "a", "won")]), clock), "You cleared the deal – 3rd of 3");
+  assert.equal(finishHeadline(over([entry(1, "b", "won"), entry(2, "a", "timed_out"),
+    entry(3, "c", "lost"), entry(4, "d", "lost")]), clock), "Time's up – 2nd of 4");
+  assert.equal(finishHeadline(over([entry(1, "a", "won")]), clock), "You cleared the deal");
+  assert.equal(finishHeadline(over([entry(1, "a", "resigned"), entry(1, "b", "resigned")]),
+    clock), "You resigned – joint 1st of 2");
+  assert.equal(counted(1, "move"), "1 move");
+  assert.equal(counted(2, "move"), "2 moves");
+});
+
+test("a rating is shown on the players' scale: a loss never reads as a gain", () => {
+  // The ordinal (mu − 3 sigma) rises as sigma falls, even after a loss; `shown` follows mu.
+  const rating = (before, after, provisional = false) => ({
+    before: { mu: 25, sigma: 8, ordinal: 1, shown: before, provisional },
+    after: { mu: 24, sigma: 7, ordinal: 3, shown: after, provisional } });
+  assert.equal(ratingText(rating(1500, 1532)), "1532 (+32)");
+  assert.equal(ratingText(rating(1532, 1520)), "1520 (−12)");
+  assert.equal(ratingText(rating(1500, 1500, true)), "1500? (±0)");
   assert.equal(ratingText(null), "–");
+});
+
+test("a rematch offer: who accepted, who is asked, a decline in words", () => {
+  let state = racing();
+  state = reduce(state, { type: "race_finished", seq: 9, race_id: "r1", seed: "7", ranking: [] });
+  state = reduce(state, { type: "rematch_offer", seq: 10, accepted: ["b"], waiting: ["a"],
+    declined_by: null });
+  assert.deepEqual(state.rematch, { accepted: ["b"], waiting: ["a"], declined_by: null });
+  const names = boardNames(state.room.seats);
+  assert.equal(rematchWords(state.rematch, names), "1 of 2 want a rematch");
+  state = reduce(state, { type: "rematch_offer", seq: 11, accepted: ["b"], waiting: [],
+    declined_by: "a" });
+  assert.equal(rematchWords(state.rematch, names), "Ann declined the rematch.");
+  // A resynced room says the offer that is open, and forgets none said in words.
+  state = reduce(state, room("finished", state.room.seats, { seq: 11, rematch: null }));
+  assert.equal(state.rematch.declined_by, "a");
+  state = reduce(state, room("finished", state.room.seats, { seq: 12,
+    rematch: { accepted: ["a"], waiting: ["b"] } }));
+  assert.deepEqual(state.rematch, { accepted: ["a"], waiting: ["b"], declined_by: null });
+});
+
+test("the results stay through the rematch lobby until dismissed or the next race", () => {
+  let state = racing();
+  state = reduce(state, { type: "race_finished", seq: 9, race_id: "r1", seed: "7", ranking: [] });
+  state = reduce(state, room("lobby", [seat("a", "Ann"), seat("b", "Bob")], { seq: 10 }));
+  assert.equal(state.finished, null);
+  assert.equal(state.result.race_id, "r1");
+  assert.equal(reduce(state, { type: "dismiss" }).result, null);
+  state = reduce(state, { type: "race_started", seq: 11, started_at_ms: 9000, commitment: "c2",
+    deal_number: null });
+  assert.equal(state.result, null);
+});
+
+test("the seats keep the order they were taken in, whatever order the server lists", () => {
+  let state = racing();
+  state = reduce(state, room("racing", [seat("c", "Cy"), seat("b", "Bob"), seat("a", "Ann")],
+    { seq: 5, started_at_ms: 5000 }));
+  assert.deepEqual(state.room.seats.map((s) => s.player_id), ["a", "b", "c"]);
+});
+
+test("two racers of one name are told apart; places follow cards home", () => {
+  const seats = [seat("p1-xyz", "Ann", { on_foundations: 4 }), seat("p2-k3F", "Ann"),
+    seat("b", "Bob", { on_foundations: 4 })];
+  const names = boardNames(seats);
+  assert.deepEqual([...names.values()], ["Ann ·xyz", "Ann ·k3F", "Bob"]);
+  const state = { ...racing(), room: { ...racing().room, seats } };
+  assert.deepEqual([...standings(state).values()], [1, 3, 1]);
+});
+
+test("after a server restart the clocks hold the time shown, never running backwards", () => {
+  let state = racing(); // started at 5000
+  assert.equal(raceTime(state, "a", 16700), 11700);
+  state = reduce(state, { type: "lost" }, { now: 16700 });
+  // Restored with the outage charged to nobody: the start moved 1800 ms later.
+  state = reduce(state, room("racing", state.room.seats, { seq: 5, started_at_ms: 6800 }),
+    { now: 16800 });
+  assert.equal(raceTime(state, "a", 16800), 11800); // held, not 10000
+  assert.equal(raceTime(state, "a", 17000), 11800);
+  assert.equal(raceTime(state, "a", 19000), 12200); // the real time caught up
+});
+
+test("reconnected: said for a moment, and what was refused while away is forgotten", () => {
+  let state = racing();
+  state = reduce(state, { type: "lost" }, { now: 100 });
+  state = reduce(state, { type: "refused", move: "m", message: "not connected to the server" });
+  state = reduce(state, { type: "reconnected" });
+  assert.equal(state.lost, false);
+  assert.equal(state.back, true);
+  assert.equal(state.refusal, null);
+  assert.equal(reduce(state, { type: "settled" }).back, false);
 });
 
 test("the live verdict is kept until the next race", () => {

@@ -53,6 +53,26 @@ def test_an_invalid_message_is_described_by_the_field_it_names() -> None:
     )
 
 
+def test_a_known_fields_problem_is_said_in_words() -> None:
+    """Issue 26: the lobby form showed ``deal.number: String should match pattern ...``."""
+    chosen = {"type": "create_room", "rule_set": "octagon", "deal": {"kind": "number"}}
+    assert invalid_text(refusal_of({**chosen, "deal": {"kind": "number", "number": 42}})) == (
+        'the deal number must be 1 to 20 digits (0-9), sent as text: "42"'
+    )
+    assert invalid_text(refusal_of({**chosen, "deal": {"kind": "number", "number": "4x"}})) == (
+        "a deal number is written in the digits 0-9 only, not '4x'"
+    ), "a validator's own sentence, as it is"
+    secret = {**chosen, "deal": {"kind": "secret"}}
+    assert invalid_text(refusal_of({**secret, "seats": 9, "time_limit_s": 5})) == (
+        "the seats must be a whole number from 2 to 8; "
+        "the time limit must be 30 to 86400 seconds, or none"
+    )
+    assert invalid_text(refusal_of(chosen)) == "a chosen deal needs a number 0..2^64-1"
+    assert invalid_text(refusal_of({"type": "join", "code": "a"})) == (
+        "a room code is 4 to 16 letters and digits"
+    )
+
+
 def test_a_problem_with_no_field_is_the_messages_and_at_most_three_are_told() -> None:
     assert invalid_text(refusal_of({})).startswith("message: ")
     many = refusal_of({"type": "move", "id": 2, "move": 1, "extra": 1})

@@ -1,6 +1,7 @@
 """One seat of a race (``server.core.racer``): a move played gives the mover's reply and the
 move to store, a resignation is stored only for a game still going, and ``ranking`` orders
-winners by time, then the others by cards home and who reached that count first."""
+winners by time, then the others by cards home and who reached that count first, equal results
+sharing a place."""
 
 from __future__ import annotations
 
@@ -102,6 +103,29 @@ def test_winners_rank_by_time_then_the_others_by_cards_home_then_who_reached_fir
         "few_cards",
     ]
     assert [entry.rank for entry in ranked] == [1, 2, 3, 4, 5]
+
+
+def test_racers_without_a_win_and_with_equal_results_share_a_place() -> None:
+    """Issue 26: two racers who both resigned before any card went home were ranked 1 and 2 by
+    who resigned first."""
+    never = [
+        Racer("first_to_resign", "A", status="resigned", finished_at=T0 + 5),
+        Racer("second_to_resign", "B", status="resigned", finished_at=T0 + 9),
+    ]
+    assert [(e.player_id, e.rank) for e in ranking(never, T0)] == [
+        ("first_to_resign", 1),
+        ("second_to_resign", 1),
+    ]
+    racers = [
+        seated("winner", "won", 52, 60, finished_after=60),
+        seated("same_winner_time", "won", 52, 60, finished_after=60),
+        seated("thirty_at_20", "resigned", 30, 20, finished_after=50),
+        seated("also_thirty_at_20", "timed_out", 30, 20, finished_after=300),
+        seated("thirty_a_ms_later", "lost", 30, 20.001, finished_after=40),
+    ]
+    assert [entry.rank for entry in ranking(racers, T0)] == [1, 2, 3, 3, 5], (
+        "winners keep places of their own; equal cards at the same millisecond share one"
+    )
 
 
 def test_a_ranking_entry_gives_the_times_from_the_start_in_ms() -> None:

@@ -19,6 +19,7 @@ independent of openskill's code.
 
 from __future__ import annotations
 
+import random
 from math import exp, isclose, sqrt
 
 import pytest
@@ -31,12 +32,14 @@ from server.core.ratings import (
     Candidate,
     Rating,
     RatingRules,
+    changes,
     rate,
     rated_ranking,
     roles,
     tied_ranks,
 )
 from wire.protocol import RankEntry
+from wire.ratings import Rating as WireRating
 
 BETA, TAU = 25 / 6, 25 / 300
 DAY_S = 24 * HOUR_S
@@ -151,10 +154,50 @@ def test_ties_are_on_every_ranking_term_as_published() -> None:
     assert tied_ranks(winners) == [1, 1, 3, 4, 4, 6]
 
 
-def test_a_new_player_is_openskills_default_and_shown_by_ordinal() -> None:
+def test_a_new_player_is_openskills_default_shown_as_a_provisional_1500() -> None:
     assert (NEW.mu, NEW.sigma, NEW.ordinal) == (25.0, 25 / 3, 0.0)
-    assert str(Rating(30.0, 3.0)) == "21.0"
-    assert NEW.wire().model_dump() == {"mu": 25.0, "sigma": 25 / 3, "ordinal": 0.0}
+    assert str(NEW) == "1500?" and str(Rating(30.0, 3.0)) == "1700"
+    assert str(Rating(24.0, 6.6)) == "1460?" and str(Rating(24.0, 6.5)) == "1460"
+    assert NEW.wire().model_dump() == {
+        "mu": 25.0,
+        "sigma": 25 / 3,
+        "ordinal": 0.0,
+        "shown": 1500,
+        "provisional": True,
+    }
+    forged = {"mu": 25.0, "sigma": 3.0, "ordinal": 16.0, "shown": 2900, "provisional": True}
+    read = WireRating.model_validate(forged)
+    assert (read.shown, read.provisional) == (1500, False), "computed again, not taken"
+
+
+def shown_changes(ranking: list[RankEntry], current: dict[str, Rating]) -> dict[str, str]:
+    after = rate(ranking, current)
+    return {player: str(change) for player, change in changes(current, after).items()}
+
+
+def test_two_new_players_who_tie_both_show_no_gain() -> None:
+    """Issue 26: both resigned with no card home, and both were shown +0.8 (the ordinal)."""
+    tie = [entry("a", "resigned", 4_000, 0), entry("b", "resigned", 9_000, 0)]
+    assert shown_changes(tie, {}) == {"a": "1500? (+0)", "b": "1500? (+0)"}
+
+
+def test_a_last_place_never_shows_a_gain() -> None:
+    """Whatever the ratings before (a weak racer last behind strong ones, an uncertain one
+    behind certain ones), the last place's shown rating does not rise; and whoever won the
+    deal outright does not fall."""
+    draw = random.Random(26)
+    for _ in range(300):
+        racers = [f"p{index}" for index in range(draw.randint(2, 8))]
+        current = {
+            player: Rating(draw.uniform(10, 40), draw.uniform(1, 25 / 3)) for player in racers
+        }
+        ranking = [
+            entry(player, "lost", 60_000, 52 - place, 1000 * place)
+            for place, player in enumerate(racers)
+        ]
+        moved = changes(current, rate(ranking, current))
+        assert moved[racers[-1]].gained <= 0
+        assert moved[racers[0]].gained >= 0
 
 
 RULES = RatingRules(provisional_s=DAY_S, per_hour=3, longest_race_s=2 * HOUR_S)

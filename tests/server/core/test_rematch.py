@@ -1,5 +1,6 @@
-"""A rematch (``server.core.rematch``): who may ask and what the next race keeps, on its own; then
-over live connections, on both databases."""
+"""A rematch (``server.core.rematch``, ``server.core.offer``): the offer and its answers, who may
+make it and what the next race keeps, on their own; then over live connections, on both
+databases."""
 
 from __future__ import annotations
 
@@ -12,14 +13,23 @@ from sqlalchemy import select
 
 from clients.sdk import RaceClient, RequestRefused
 from engine.moves import RESIGN
+from server.core.offer import Offer
 from server.core.race import Phase, Race, RaceError
-from server.core.rematch import rematch
+from server.core.rematch import answer, racer_gone, rematch
 from server.core.room_view import room_state
 from server.storage.models import RaceRow
 from tests.server.cluster.test_bus import hopping, two_workers
 from tests.server.core.test_race import T0, messages, new_race, started
 from tests.server.test_server import DEAL, Server, Sessions, play_to_end, race_of
-from wire.protocol import RaceFinished, RaceStarted, RoomState, YourView
+from wire.protocol import (
+    RaceFinished,
+    RaceStarted,
+    RematchOffer,
+    Resume,
+    Resynced,
+    RoomState,
+    YourView,
+)
 
 NEW_SEED = 77
 
@@ -33,11 +43,149 @@ def finished_race(**options: object) -> Race:
     return race
 
 
+def agreed_by(race: Race, *players: str) -> Offer:
+    """The offer the first of ``players`` makes, accepted by the others in turn: agreed."""
+    agreed = None
+    for player in players:
+        assert agreed is None, "agreed before everyone answered"
+        _, agreed = answer(race, player, accept=True)
+    assert agreed is not None
+    return agreed
+
+
+def next_race(race: Race, offer: Offer, seed: int = NEW_SEED, **options: object) -> Race:
+    following, _ = rematch(race, offer, race_id="r2", seed=seed, algorithm=1, winnable=None)
+    return following
+
+
+# -- the offer ----------------------------------------------------------------------------------
+
+
+def test_an_offer_waits_for_every_racer_in_the_room_then_is_agreed() -> None:
+    race = finished_race()
+    race.spectate("s1", most=1)
+    said, agreed = answer(race, "p2", accept=True)
+    (made,) = messages(said, RematchOffer)
+    assert (made.accepted, made.waiting, made.declined_by) == (["p2"], ["p1", "p3"], None)
+    assert agreed is None and made.seq == race.events.seq
+    pending = room_state(race).rematch
+    assert pending is not None and (pending.accepted, pending.waiting) == (["p2"], ["p1", "p3"])
+    said, agreed = answer(race, "p3", accept=True)
+    assert [(m.accepted, m.waiting) for m in messages(said, RematchOffer)] == [
+        (["p2", "p3"], ["p1"])
+    ]
+    assert agreed is None, "one racer still to answer"
+    said, agreed = answer(race, "p1", accept=True)
+    assert [(m.accepted, m.waiting) for m in messages(said, RematchOffer)] == [
+        (["p2", "p3", "p1"], [])
+    ]
+    assert agreed is not None and agreed.accepted == ("p2", "p3", "p1")
+    assert room_state(race).rematch is None, "no longer open: the rematch is being made"
+
+
+def test_accepting_twice_says_nothing_more() -> None:
+    race = finished_race()
+    answer(race, "p1", accept=True)
+    seq = race.events.seq
+    assert answer(race, "p1", accept=True) == ([], None)
+    assert race.events.seq == seq
+
+
+def test_a_decline_ends_the_offer_and_anyone_may_offer_again() -> None:
+    race = finished_race()
+    answer(race, "p1", accept=True)
+    answer(race, "p2", accept=True)
+    said, agreed = answer(race, "p3", accept=False)
+    (ended,) = messages(said, RematchOffer)
+    assert ended.declined_by == "p3" and agreed is None
+    assert race.offer is None and room_state(race).rematch is None
+    said, _ = answer(race, "p3", accept=True)  # a new offer: everyone is asked again
+    (made,) = messages(said, RematchOffer)
+    assert (made.accepted, made.waiting, made.declined_by) == (["p3"], ["p1", "p2"], None)
+
+
+def test_a_decline_with_no_offer_open_changes_nothing() -> None:
+    race = finished_race()
+    seq = race.events.seq
+    assert answer(race, "p2", accept=False) == ([], None)
+    assert race.events.seq == seq and race.offer is None
+
+
+@pytest.mark.parametrize("goes", ["leave", "disconnect"])
+def test_a_waiting_racer_who_goes_lets_the_others_proceed(goes: str) -> None:
+    race = finished_race()
+    answer(race, "p1", accept=True)
+    answer(race, "p2", accept=True)
+    getattr(race, goes)("p3", T0 + 20)
+    said, agreed = racer_gone(race, "p3")
+    (offer,) = messages(said, RematchOffer)
+    assert (offer.accepted, offer.waiting) == (["p1", "p2"], [])
+    assert agreed is not None
+    assert list(next_race(race, agreed).racers) == ["p1", "p2"], "not seated again"
+
+
+def test_an_accepting_racer_who_goes_is_not_counted_and_the_last_ends_the_offer() -> None:
+    race = finished_race()
+    answer(race, "p1", accept=True)
+    answer(race, "p2", accept=True)
+    race.leave("p1", T0 + 20)
+    said, agreed = racer_gone(race, "p1")
+    assert [(m.accepted, m.waiting) for m in messages(said, RematchOffer)] == [(["p2"], ["p3"])]
+    race.disconnect("p2", T0 + 21)
+    said, agreed = racer_gone(race, "p2")
+    (ended,) = messages(said, RematchOffer)
+    assert (ended.accepted, ended.waiting, ended.declined_by) == ([], ["p3"], "p2")
+    assert agreed is None and race.offer is None
+
+
+def test_a_racer_the_offer_does_not_concern_going_says_nothing() -> None:
+    race = finished_race()
+    race.disconnect("p3", T0 + 15)  # gone before the offer: not asked
+    answer(race, "p1", accept=True)
+    race.spectate("s1", most=1)
+    race.leave("s1", T0 + 20)
+    assert racer_gone(race, "s1") == ([], None)
+    assert race.offer is not None and race.offer.waiting == ("p2",)
+
+
+def test_a_racer_back_after_the_offer_was_made_may_accept_it() -> None:
+    race = finished_race()
+    race.disconnect("p3", T0 + 15)
+    answer(race, "p1", accept=True)
+    race.reconnect("p3", T0 + 16)
+    _, agreed = answer(race, "p3", accept=True)
+    assert agreed is None, "p2 is still asked"
+    _, agreed = answer(race, "p2", accept=True)
+    assert agreed is not None and list(next_race(race, agreed).racers) == ["p1", "p2", "p3"]
+
+
+def test_alone_in_the_room_the_offer_is_agreed_at_once() -> None:
+    race = finished_race()
+    race.leave("p2", T0 + 20)
+    race.disconnect("p3", T0 + 20)
+    said, agreed = answer(race, "p1", accept=True)
+    (offer,) = messages(said, RematchOffer)
+    assert (offer.accepted, offer.waiting) == (["p1"], []) and agreed is not None
+
+
+def test_offer_values_say_where_they_are() -> None:
+    offer = Offer.made("a", ["a", "b"])
+    assert offer.open and not offer.agreed and offer.concerns("b")
+    assert offer.accept("b").agreed and not offer.accept("b").open
+    declined = offer.decline("b")
+    assert not declined.open and not declined.agreed and declined.declined_by == "b"
+    assert Offer.made("a", ["a"]).agreed
+
+
+# -- the next race ------------------------------------------------------------------------------
+
+
 def test_the_next_race_keeps_the_room_and_its_racers_not_ready_on_a_new_deal() -> None:
     race = finished_race(time_limit_s=300, public=True, winnable=True)
     race.spectate("s1", most=1)
+    offer = agreed_by(race, "p2", "p1", "p3")
     last = race.events.seq
-    following, out = rematch(race, "p2", race_id="r2", seed=NEW_SEED, algorithm=1, winnable=False)
+    following, out = rematch(race, offer, race_id="r2", seed=NEW_SEED, algorithm=1, winnable=False)
     (room,) = messages(out, RoomState)
     assert (following.terms.race_id, following.terms.code, following.phase) == (
         "r2",
@@ -47,6 +195,7 @@ def test_the_next_race_keeps_the_room_and_its_racers_not_ready_on_a_new_deal() -
     assert following.commitment == hashlib.sha256(str(NEW_SEED).encode()).hexdigest()
     assert room.seq == last + 1 == following.events.seq, "the room's numbering goes on"
     assert room.phase == "lobby" and room.commitment is None and room.public
+    assert room.rematch is None
     assert [(s.player_id, s.ready, s.status) for s in room.seats] == [
         ("p1", False, "waiting"),
         ("p2", False, "waiting"),
@@ -57,11 +206,11 @@ def test_the_next_race_keeps_the_room_and_its_racers_not_ready_on_a_new_deal() -
     assert following.events.since(last) == [room]
 
 
-def test_racers_gone_from_the_room_lose_their_seats_and_the_asker_may_become_host() -> None:
+def test_racers_gone_from_the_room_lose_their_seats_and_the_maker_may_become_host() -> None:
     race = finished_race()
     race.leave("p1", T0 + 20)  # the host leaves the finished room
     race.disconnect("p3", T0 + 20)  # and a racer's connection drops
-    following, out = rematch(race, "p2", race_id="r2", seed=NEW_SEED, algorithm=1, winnable=None)
+    following = next_race(race, agreed_by(race, "p2"))
     assert list(following.racers) == ["p2"] and following.host_id == "p2"
     following.join("p1", "Ann", T0 + 30)  # a free seat, like any other
     assert list(following.racers) == ["p2", "p1"]
@@ -69,35 +218,37 @@ def test_racers_gone_from_the_room_lose_their_seats_and_the_asker_may_become_hos
 
 def test_a_chosen_deal_keeps_its_number_and_shows_it_from_the_lobby() -> None:
     race = finished_race(deal_kind="number", seed=42)
-    following, out = rematch(race, "p1", race_id="r2", seed=42, algorithm=1, winnable=None)
+    offer = agreed_by(race, "p1", "p2", "p3")
+    following, out = rematch(race, offer, race_id="r2", seed=42, algorithm=1, winnable=None)
     (room,) = messages(out, RoomState)
     assert room.deal_kind == "number" and room.deal_number == "42"
 
 
 @pytest.mark.parametrize(("who", "code"), [("p9", "not_in_room"), ("s1", "not_in_room")])
-def test_only_a_seated_racer_may_ask(who: str, code: str) -> None:
+def test_only_a_seated_racer_may_offer_or_answer(who: str, code: str) -> None:
     race = finished_race()
     race.spectate("s1", most=1)
-    with pytest.raises(RaceError) as refused:
-        rematch(race, who, race_id="r2", seed=NEW_SEED, algorithm=1, winnable=None)
-    assert refused.value.code == code
+    for accept in (True, False):
+        with pytest.raises(RaceError) as refused:
+            answer(race, who, accept)
+        assert refused.value.code == code
 
 
 def test_not_before_the_race_is_over_and_never_for_the_daily_deal() -> None:
     race = new_race()
     with pytest.raises(RaceError) as lobby:
-        rematch(race, "p1", race_id="r2", seed=NEW_SEED, algorithm=1, winnable=None)
+        answer(race, "p1", accept=True)
     assert lobby.value.code == "not_over"
     started(race, "p2")
     with pytest.raises(RaceError) as racing:
-        rematch(race, "p1", race_id="r2", seed=NEW_SEED, algorithm=1, winnable=None)
+        answer(race, "p1", accept=True)
     assert racing.value.code == "not_over"
     daily = new_race(deal_kind="daily", seats_max=1, countdown_s=0)
     daily.start("p1", T0)
     daily.move("p1", RESIGN, T0 + 1)
     assert daily.phase is Phase.FINISHED
     with pytest.raises(RaceError) as refused:
-        rematch(daily, "p1", race_id="r2", seed=NEW_SEED, algorithm=1, winnable=None)
+        answer(daily, "p1", accept=True)
     assert refused.value.code == "no_rematch"
 
 
@@ -132,7 +283,7 @@ def room_seqs(frames: list[str]) -> list[int]:
     ]
 
 
-ROOM_EVENTS = {"room", "countdown", "race_started", "progress", "race_finished"}
+ROOM_EVENTS = {"room", "countdown", "race_started", "progress", "race_finished", "rematch_offer"}
 
 
 async def test_a_rematch_races_again_in_the_room_on_a_new_secret_deal(
@@ -153,9 +304,10 @@ async def test_a_rematch_races_again_in_the_room_on_a_new_secret_deal(
     assert spectator.value.code == "not_in_room"
 
     await bob.rematch()
-    lobby = await ann.next_event(RoomState)
-    while lobby.phase != "lobby":
-        lobby = await ann.next_event(RoomState)
+    offer = await ann.next_event(RematchOffer)
+    assert (offer.accepted, offer.waiting) == ([bob.player_id], [ann.player_id])
+    await ann.rematch()
+    lobby = await ann.next_lobby()
     assert lobby.code == room.code and lobby.spectators == 1
     assert [(s.name, s.ready) for s in lobby.seats] == [("Ann", False), ("Bob", False)]
     second = await race_to_the_end(ann, bob)
@@ -185,10 +337,8 @@ async def test_a_rematch_on_a_chosen_deal_keeps_its_number_and_a_racer_gone_is_u
     await asyncio.gather(play_to_end(ann), play_to_end(bob))
     await ann.next_event(RaceFinished, timeout=20)
     await bob.leave()
-    await ann.rematch()
-    lobby = await ann.next_event(RoomState)
-    while lobby.phase != "lobby":
-        lobby = await ann.next_event(RoomState)
+    await ann.rematch()  # alone in the room: at once
+    lobby = await ann.next_lobby()
     assert lobby.deal_kind == "number" and lobby.deal_number == str(DEAL)
     assert [s.name for s in lobby.seats] == ["Ann"]
     again = await bob.join(code)  # the freed seat
@@ -196,6 +346,68 @@ async def test_a_rematch_on_a_chosen_deal_keeps_its_number_and_a_racer_gone_is_u
     await ann.ready()
     await bob.ready()
     assert (await bob.next_event(RaceStarted)).deal_number == str(DEAL)
+
+
+async def room_resynced(client: RaceClient, code: str) -> RoomState:
+    """The room as a full resync (``resume`` from seq 0) gives it to ``client``."""
+    resynced = await client.request(Resume(type="resume", code=code, last_seq=0))
+    assert isinstance(resynced, Resynced) and resynced.full
+    return RoomState.model_validate(resynced.missed[0])
+
+
+async def test_three_racers_must_all_accept_and_the_room_sees_each_answer(
+    server: Server,
+) -> None:
+    (ann, bob, cy), code = await race_of(server, "all-fours", ["Ann", "Bob", "Cy"])
+    await asyncio.gather(*(play_to_end(racer) for racer in (ann, bob, cy)))
+    await cy.next_event(RaceFinished, timeout=20)
+    await ann.rematch()
+    await bob.rematch()
+    answers = [await cy.next_event(RematchOffer) for _ in range(2)]
+    assert [(offer.accepted, offer.waiting) for offer in answers] == [
+        ([ann.player_id], [bob.player_id, cy.player_id]),
+        ([ann.player_id, bob.player_id], [cy.player_id]),
+    ]
+    await cy.rematch()
+    lobby = await ann.next_lobby()
+    assert [s.name for s in lobby.seats] == ["Ann", "Bob", "Cy"] and lobby.rematch is None
+
+
+async def test_a_decline_ends_the_offer_and_nobody_is_moved(server: Server) -> None:
+    (ann, bob), code = await race_of(server, "all-fours", ["Ann", "Bob"])
+    await asyncio.gather(play_to_end(ann), play_to_end(bob))
+    await bob.next_event(RaceFinished, timeout=20)
+    await ann.rematch()
+    await bob.decline_rematch()
+    offers = [await ann.next_event(RematchOffer) for _ in range(2)]
+    assert offers[-1].declined_by == bob.player_id
+    room = await room_resynced(bob, code)
+    assert room.phase == "finished" and room.rematch is None
+    await bob.rematch()  # a new offer
+    assert (await ann.next_event(RematchOffer)).accepted == [bob.player_id]
+
+
+async def test_a_waiting_racer_who_leaves_lets_the_others_race_again(server: Server) -> None:
+    (ann, bob, cy), code = await race_of(server, "all-fours", ["Ann", "Bob", "Cy"])
+    await asyncio.gather(*(play_to_end(racer) for racer in (ann, bob, cy)))
+    await ann.next_event(RaceFinished, timeout=20)
+    await ann.rematch()
+    await bob.rematch()
+    await cy.leave()
+    lobby = await ann.next_lobby()
+    assert [s.name for s in lobby.seats] == ["Ann", "Bob"]
+    offers = [await bob.next_event(RematchOffer) for _ in range(3)]
+    assert (offers[-1].accepted, offers[-1].waiting) == ([ann.player_id, bob.player_id], [])
+
+
+async def test_an_open_offer_is_in_the_room_on_a_resync(server: Server) -> None:
+    (ann, bob), code = await race_of(server, "all-fours", ["Ann", "Bob"])
+    await asyncio.gather(play_to_end(ann), play_to_end(bob))
+    await bob.next_event(RaceFinished, timeout=20)
+    await ann.rematch()
+    room = await room_resynced(bob, code)
+    assert room.rematch is not None
+    assert (room.rematch.accepted, room.rematch.waiting) == ([ann.player_id], [bob.player_id])
 
 
 async def test_the_daily_deal_has_no_rematch(server: Server) -> None:
@@ -218,24 +430,25 @@ async def test_a_rematch_asked_through_another_worker(database_url: str, redis_u
         await watcher.hello()
         await watcher.spectate(room.code)  # anonymous, through the hop
         earlier = await race_to_the_end(ann, bob)
+        assert (await watcher.next_event(RaceFinished)).race_id == earlier.race_id
         await bob.rematch()  # hops to the first worker, which holds the room
-        lobby = await watcher.next_event(RoomState)
-        while lobby.phase != "lobby":
-            lobby = await watcher.next_event(RoomState)
+        assert (await watcher.next_event(RematchOffer)).waiting == [ann.player_id]
+        await ann.rematch()
+        lobby = await watcher.next_lobby()
         assert [s.name for s in lobby.seats] == ["Ann", "Bob"] and lobby.public
         later = await race_to_the_end(ann, bob)
         assert later.race_id != earlier.race_id
-        assert (await watcher.next_event(RaceFinished)).race_id == earlier.race_id
         assert (await watcher.next_event(RaceFinished)).race_id == later.race_id
 
 
-def test_with_the_host_and_the_asker_gone_the_first_racer_left_is_host() -> None:
+def test_with_the_host_and_the_maker_gone_the_first_racer_left_is_host() -> None:
     race = finished_race()
+    offer = agreed_by(race, "p2", "p1", "p3")
     race.leave("p1", T0 + 20)
-    race.disconnect("p2", T0 + 20)  # the asker's connection dropped while the deal was drawn
-    following, _ = rematch(race, "p2", race_id="r2", seed=NEW_SEED, algorithm=1, winnable=None)
+    race.disconnect("p2", T0 + 20)  # the maker's connection dropped while the deal was drawn
+    following = next_race(race, offer)
     assert list(following.racers) == ["p3"] and following.host_id == "p3"
     race.disconnect("p3", T0 + 20)
     with pytest.raises(RaceError) as nobody:
-        rematch(race, "p2", race_id="r3", seed=NEW_SEED, algorithm=1, winnable=None)
+        next_race(race, offer)
     assert nobody.value.code == "not_in_room"

@@ -1,17 +1,20 @@
 """What the browser client needs from the server's HTTP side: its static files
-(server/net/static.py)
-and the replay endpoint GET /api/races/ID/replay?player=PID, on a real server."""
+(server/net/static.py), compressed and cacheable, and the replay endpoint
+GET /api/races/ID/replay?player=PID, on a real server."""
 
 from __future__ import annotations
 
 import asyncio
+import gzip
 import http.client
+import re
 from pathlib import Path
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from websockets.datastructures import Headers
 
-from server.net.static import web_file
+from server.net.static import WEB_ROOT, static_response, web_file
 from server.storage.models import RaceRow
 from tests.server.test_server import (
     Server,
@@ -83,6 +86,74 @@ def test_a_symbolic_link_out_of_the_web_directory_is_not_served(tmp_path: Path) 
     assert web_file("/", root) is None  # no index.html in this directory
     assert web_file("/link.js", root) is None
     assert web_file("/notes.txt", root) is None
+
+
+def test_a_text_file_is_gzipped_for_a_browser_that_takes_it_with_a_strong_etag(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "app.js").write_text("export const board = 1;\n" * 200)
+    plain = static_response("/app.js", Headers(), tmp_path)
+    packed = static_response("/app.js", Headers({"Accept-Encoding": "br, gzip, deflate"}), tmp_path)
+    assert plain is not None and packed is not None
+    assert "Content-Encoding" not in plain.headers
+    assert packed.headers["Content-Encoding"] == "gzip"
+    assert gzip.decompress(packed.body) == plain.body == (tmp_path / "app.js").read_bytes()
+    assert int(packed.headers["Content-Length"]) == len(packed.body) < len(plain.body) // 10
+    assert plain.headers["ETag"] != packed.headers["ETag"], "one tag per representation"
+    for response in (plain, packed):
+        assert re.fullmatch(r'"[0-9a-f]{32}(-gzip)?"', response.headers["ETag"])
+        assert response.headers["Cache-Control"] == "no-cache"
+        assert response.headers["Vary"] == "Accept-Encoding"
+    refused = static_response("/app.js", Headers({"Accept-Encoding": "gzip;q=0"}), tmp_path)
+    assert refused is not None and "Content-Encoding" not in refused.headers
+
+
+def test_a_file_unchanged_since_the_browser_got_it_is_304_and_a_changed_one_is_sent(
+    tmp_path: Path,
+) -> None:
+    file = tmp_path / "style.css"
+    file.write_text("body { margin: 0; }\n")
+    first = static_response("/style.css", Headers(), tmp_path)
+    assert first is not None
+    again = static_response(
+        "/style.css", Headers({"If-None-Match": first.headers["ETag"]}), tmp_path
+    )
+    assert again is not None and (again.status_code, again.body) == (304, b"")
+    assert again.headers["ETag"] == first.headers["ETag"]
+    file.write_text("body { margin: 1px; }\n")  # a new version: a new tag, sent in full
+    changed = static_response(
+        "/style.css", Headers({"If-None-Match": first.headers["ETag"]}), tmp_path
+    )
+    assert changed is not None and changed.status_code == 200
+    assert changed.body == file.read_bytes() and changed.headers["ETag"] != first.headers["ETag"]
+
+
+def test_an_image_is_sent_as_it_is(tmp_path: Path) -> None:
+    (tmp_path / "icon.png").write_bytes(bytes(range(256)) * 4)
+    response = static_response("/icon.png", Headers({"Accept-Encoding": "gzip"}), tmp_path)
+    assert response is not None and "Content-Encoding" not in response.headers
+
+
+async def test_the_server_sends_the_page_gzipped_then_304_once_the_browser_has_it(
+    server: Server,
+) -> None:
+    def get(headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+        host, port = server.http.removeprefix("http://").split(":")
+        connection = http.client.HTTPConnection(host, int(port), timeout=10)
+        try:
+            connection.request("GET", "/app.js", headers=headers)
+            response = connection.getresponse()
+            return response.status, dict(response.getheaders()), response.read()
+        finally:
+            connection.close()
+
+    status, headers, body = await asyncio.to_thread(get, {"Accept-Encoding": "gzip"})
+    assert (status, headers["Content-Encoding"]) == (200, "gzip")
+    assert gzip.decompress(body) == (WEB_ROOT / "app.js").read_bytes()
+    status, again, body = await asyncio.to_thread(
+        get, {"Accept-Encoding": "gzip", "If-None-Match": headers["ETag"]}
+    )
+    assert (status, body, again["ETag"]) == (304, b"", headers["ETag"])
 
 
 # -- replay -----------------------------------------------------------------------------------
