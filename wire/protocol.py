@@ -316,7 +316,10 @@ class GetLeaderboard(Message):
     @classmethod
     def _real_day(cls, day: str | None) -> str | None:
         if day is not None:
-            date.fromisoformat(day)  # ValueError for 2026-13-45, 2026-02-30, 0000-01-01
+            try:
+                date.fromisoformat(day)  # ValueError for 2026-13-45, 2026-02-30, 0000-01-01
+            except ValueError:
+                raise ValueError(f"the day must be a real date, YYYY-MM-DD, not {day!r}") from None
         return day
 
     @model_validator(mode="after")
