@@ -590,8 +590,8 @@ export class Board {
     if (selected && (selected.pile !== at.pile || this.targets().has(at.pile))) {
       this.attempt(selected, at.pile);
     } else if (selected && (at.index === null || at.index === selected.index)) {
-      this.lastTap = { pile: at.pile, index: at.index, time: now, dropped: true };
       this.deselect();
+      this.lastTap = { pile: at.pile, index: at.index, time: now, dropped: true };
     } else if (this.canPick(at) && (this.oneClick(at) || (touch && this.playOnly(at)))) {
       // played at once: the only place a face-down card may go, or the card to move's
     } else if (this.canPick(at)) {
@@ -650,8 +650,10 @@ export class Board {
     return allowed ?? (this.cardsOf("stock").length ? "turn" : "redeal");
   }
 
+  // Put lifted cards down (a click after this is not the second of a double click).
   deselect() {
     document.querySelector(".chooser")?.remove();
+    this.lastTap = null;
     if (!this.selected) return;
     this.selected = null;
     this.render();
