@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import stat
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -30,6 +29,7 @@ from clients.terminal.session import DEFAULT_SERVER, Identity, IdentityFile, Rac
 from engine.registry import RULE_SET_NAMES, find_rule_set
 from engine.view import Slot
 from tests.clients.conftest import RATED_BETWEEN_CLIENTS, rated_racer
+from tests.ports import free_port
 from tests.server.cluster.test_bus import two_workers
 from tests.server.test_server import Server, make_settings, start_server, stop_server
 from wire.protocol import RaceFinished, YourView
@@ -39,13 +39,6 @@ SMALL = (80, 24)
 """The smallest terminal the racer is made for."""
 FIRST_MOVE = "5D heap:1 -> heap:5 bottom"
 """All Fours, deal 7 (docs/protocol.md): the opening's only move but resigning."""
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @pytest_asyncio.fixture

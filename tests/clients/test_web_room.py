@@ -5,7 +5,6 @@ lobby form. Debian's Chromium, headless, driven by Playwright, against a real se
 
 from __future__ import annotations
 
-import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
@@ -32,6 +31,7 @@ from tests.clients.test_web import (  # noqa: F401 (the fixtures)
     serious_violations,
     settle,
 )
+from tests.ports import free_port
 from tests.server.test_server import Server, make_settings, start_server, stop_server
 from wire.protocol import YourView
 
@@ -280,13 +280,6 @@ async def test_the_invite_link_is_shared_on_a_phone_and_copied_elsewhere(
 
 
 # -- the connection ----------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @pytest_asyncio.fixture

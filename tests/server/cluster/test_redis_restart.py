@@ -25,6 +25,7 @@ from sqlalchemy import select
 
 from clients.sdk import RaceClient, RequestRefused
 from server.storage.models import MoveRow
+from tests.ports import free_port
 from tests.server.cluster.test_workers import Workers, seat_two, serving_workers
 from tests.server.test_server import Sessions
 from wire.protocol import ErrorCode, RaceFinished, YourView
@@ -35,13 +36,6 @@ RACING_BETWEEN_S = 3.0
 DOWN_S = 1.5
 """How long Redis is away each time."""
 PACE_S = 0.1
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @dataclass
