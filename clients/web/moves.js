@@ -64,6 +64,17 @@ const PILE_ID = /\b[a-z]+:\d+\b/g;
 const CARD_IN_TEXT = /\b(?:10|[2-9AJQKT])[SHDC]\b/g;
 const QUOTED_ACTION = /'(turn|redeal|afresh|resign)'/g;
 
+// What followed a move, without the engine's own line for the move itself: the first event of
+// a card's move names that card ("8D placed on corner:2"), which the move's sentence already
+// says; where that line adds a fact ("AH from turned to ace:2: line 2 holds hearts") the fact
+// stays. An action's events (a turned card, a redeal) are all news, and stay.
+export function eventsAfter(move, events) {
+  const card = /^(10|[2-9AJQK])[SHDC] /.exec(move)?.[0];
+  if (!card || !move.includes(" -> ") || !events[0]?.startsWith(card)) return events;
+  const fact = events[0].split(": ").slice(1).join(": ");
+  return fact ? [fact, ...events.slice(1)] : events.slice(1);
+}
+
 // The engine's notes and events in the page's words: "the deal: choose a foundation for AC,
 // turned for left:4" -> "the deal: choose a foundation for A♣, turned for left side 3";
 // "placed under: heap:1 x2" -> "placed under: the ace heap (2)"; a move written in a text is

@@ -13,7 +13,7 @@ import { clock, eventsText, h, statusWord } from "./dom.js";
 import { finishPanel } from "./finish.js";
 import { leaveRoom, nameForm } from "./lobby.js";
 import { identity } from "./net.js";
-import { inWords, moveWords, parseMove } from "./moves.js";
+import { eventsAfter, inWords, moveWords, parseMove } from "./moves.js";
 import { pileName } from "./pile_names.js";
 import {
   counted, initialState, lowTime, mySeat, raceTime, reduce, timeLeft,
@@ -483,8 +483,9 @@ class RoomPage {
     return h("details", { class: "log", open: true }, h("summary", {}, "What happened"),
       h("ol", { class: "events", reversed: true }, log.slice(-4).reverse().map((entry) =>
         h("li", {}, h("span", { class: "move-words", title: entry.move },
-          moveWords(entry.move, name)), entry.events.length
-          ? h("span", { class: "quiet" }, ` — ${inWords(eventsText(entry.events, 4), name)}`)
+          moveWords(entry.move, name)), eventsAfter(entry.move, entry.events).length
+          ? h("span", { class: "quiet" },
+            ` — ${inWords(eventsText(eventsAfter(entry.move, entry.events), 4), name)}`)
           : null))));
   }
 

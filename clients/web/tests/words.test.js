@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { inWords, moveWords } from "../moves.js";
+import { eventsAfter, inWords, moveWords } from "../moves.js";
 import { pileLabel, pileName } from "../pile_names.js";
 
 const namer = (ruleSet) => (pile) => pileName(ruleSet, pile);
@@ -60,4 +60,18 @@ test("the engine's notes and events are said in words, in every rule set", () =>
       "Put the 5♦ from the ace heap under the 5 heap (a win is possible in 52 moves)"],
   ];
   for (const [ruleSet, text, words] of said) assert.equal(inWords(text, namer(ruleSet)), words);
+});
+
+test("what followed a move leaves out the engine's own line for the move, not its news", () => {
+  assert.deepEqual(eventsAfter("8D turned -> corner:2", ["8D placed on corner:2", "5C turned"]),
+    ["5C turned"]);
+  assert.deepEqual(eventsAfter("AH turned -> ace:2",
+    ["AH from turned to ace:2: line 2 holds hearts", "JC dealt to left:2"]),
+  ["line 2 holds hearts", "JC dealt to left:2"]);
+  assert.deepEqual(eventsAfter("10S heap:13 -> heap:10 bottom", ["10S placed under heap:10"]), []);
+  assert.deepEqual(eventsAfter("4D left:6 -> left:4", ["the heaps are gathered"]),
+    ["the heaps are gathered"]);
+  assert.deepEqual(eventsAfter("reserve:2 -> hand", ["6D taken from reserve:2 into the hand"]),
+    ["6D taken from reserve:2 into the hand"]);
+  assert.deepEqual(eventsAfter("turn", ["QS turned onto the waste"]), ["QS turned onto the waste"]);
 });
