@@ -296,7 +296,16 @@ async def test_a_rematch_is_for_the_racers_of_a_race_over(hosting: Hosting) -> N
     assert await hosting.refused(wes, type="rematch") == ErrorCode.NOT_IN_ROOM
     before = len(hosting.frames(bob))
     assert await hosting.reply(ann, type="rematch") == {"type": "ok", "id": ANY}
-    (reopened,) = hosting.frames(bob)[before:]
+    (offered,) = hosting.frames(bob)[before:]
+    assert (offered["type"], offered["accepted"], offered["waiting"]) == (
+        "rematch_offer",
+        [ann.player_id],
+        [bob.player_id],
+    ), "an offer Bob is asked to accept, not yet a new race"
+    before = len(hosting.frames(bob))
+    assert await hosting.reply(bob, type="rematch") == {"type": "ok", "id": ANY}
+    agreed, reopened, reply = hosting.frames(bob)[before:]
+    assert (agreed["type"], agreed["waiting"], reply["type"]) == ("rematch_offer", [], "ok")
     assert (reopened["type"], reopened["code"], reopened["phase"]) == ("room", code, "lobby")
     assert [(seat["name"], seat["ready"]) for seat in reopened["seats"]] == [
         ("Ann", False),
