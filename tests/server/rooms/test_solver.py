@@ -33,7 +33,6 @@ from engine.solver.compiled import RULE_SETS as COMPILED_RULE_SETS
 from server.core.errors import Refusal
 from server.core.hint_rules import refusal
 from server.core.race import Race
-from server.core.terms import RaceTerms
 from server.rooms.solver import SolverPool
 from server.rooms.solver_process import NICENESS, pid_after
 from server.rooms.solver_processes import SolverProcesses
@@ -41,6 +40,7 @@ from server.rooms.solver_turns import Turns
 from server.settings import Settings
 from server.storage.writer import Writer
 from tests.server.attacks import Target, run_attack
+from tests.server.core.test_race import new_race
 from tests.server.test_server import Server, make_settings, start_server, stop_server
 from wire.protocol import LiveVerdictGiven, RaceFinished, RaceStarted, YourView
 
@@ -137,21 +137,23 @@ async def test_hints_are_refused_on_the_daily_deal_and_on_a_secret_deal(server: 
     assert "secret deal" in await refused(ann)
 
 
-def test_the_rule_before_the_start_and_for_someone_not_racing() -> None:
-    race = Race(
-        RaceTerms(
-            race_id="r",
-            code="ABCD",
-            rule_set=RULE_SET,
-            seed=WON,
-            algorithm=1,
-            deal_kind="number",
-            seats_max=2,
-            time_limit_s=None,
-        ),
+def ann_alone(rule_set: str, seed: int, countdown_s: float = 3.0) -> Race:
+    """A race of two seats on a chosen deal number, Ann its host and alone in it."""
+    return new_race(
+        rule_set,
+        race_id="r",
+        code="ABCD",
+        seed=seed,
+        deal_kind="number",
+        seats_max=2,
         host_id="ann",
         host_name="Ann",
+        countdown_s=countdown_s,
     )
+
+
+def test_the_rule_before_the_start_and_for_someone_not_racing() -> None:
+    race = ann_alone(RULE_SET, WON)
     before = refusal(race, "ann")
     assert before is not None and before.code == "not_racing"
     stranger = refusal(race, "bob")
@@ -215,21 +217,7 @@ async def test_a_players_hints_are_rate_limited_and_the_solver_runs_in_another_p
     """...of lower priority than the server's (``solver_process.NICENESS``)."""
     settings = Settings(hints_per_player_per_min=4, hint_budget_s=0.5)  # bursts of one
     pool = SolverPool(settings, cast(Writer, None), sessions)  # (a hint writes nothing)
-    race = Race(
-        RaceTerms(
-            race_id="r",
-            code="ABCD",
-            rule_set=RULE_SET,
-            seed=WON,
-            algorithm=1,
-            deal_kind="number",
-            seats_max=2,
-            time_limit_s=None,
-            countdown_s=0,
-        ),
-        host_id="ann",
-        host_name="Ann",
-    )
+    race = ann_alone(RULE_SET, WON, countdown_s=0)
     race.start("ann", 0.0)
     try:
         given = await pool.hint(race, "ann", "127.0.0.1", "h", 1.0)
@@ -545,21 +533,7 @@ async def test_live_verdicts_past_their_limit_are_unknown_and_searched_in_the_hi
     settings = Settings(live_verdicts_per_player_per_min=4, hint_budget_s=0.5)  # bursts of 1
     now = [1.0]
     pool = SolverPool(settings, cast(Writer, None), sessions, clock=lambda: now[0])
-    race = Race(
-        RaceTerms(
-            race_id="r",
-            code="ABCD",
-            rule_set="four-corners",
-            seed=FOUR_CORNERS_WON,
-            algorithm=1,
-            deal_kind="number",
-            seats_max=2,
-            time_limit_s=None,
-            countdown_s=0,
-        ),
-        host_id="ann",
-        host_name="Ann",
-    )
+    race = ann_alone("four-corners", FOUR_CORNERS_WON, countdown_s=0)
     race.start("ann", 0.0)
     said: list[LiveVerdictGiven] = []
     game = race.racers["ann"].game
