@@ -1,7 +1,9 @@
-// The lobby: who you are, open a room (or today's daily deal), join or watch one by code.
+// The lobby: who you are, a quick race against players of your strength (quick_race.js), open
+// a room (or today's daily deal), join or watch one by code.
 
 import { clock, h } from "./dom.js";
-import { getJson, identity } from "./net.js";
+import { Refused, getJson, identity } from "./net.js";
+import { QuickRace } from "./quick_race.js";
 
 const DEAL_NUMBER = /^[0-9]{1,20}$/;
 const TIME_LIMITS = [
@@ -30,6 +32,9 @@ const ERROR_WORDS = {
   offline: "Not connected to the server: check the connection and try again.",
   in_another_room: "You are in another room: leave it first.",
   unknown_rule_set: "That game is not known to the server: reload the page.",
+  no_name: "Choose a name first.",
+  already_queued: "You are already looking for a quick race (in another tab?).",
+  queue_full: "Too many players are waiting for a quick race: try again in a minute.",
 };
 
 export function errorWords(error) {
@@ -48,10 +53,12 @@ export async function leaveRoom(connection, unless = null) {
 }
 
 export async function lobbyPage(main, route, context) {
-  const games = [...(await context.games()).values()];
+  const byName = await context.games();
+  const games = [...byName.values()];
   const page = h("div", { class: "lobby" });
   main.append(page);
   const problem = h("p", { class: "problem", role: "alert" });
+  const quick = new QuickRace(byName, context, { prepare, words: errorWords });
 
   function who() {
     const player = identity.get();
@@ -64,20 +71,24 @@ export async function lobbyPage(main, route, context) {
     }
     return h("p", { class: "who" }, "You race as ", h("strong", {}, player.name), " ",
       h("button", { class: "link", onclick: () => {
+        quick.cancel();
         identity.forget();
         page.replaceChildren(...sections());
       } }, "change"));
   }
 
+  // Before a room is asked for: a name, the connection, out of any other room.
+  async function prepare() {
+    if (!identity.get()?.name) throw new Refused({ code: "no_name", message: "no name" });
+    await context.connection.ready();
+    await leaveRoom(context.connection);
+  }
+
   async function open(request) {
     problem.textContent = "";
-    if (!identity.get()?.name) {
-      problem.textContent = "Choose a name first.";
-      return;
-    }
     try {
-      await context.connection.ready();
-      await leaveRoom(context.connection);
+      await quick.cancel(); // a player waiting for a quick race may not enter a room
+      await prepare();
       const room = await context.connection.request(request);
       context.connection.room = room.code;
       context.go(`#/room/${room.code}`);
@@ -182,6 +193,7 @@ export async function lobbyPage(main, route, context) {
       h("section", {}, h("h2", {}, "Race your friends at patience"),
         h("p", {}, "Everyone gets the same deal at the same moment; the first to finish wins."),
         who()),
+      quick.element,
       h("section", {}, h("h2", {}, "Open a room"), createForm(), problem),
       h("section", {}, h("h2", {}, "Join a room"), joinForm()),
       h("section", {}, h("h2", {}, "Open rooms"), openRooms()),
@@ -194,4 +206,5 @@ export async function lobbyPage(main, route, context) {
   }
 
   page.append(...sections());
+  return () => quick.tidy();
 }
