@@ -14,6 +14,13 @@ export function h(tag, attributes = {}, ...children) {
   return element;
 }
 
+// The small "bot" beside the name of a player who is a program playing by itself (the
+// account's `bot`, docs/protocol.md), on every board; null for a person.
+export function botTag(bot) {
+  return bot ? h("span", { class: "bot-tag", title: "a program playing by itself" }, "bot")
+    : null;
+}
+
 // 83456 -> "1:23.4"
 export function clock(ms) {
   if (ms === null || ms === undefined) return "–";

@@ -7,7 +7,7 @@
 // While your game is over and others still race, a line instead: "You resigned, 0:04.0.
 // Waiting for Bob…".
 
-import { clock, h } from "./dom.js";
+import { botTag, clock, h } from "./dom.js";
 import {
   boardNames, counted, finishHeadline, myGameOver, mySeat, placeWords, ratingText, rematchWords,
   resultWords,
@@ -26,6 +26,7 @@ export function finishPanel(state, act, seedCheck) {
   const mine = result.ranking.find((entry) => entry.player_id === state.me);
   const rated = result.ranking.some((entry) => entry.rating);
   const names = boardNames(result.ranking);
+  const bots = new Set(state.room.seats.filter((seat) => seat.bot).map((seat) => seat.player_id));
   const cleared = mine?.status === "won";
   return h("section", { class: `finish ${cleared ? "celebrate" : ""}`, role: "dialog",
     "aria-labelledby": "finish-headline" },
@@ -42,7 +43,8 @@ export function finishPanel(state, act, seedCheck) {
       rated ? "rating" : null].filter(Boolean).map((title) => h("th", { scope: "col" }, title)))),
     h("tbody", {}, result.ranking.map((entry) => h("tr", {
       class: entry.player_id === state.me ? "mine" : "" },
-    h("td", {}, entry.rank), h("td", {}, names.get(entry.player_id)),
+    h("td", {}, entry.rank), h("td", {}, names.get(entry.player_id),
+      botTag(entry.bot || bots.has(entry.player_id))),
     h("td", {}, resultWords(entry.status)), h("td", { class: "time" }, clock(entry.time_ms)),
     h("td", {}, entry.on_foundations), h("td", {}, entry.moves),
     rated ? h("td", { class: "rating" }, ratingText(entry.rating)) : null))))),

@@ -2,7 +2,7 @@
 // HTTP: GET /api/leaderboards/RULE-SET. Your own lines are marked; "around me" centres the
 // board on your best line (the API's `player=`).
 
-import { clock, h, statusWord } from "./dom.js";
+import { botTag, clock, h, statusWord } from "./dom.js";
 import { getJson, identity } from "./net.js";
 
 const BOARDS = [["fastest", "Fastest"], ["most_wins", "Most wins"], ["daily", "Daily deal"],
@@ -91,9 +91,10 @@ function table(result, me) {
     h("thead", {}, h("tr", {}, titles.map((title) => h("th", {}, title)))),
     h("tbody", {}, result.entries.map((entry) => h("tr", {
       class: entry.player_id === me ? "mine" : "" }, wins
-      ? [h("td", {}, entry.rank), h("td", {}, entry.name), h("td", {}, entry.wins),
-        h("td", {}, day(entry.at))]
-      : [h("td", {}, entry.rank), h("td", {}, entry.name), h("td", {}, statusWord(entry.status)),
+      ? [h("td", {}, entry.rank), h("td", {}, entry.name, botTag(entry.bot)),
+        h("td", {}, entry.wins), h("td", {}, day(entry.at))]
+      : [h("td", {}, entry.rank), h("td", {}, entry.name, botTag(entry.bot)),
+        h("td", {}, statusWord(entry.status)),
         h("td", {}, entry.status === "won" ? clock(entry.time_ms) : "–"),
         h("td", {}, entry.on_foundations), h("td", {}, entry.deal ?? "secret"),
         h("td", {}, day(entry.at)),

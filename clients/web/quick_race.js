@@ -30,8 +30,8 @@ export class QuickRace {
     this.body = h("div", { class: "quick-body" });
     this.element = h("section", { class: "quick", "aria-labelledby": "quick-title" },
       h("h2", { id: "quick-title" }, "Quick race"),
-      h("p", { class: "quiet" }, "Race players of your strength now, on a secret deal the ",
-        "solver has proved winnable."), this.body, this.problem);
+      h("p", { class: "quiet" }, "Race players of your strength now, on a secret deal (one the ",
+        "solver has proved winnable, when it has one ready)."), this.body, this.problem);
     this.unlisten = this.connection.listen((message) => this.receive(message));
     this.counting = setInterval(() => this.count(), COUNTS_EVERY_MS);
     this.count();

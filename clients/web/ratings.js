@@ -4,7 +4,7 @@
 // docs/protocol.md); the board is ordered by the cautious ordinal. Your own line is marked, and
 // shown below if it is not on the board.
 
-import { h } from "./dom.js";
+import { botTag, h } from "./dom.js";
 import { getJson, identity } from "./net.js";
 import { ratingFigure } from "./room_state.js";
 
@@ -29,7 +29,8 @@ export async function ratingsPage(main, route, context) {
     const around = me ? `&around=${encodeURIComponent(me)}` : "";
     const board = await getJson(`/api/ratings/${ruleSet}?limit=50${around}`);
     const row = (line) => h("tr", { class: line.player_id === me ? "mine" : "" },
-      h("td", {}, line.rank), h("td", {}, line.name), h("td", {}, ratingFigure(line)),
+      h("td", {}, line.rank), h("td", {}, line.name, botTag(line.bot)),
+      h("td", {}, ratingFigure(line)),
       h("td", {}, line.races));
     const onBoard = board.lines.some((line) => line.player_id === me);
     shown.replaceChildren(board.lines.length ? h("table", { class: "board-table ratings-table" },

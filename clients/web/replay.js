@@ -5,7 +5,7 @@
 // /api/races/ID/solver), stepped through the same way.
 
 import { Board } from "./board.js";
-import { clock, eventsText, h, statusWord } from "./dom.js";
+import { botTag, clock, eventsText, h, statusWord } from "./dom.js";
 import { getJson } from "./net.js";
 import { inWords, parseMove } from "./moves.js";
 import { pileName } from "./pile_names.js";
@@ -73,7 +73,7 @@ class Viewer {
       h("nav", { class: "tabs racers" }, record.players.map((player) => h("a", {
         class: `tab ${player.player_id === replay.player_id ? "active" : ""}`,
         href: `#/replay/${record.race_id}?player=${encodeURIComponent(player.player_id)}`,
-      }, player.name)), record.solver?.result === "won" ? h("a", {
+      }, player.name, botTag(player.bot))), record.solver?.result === "won" ? h("a", {
         class: `tab solver-tab ${replay.player_id === null ? "active" : ""}`,
         href: `#/replay/${record.race_id}?player=${SOLVER}`,
       }, "the solver's line") : null),

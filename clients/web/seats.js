@@ -6,7 +6,7 @@
 // room.js keeps the clocks ticking: each is a [data-clock-for] element it fills ten times a
 // second.
 
-import { h, statusWord } from "./dom.js";
+import { botTag, h, statusWord } from "./dom.js";
 import { boardNames, counted, mySeat, nameTags, standings } from "./room_state.js";
 
 const PER_ROW = 4; // racers in a row of the phone's strip
@@ -30,7 +30,7 @@ export function seatStrip(state) {
       title: seat.connected ? "connected" : "disconnected" }),
     h("span", { class: "who", title: name }, h("span", { class: "name" }, seat.name),
       tags.get(seat.player_id) ? h("span", { class: "name-tag" }, tags.get(seat.player_id))
-        : null),
+        : null, botTag(seat.bot)),
     lobby && seat.player_id === room.host ? h("span", { class: "tag" }, "host") : null,
     lobby ? h("span", { class: `ready ${seat.ready ? "yes" : "no"}` },
       seat.ready ? "✓ ready" : "not ready")

@@ -1,17 +1,22 @@
 // A patience-race racer in Node, written from docs/protocol.md alone: the `ws` package and JSON.
 //
 //   node racer.mjs ws://127.0.0.1:8765/ws CODE [NAME]
+//   node racer.mjs ws://127.0.0.1:8765/ws --quick RULE_SET [NAME]
 //
-// It says hello, joins the room by its code, gets ready, and when its board arrives plays until
+// It says hello, joins the room by its code and gets ready, or with --quick waits in that rule
+// set's unrated quick race queue until the server matches it into a room ("Quick race"; a
+// quick room starts by itself once its racers are in). When its board arrives it plays until
 // its game is over: a card home when it can (a move whose target is a foundation), otherwise
 // anything but a redeal, and a redeal or resignation when only moves that shuffle cards about
 // are left. It prints each move and the final ranking, then exits (0, or 1 on an error).
 
 import WebSocket from "ws";
 
-const [url, code, name = "Node"] = process.argv.slice(2);
-if (!url || !code) {
-  console.error("usage: node racer.mjs WS_URL ROOM_CODE [NAME]");
+const args = process.argv.slice(2);
+const quick = args[1] === "--quick";
+const [url, target, name = "Node"] = quick ? [args[0], ...args.slice(2)] : args;
+if (!url || !target) {
+  console.error("usage: node racer.mjs WS_URL (ROOM_CODE | --quick RULE_SET) [NAME]");
   process.exit(2);
 }
 
@@ -71,7 +76,11 @@ socket.on("message", (data) => {
     pending.delete(message.id);
     return;
   }
-  if (message.type === "view") {
+  if (message.type === "queue") {
+    console.log(`${name}: ${message.waiting} waiting for ${message.rule_set}`);
+  } else if (message.type === "matched") {
+    console.log(`${name}: matched into ${message.code} with ${message.racers - 1} other racer(s)`);
+  } else if (message.type === "view") {
     playing = play(message.view).catch((error) => {
       console.error(error.message);
       process.exit(1);
@@ -87,8 +96,13 @@ socket.on("message", (data) => {
   }
 });
 
+// The requests that bring it into a race; the `room` of a quick race comes after `matched`.
+const ENTER = quick
+  ? [["hello", { name, own_progress: false }], ["quick_race", { rule_set: target, rated: false }]]
+  : [["hello", { name, own_progress: false }], ["join", { code: target }], ["ready", {}]];
+
 socket.on("open", async () => {
-  for (const [type, fields] of [["hello", { name, own_progress: false }], ["join", { code }], ["ready", {}]]) {
+  for (const [type, fields] of ENTER) {
     const reply = await request({ type, ...fields });
     if (reply.type === "error") {
       console.error(`${type}: ${reply.code}: ${reply.message}`);
@@ -96,7 +110,7 @@ socket.on("open", async () => {
     }
     if (type === "join") lastSeq = Math.max(lastSeq, reply.seq);
   }
-  console.log(`${name}: joined ${code}, ready`);
+  console.log(quick ? `${name}: queued for ${target}` : `${name}: joined ${target}, ready`);
 });
 
 socket.on("close", () => process.exit(0));
