@@ -68,3 +68,34 @@ async def test_the_node_racer_plays_a_whole_race(server: Server) -> None:
     assert summary["race_id"] == finished.race_id and summary["seed"] == "11"
     assert [entry["name"] for entry in summary["ranking"]] == ["Nodie", "Ann"]
     assert summary["ranking"][0]["status"] in {"won", "lost"}
+
+
+async def test_the_node_racer_waits_for_a_quick_race_and_races_in_the_room_it_is_matched_into(
+    server: Server,
+) -> None:
+    """``--quick RULE_SET``: no code; the queue matches it with Ann (the unrated queue, where a
+    program racing by itself belongs), and the room starts by itself once both are in."""
+    process = await asyncio.create_subprocess_exec(
+        "node",
+        str(RACER / "racer.mjs"),
+        server.url,
+        "--quick",
+        "octagon",
+        "Nodie",
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    ann = await server.client("Ann")
+    await ann.quick_race("octagon", rated=False)
+    await ann.next_event(YourView, timeout=30)
+    await ann.resign()
+    out, err = await asyncio.wait_for(process.communicate(), 120)
+    assert process.returncode == 0, err.decode()
+    lines = out.decode().splitlines()
+    assert lines[0] == "Nodie: queued for octagon"
+    matched = next(line for line in lines if "matched" in line)
+    assert matched.startswith("Nodie: matched into ") and "1 other racer" in matched
+    summary = json.loads(lines[-1])
+    finished = await ann.next_event(RaceFinished)
+    assert summary["race_id"] == finished.race_id
+    assert {entry["name"] for entry in summary["ranking"]} == {"Nodie", "Ann"}

@@ -1,0 +1,147 @@
+"""Quick race in the browser (clients/web: quick_race.js, quick_state.js): a button per game in
+the lobby with how many wait for it, the search and Cancel, three browsers pressing it on one
+game and racing in one room, and the practice bot marked as a bot. Debian's Chromium, headless,
+driven by Playwright, against a real server."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.async_api import Locator, Page, expect
+
+from clients.sdk import RaceClient
+from tests.clients.test_web import (  # noqa: F401 (the fixtures)
+    CHROMIUM,
+    SIZES,
+    OpenPage,
+    browser,
+    give_name,
+    open_page,
+    screenshot,
+)
+from tests.clients.test_web_room import SizedPage, inside_the_window, new_page  # noqa: F401
+from tests.server.test_server import Server
+
+pytestmark = [
+    pytest.mark.skipif(not CHROMIUM.exists(), reason=f"no Chromium at {CHROMIUM}"),
+    pytest.mark.parametrize("database_kind", ["sqlite"], indirect=True),
+]
+
+MATCHED_MS = 20_000
+"""How long a test waits for a room: the queue gathers for 10 seconds before a group of fewer
+than 8 races (docs/protocol.md, "Quick race")."""
+
+
+def quick_button(page: Page, rule_set: str) -> Locator:
+    return page.locator(f'.quick-games li[data-rule-set="{rule_set}"] button.quick-race')
+
+
+def waiting_for(page: Page, rule_set: str) -> Locator:
+    return page.locator(f'.quick-games li[data-rule-set="{rule_set}"] .waiting')
+
+
+async def waiting_on_the_server(server: Server, rule_set: str, kind: str = "rated") -> int:
+    status, counts = await server.http_get("/api/quick")
+    assert status == 200, counts
+    count: int = counts["waiting"][rule_set][kind]
+    return count
+
+
+async def test_three_browsers_press_quick_race_on_one_game_and_race_in_one_room(
+    open_page: OpenPage,
+) -> None:
+    """Each sees the search with the count of the queue they are in; then all three are in one
+    room, which starts by itself: nobody is asked to get ready."""
+    pages = []
+    for name in ("Ann", "Bob", "Cy"):
+        page = await open_page()
+        await give_name(page, name)
+        await quick_button(page, "octagon").click()
+        await expect(page.locator(".quick .seeking-words")).to_contain_text("Looking for racers")
+        pages.append(page)
+    await expect(pages[0].locator(".quick .seeking-words")).to_have_text(
+        re.compile(r"Looking for racers: 3 waiting, window ±\d+")
+    )
+    codes = []
+    for page in pages:
+        code = page.locator(".room-head .code")
+        await expect(code).to_be_visible(timeout=MATCHED_MS)
+        codes.append(await code.inner_text())
+    assert len(set(codes)) == 1, codes
+    for page in pages:
+        await expect(page.locator(".seat")).to_have_count(3)
+        await expect(page.locator(".ready-button")).to_have_count(0)
+    for page in pages:
+        await expect(page.locator(".board")).to_have_attribute(
+            "data-status", "in_progress", timeout=MATCHED_MS
+        )
+
+
+async def test_the_button_counts_who_waits_and_cancel_leaves_the_queue(
+    server: Server, open_page: OpenPage
+) -> None:
+    bob = await server.client("Bob")
+    await bob.quick_race("all-fours")
+    page = await open_page()
+    await give_name(page, "Ann")
+    await expect(waiting_for(page, "all-fours")).to_have_text("1 waiting")
+    await expect(waiting_for(page, "octagon")).to_have_text("nobody waiting")
+    await page.uncheck(".quick input[name=rated]")  # the unrated queue's counts
+    await expect(waiting_for(page, "all-fours")).to_have_text("nobody waiting")
+    await page.check(".quick input[name=rated]")
+    await quick_button(page, "octagon").click()
+    await expect(page.locator(".quick .seeking-words")).to_have_text(
+        "Looking for racers: 1 waiting, window ±100"
+    )
+    await expect(page.locator(".quick .cancel")).to_be_focused()
+    assert await waiting_on_the_server(server, "octagon") == 1
+    await page.click(".quick .cancel")
+    await expect(quick_button(page, "octagon")).to_be_visible()
+    assert await waiting_on_the_server(server, "octagon") == 0
+    assert await waiting_on_the_server(server, "all-fours") == 1
+    await bob.close()
+
+
+async def test_the_practice_bot_races_after_the_wait_chosen_and_is_marked_a_bot(
+    open_page: OpenPage,
+) -> None:
+    """Nobody else waits: after the seconds chosen the player races the practice bot, whose
+    seat and result say "bot" (as plain text)."""
+    page = await open_page()
+    await give_name(page, "Ann")
+    await page.fill(".quick input[name=bot_after_s]", "5")
+    await expect(page.locator(".quick input[name=bot]")).to_be_checked()
+    await quick_button(page, "all-fours").click()
+    await expect(page.locator(".quick .seeking")).to_contain_text(
+        "The practice bot races you after 5 s"
+    )
+    await expect(page.locator(".seat")).to_have_count(2, timeout=MATCHED_MS)
+    bot = page.locator(".seat", has=page.locator(".bot-tag"))
+    await expect(bot).to_have_count(1)
+    await expect(bot.locator(".bot-tag")).to_have_text("bot")
+    await expect(page.locator('.seat[data-player="Ann"] .bot-tag')).to_have_count(0)
+
+
+@pytest.mark.parametrize("size_name", list(SIZES))
+async def test_the_quick_race_buttons_and_the_search_show_without_scrolling(
+    new_page: SizedPage, server: Server, size_name: str
+) -> None:
+    """Every game's button and its count are in the window as the lobby opens, at each size;
+    pressed, the search (its count, its window) and Cancel are. Both photographed."""
+    page = await new_page(server, size_name)
+    await give_name(page, "Ann")
+    await inside_the_window(page, ".quick-games button.quick-race, .quick-games .waiting")
+    await expect(waiting_for(page, "octagon")).to_have_text("nobody waiting")
+    others = [await server.client(name) for name in ("Bob", "Cy")]
+    for other, rule_set in zip(others, ("all-fours", "four-corners"), strict=True):
+        await other.quick_race(rule_set)
+        await expect(waiting_for(page, rule_set)).to_have_text("1 waiting")
+    await page.screenshot(path=screenshot(f"lobby-quick-{size_name}.png"))
+    await quick_button(page, "octagon").click()
+    await expect(page.locator(".quick .seeking-words")).to_contain_text("1 waiting")
+    await inside_the_window(page, ".quick .seeking-words, .quick .cancel")
+    await page.screenshot(path=screenshot(f"lobby-quick-waiting-{size_name}.png"))
+    await page.click(".quick .cancel")
+    for other in others:
+        await other.close()
