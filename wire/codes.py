@@ -32,6 +32,7 @@ class ErrorCode(StrEnum):
     NOT_OVER = "not_over"
     NO_REMATCH = "no_rematch"
     TOO_MANY_SPECTATORS = "too_many_spectators"
+    BOTS_NOT_RATED = "bots_not_rated"
     # Racing.
     NOT_RACING = "not_racing"
     FINISHED = "finished"
