@@ -37,6 +37,7 @@ class ErrorCode(StrEnum):
     NOT_QUEUED = "not_queued"
     NOT_INVITED = "not_invited"
     QUEUE_FULL = "queue_full"
+    BOTS_NOT_RATED = "bots_not_rated"
     # Racing.
     NOT_RACING = "not_racing"
     FINISHED = "finished"

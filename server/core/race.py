@@ -57,15 +57,17 @@ class Race:
         *,
         host_id: str,
         host_name: str,
+        host_bot: bool = False,
         events_kept: int = EVENTS_KEPT,
         events: RoomEvents | None = None,
     ) -> None:
-        """``events``: the room's event log, for a race that follows another in the same room
-        (a rematch); a new one otherwise."""
+        """``host_bot``: the host is a bot account (``Hello.bot``). ``events``: the room's event
+        log, for a race that follows another in the same room (a rematch); a new one
+        otherwise."""
         self.terms = terms
         self.host_id = host_id
         self.phase = Phase.LOBBY
-        self.racers: dict[str, Racer] = {host_id: Racer(host_id, host_name)}
+        self.racers: dict[str, Racer] = {host_id: Racer(host_id, host_name, host_bot)}
         self.spectators: set[str] = set()
         self.starts_at: float | None = None
         self.started_at: float | None = None
@@ -134,14 +136,21 @@ class Race:
 
     # -- lobby --------------------------------------------------------------------------------
 
-    def join(self, player_id: str, name: str, now: float) -> Said:
+    def join(self, player_id: str, name: str, now: float, bot: bool = False) -> Said:
+        """Take a seat; ``bot``: as a bot account (``Hello.bot``), which a rated quick race
+        refuses (bots race in private rooms and unrated quick races)."""
         if player_id in self.racers:  # coming back; already here, nothing changes
             return Said() if self.racers[player_id].connected else self.reconnect(player_id, now)
+        if bot and self.terms.quick == "rated":
+            raise RaceError(
+                ErrorCode.BOTS_NOT_RATED,
+                "bots race in private rooms and unrated quick races, never in rated races",
+            )
         if self.phase is not Phase.LOBBY:
             raise RaceError(ErrorCode.ALREADY_STARTED, "this race has started; you may spectate it")
         if len(self.racers) >= self.terms.seats_max:
             raise RaceError(ErrorCode.ROOM_FULL, f"all {self.terms.seats_max} seats are taken")
-        self.racers[player_id] = Racer(player_id, name)
+        self.racers[player_id] = Racer(player_id, name, bot)
         self.spectators.discard(player_id)
         return Said([self._room_changed()])
 

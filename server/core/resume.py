@@ -3,6 +3,8 @@ replayed with their times (``server.rooms.room.restore_race`` reads them)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from engine.moves import Move
 from server.core.race import Phase, Race
 from server.core.racer import FINISHED_AS, Racer
@@ -18,11 +20,13 @@ def resume_race(
     started_at: float | None,
     racers: list[tuple[str, str, list[tuple[str, int]]]],
     now: float,
+    bots: Collection[str] = (),
     events_kept: int = EVENTS_KEPT,
 ) -> Race:
     """A race rebuilt after a restart from what was stored: each racer's moves replayed
-    with their times. Everyone counts as away since ``now`` (the grace period applies); a
-    race that never started reopens its lobby with the host alone. Call its ``catch_up`` next."""
+    with their times; ``bots``, the racers (and host) whose accounts are bots. Everyone counts
+    as away since ``now`` (the grace period applies); a race that never started reopens its
+    lobby with the host alone. Call its ``catch_up`` next."""
     # Its room events are numbered on from the time of the rebuilding, in ms: above any
     # number the race's earlier life gave (it made fewer than one event a millisecond), so a
     # client resuming with a last_seq of that life gets a full resync, never wrong events.
@@ -30,6 +34,7 @@ def resume_race(
         terms,
         host_id=host_id,
         host_name=host_name,
+        host_bot=host_id in bots,
         events=RoomEvents(events_kept, first_seq=round(now * 1000)),
     )
     for racer in race.racers.values():
@@ -41,7 +46,12 @@ def resume_race(
     race.racers = {}
     for player_id, name, moves in racers:
         racer = race.racers[player_id] = Racer(
-            player_id, name, connected=False, away_since=now, status="racing"
+            player_id,
+            name,
+            player_id in bots,
+            connected=False,
+            away_since=now,
+            status="racing",
         )
         game = racer.deal(terms.new_game(), started_at)
         for text, at_ms in moves:
