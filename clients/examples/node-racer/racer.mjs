@@ -3,12 +3,13 @@
 //   node racer.mjs ws://127.0.0.1:8765/ws CODE [NAME]
 //   node racer.mjs ws://127.0.0.1:8765/ws --quick RULE_SET [NAME]
 //
-// It says hello, joins the room by its code and gets ready, or with --quick waits in that rule
-// set's unrated quick race queue until the server matches it into a room ("Quick race"; a
-// quick room starts by itself once its racers are in). When its board arrives it plays until
-// its game is over: a card home when it can (a move whose target is a foundation), otherwise
-// anything but a redeal, and a redeal or resignation when only moves that shuffle cards about
-// are left. It prints each move and the final ranking, then exits (0, or 1 on an error).
+// It says hello as what it is, a program playing by itself (`bot`: marked so on every board,
+// never rated), joins the room by its code and gets ready, or with --quick waits in that rule
+// set's quick race queue until the server matches it into a room ("Quick race": the unrated
+// queue, as bots race unrated; a quick room starts by itself once its racers are in). When its
+// board arrives it plays until its game is over: a card home when it can (a move whose target
+// is a foundation), otherwise anything but a redeal, and a redeal or resignation when only
+// moves that shuffle cards about are left. It prints each move and the final ranking, then exits (0, or 1 on an error).
 
 import WebSocket from "ws";
 
@@ -97,9 +98,9 @@ socket.on("message", (data) => {
 });
 
 // The requests that bring it into a race; the `room` of a quick race comes after `matched`.
-const ENTER = quick
-  ? [["hello", { name, own_progress: false }], ["quick_race", { rule_set: target, rated: false }]]
-  : [["hello", { name, own_progress: false }], ["join", { code: target }], ["ready", {}]];
+const HELLO = ["hello", { name, own_progress: false, bot: true }];
+const ENTER = quick ? [HELLO, ["quick_race", { rule_set: target, rated: false }]]
+  : [HELLO, ["join", { code: target }], ["ready", {}]];
 
 socket.on("open", async () => {
   for (const [type, fields] of ENTER) {
