@@ -14,20 +14,25 @@ from clients.sdk import RaceClient
 from tests.clients.test_web import (  # noqa: F401 (the fixtures)
     CHROMIUM,
     SIZES,
+    WON_BY_PLAYING_ON,
     OpenPage,
     browser,
     give_name,
     open_page,
+    open_room,
+    resign,
     screenshot,
 )
 from tests.clients.test_web_room import SizedPage, inside_the_window, new_page  # noqa: F401
 from tests.server.test_server import Server
+from wire.protocol import YourView
 
 pytestmark = [
     pytest.mark.skipif(not CHROMIUM.exists(), reason=f"no Chromium at {CHROMIUM}"),
     pytest.mark.parametrize("database_kind", ["sqlite"], indirect=True),
 ]
 
+BOT_NAME = "<b>Robo</b>"
 MATCHED_MS = 20_000
 """How long a test waits for a room: the queue gathers for 10 seconds before a group of fewer
 than 8 races (docs/protocol.md, "Quick race")."""
@@ -49,7 +54,7 @@ async def waiting_on_the_server(server: Server, rule_set: str, kind: str = "rate
 
 
 async def test_three_browsers_press_quick_race_on_one_game_and_race_in_one_room(
-    open_page: OpenPage,
+    open_page: OpenPage,  # noqa: F811 (the fixture)
 ) -> None:
     """Each sees the search with the count of the queue they are in; then all three are in one
     room, which starts by itself: nobody is asked to get ready."""
@@ -79,7 +84,8 @@ async def test_three_browsers_press_quick_race_on_one_game_and_race_in_one_room(
 
 
 async def test_the_button_counts_who_waits_and_cancel_leaves_the_queue(
-    server: Server, open_page: OpenPage
+    server: Server,
+    open_page: OpenPage,  # noqa: F811 (the fixture)
 ) -> None:
     bob = await server.client("Bob")
     await bob.quick_race("all-fours")
@@ -104,7 +110,7 @@ async def test_the_button_counts_who_waits_and_cancel_leaves_the_queue(
 
 
 async def test_the_practice_bot_races_after_the_wait_chosen_and_is_marked_a_bot(
-    open_page: OpenPage,
+    open_page: OpenPage,  # noqa: F811 (the fixture)
 ) -> None:
     """Nobody else waits: after the seconds chosen the player races the practice bot, whose
     seat and result say "bot" (as plain text)."""
@@ -125,7 +131,9 @@ async def test_the_practice_bot_races_after_the_wait_chosen_and_is_marked_a_bot(
 
 @pytest.mark.parametrize("size_name", list(SIZES))
 async def test_the_quick_race_buttons_and_the_search_show_without_scrolling(
-    new_page: SizedPage, server: Server, size_name: str
+    new_page: SizedPage,  # noqa: F811 (the fixture)
+    server: Server,
+    size_name: str,
 ) -> None:
     """Every game's button and its count are in the window as the lobby opens, at each size;
     pressed, the search (its count, its window) and Cancel are. Both photographed."""
@@ -145,3 +153,35 @@ async def test_the_quick_race_buttons_and_the_search_show_without_scrolling(
     await page.click(".quick .cancel")
     for other in others:
         await other.close()
+
+
+async def test_a_bot_is_marked_on_the_seats_the_results_and_the_leaderboard(
+    server: Server,
+    open_page: OpenPage,  # noqa: F811 (the fixture)
+) -> None:
+    """A program that says it is one (``hello`` with ``bot``) races in a room opened by code:
+    "bot" beside its name, never beside a person's, its name still plain text."""
+    page = await open_page()
+    await give_name(page, "Ann")
+    code = await open_room(page, "all-fours", WON_BY_PLAYING_ON)
+    robot = await RaceClient.connect(server.url)
+    await robot.hello(name=BOT_NAME, bot=True)
+    await robot.join(code)
+    seat = page.locator(".seat", has_text=BOT_NAME)
+    await expect(seat.locator(".bot-tag")).to_have_text("bot")
+    await expect(page.locator('.seat[data-player="Ann"] .bot-tag')).to_have_count(0)
+    await robot.ready()
+    await page.click(".ready-button")
+    await robot.next_event(YourView)
+    await robot.resign()
+    await resign(page)
+    results = page.locator(".finish tbody tr")
+    await expect(results).to_have_count(2)
+    await expect(results.filter(has_text=BOT_NAME).locator(".bot-tag")).to_have_text("bot")
+    await expect(results.filter(has_text="Ann").locator(".bot-tag")).to_have_count(0)
+    await page.goto(f"{server.http}/#/boards/all-fours?board=deal&deal={WON_BY_PLAYING_ON}")
+    lines = page.locator(".board-table tbody tr")
+    await expect(lines).to_have_count(2)
+    await expect(lines.filter(has_text=BOT_NAME).locator(".bot-tag")).to_have_text("bot")
+    assert await page.locator("b").count() == 0, "the name is text, not markup"
+    await robot.close()
