@@ -49,6 +49,7 @@ from server.cluster.bus_outbox import BusOutbox
 from server.cluster.directory import HEARTBEAT_S, ORPHAN_SWEEP_S, RoomDirectory
 from server.cluster.hops import HopFailed, Hops, RemoteMembers
 from server.cluster.listing import REFRESH_S, RedisListing
+from server.cluster.quick import Counts, LocalQueue
 from server.core.errors import Refusal
 from server.rooms.delivery import MOVED_CLOSE
 from server.rooms.host import RoomHost
@@ -57,7 +58,16 @@ from server.speedups import JsonLibrary, json_dumps, json_loads
 from server.storage import holding
 from server.storage.engine import Sessions
 from server.storage.races import unfinished_race_codes
-from wire.protocol import CreateRoom, ErrorCode, JoinRoom, PlayDaily, Resume, Spectate
+from wire.protocol import (
+    CreateRoom,
+    ErrorCode,
+    JoinRoom,
+    LeaveQueue,
+    PlayDaily,
+    QuickRace,
+    Resume,
+    Spectate,
+)
 
 log = logging.getLogger("patience_race.bus")
 
@@ -118,6 +128,7 @@ class RedisBus:
         self._renewing: asyncio.Task[None] | None = None
         self.down_since: float | None = None
         """Since when Redis has not answered (loop time); None while it answers."""
+        self.queue = LocalQueue(host.settings, host, self.request)
         host.delivery.directory = self.directory
         host.delivery.carrier = self.remote
         host.openings.holder = self.id
@@ -148,6 +159,7 @@ class RedisBus:
         heartbeat and its leases are given up)."""
         for task in [*self._tasks, *([self._renewing] if self._renewing else [])]:
             task.cancel()
+        await self.queue.close()
         with contextlib.suppress(Exception):
             await holding.release(self.sessions, self.id)
         with contextlib.suppress(Exception):
@@ -194,11 +206,24 @@ class RedisBus:
             ) from None
 
     def left(self, client: Client) -> None:
+        self.queue.drop(client)
         room = client.room
         if isinstance(room, Elsewhere):
             self.hops.left(client, room.worker)
         else:
             self.host.disconnect(client)
+
+    async def seek(self, client: Client, message: QuickRace) -> None:
+        await self.queue.seek(client, message)
+
+    async def leave_queue(self, client: Client, message: LeaveQueue) -> None:
+        self.queue.leave(client, message)
+
+    def seeking(self, client: Client) -> bool:
+        return self.queue.seeking(client)
+
+    async def waiting(self) -> Counts:
+        return self.queue.counts()
 
     async def _worker_for(self, client: Client, message: RoomRequest) -> str:
         """Which worker acts on the request: the one holding its room, or this one."""
