@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
@@ -74,12 +74,17 @@ from wire.protocol import (
     HintGiven,
     JoinRoom,
     Leaderboard,
+    LeaveQueue,
     LeaveRoom,
     MakeMove,
+    Matched,
     Message,
     MoveAccepted,
     Ok,
     PlayDaily,
+    Queued,
+    QueueStatus,
+    QuickRace,
     RaceFinished,
     RaceRecord,
     RaceStarted,
@@ -114,6 +119,8 @@ WHAT_BRINGS: dict[type[Message], str] = {
     YourView: "a racer's view comes when the race starts; " + RACE_STARTS,
     RaceFinished: "the result comes when every racer has finished (won, lost or resigned)",
     RematchOffer: "a rematch offer comes when a racer makes one (rematch), again at each answer",
+    Matched: "a quick race is matched when others wait in the same queue (quick_race) whose "
+    "ratings fit yours; the window widens with the wait",
 }
 """Why an event may be long in coming, said when it does not come in time."""
 
@@ -366,6 +373,45 @@ class RaceClient:
         return await self._entered(
             await self._expect(PlayDaily(type="daily", rule_set=rule_set), RoomState)
         )
+
+    async def quick_race(
+        self, rule_set: str, rated: bool = True, bot_after_s: int | None = None
+    ) -> Queued:
+        """Wait in the rule set's quick race queue (docs/protocol.md, "Quick race"); then
+        ``matched()`` waits to be matched and joined into the room."""
+        return await self._expect(
+            QuickRace(type="quick_race", rule_set=rule_set, rated=rated, bot_after_s=bot_after_s),
+            Queued,
+        )
+
+    async def leave_queue(self) -> Ok:
+        return await self._expect(LeaveQueue(type="leave_queue"), Ok)
+
+    async def matched(
+        self,
+        on_queue: Callable[[QueueStatus], None] | None = None,
+        timeout: float | None = None,
+    ) -> tuple[Matched, RoomState]:
+        """After ``quick_race``: wait until the queue matches this player (``on_queue`` is
+        called with each ``queue`` event meanwhile), and return ``matched`` and the room the
+        server joined them into (with ``follow_reconnect_to``, on the room's worker), as
+        ``join`` would. ``timeout``: give up waiting (``StillWaiting``) after that long."""
+        found: Matched | None = None
+        try:
+            async with asyncio.timeout(timeout):
+                async for message in self.events():
+                    if isinstance(message, QueueStatus) and on_queue is not None:
+                        on_queue(message)
+                    elif isinstance(message, Matched):
+                        found = message
+                    elif isinstance(message, RoomState) and found is not None:
+                        return found, await self._entered(message)
+        except TimeoutError:
+            raise StillWaiting(
+                f"waited {timeout:g} s in the queue, and nobody was matched: "
+                + WHAT_BRINGS[Matched]
+            ) from None
+        raise ConnectionError("the connection closed while waiting in the queue")
 
     async def _entered(self, room: RoomState, spectating: bool = False) -> RoomState:
         self.room_code = room.code

@@ -191,8 +191,7 @@ class Service:
             self._ranking.cancel()
         if self.rank_cache is not None:
             await self.rank_cache.close()
-        if self.redis_bus is not None:
-            await self.redis_bus.stop()
+        await self.bus.stop()
 
     def _time_left(self) -> float:
         assert self.closed_by is not None

@@ -528,6 +528,13 @@ class RoomState(Message):
     )
     phase: Literal["lobby", "countdown", "racing", "finished"]
     public: bool = Field(default=False, description="Listed at GET /api/rooms while open.")
+    quick: Literal["rated", "unrated"] | None = Field(
+        default=None,
+        description=(
+            "A quick race's room (quick_race): only the players matched may sit, and its "
+            "countdown begins by itself. Null for a room opened with create_room."
+        ),
+    )
     host: str
     seats_max: int
     time_limit_s: int | None

@@ -3,7 +3,7 @@ replayed with their times (``server.rooms.room.restore_race`` reads them)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 from engine.moves import Move
 from server.core.race import Phase, Race
@@ -22,11 +22,14 @@ def resume_race(
     now: float,
     bots: Collection[str] = (),
     events_kept: int = EVENTS_KEPT,
+    invited: Sequence[str] | None = None,
+    join_by: float | None = None,
 ) -> Race:
     """A race rebuilt after a restart from what was stored: each racer's moves replayed
     with their times; ``bots``, the racers (and host) whose accounts are bots. Everyone counts
     as away since ``now`` (the grace period applies); a race that never started reopens its
-    lobby with the host alone. Call its ``catch_up`` next."""
+    lobby with the host alone, a quick race's with nobody seated and the same players
+    ``invited``, until ``join_by``. Call its ``catch_up`` next."""
     # Its room events are numbered on from the time of the rebuilding, in ms: above any
     # number the race's earlier life gave (it made fewer than one event a millisecond), so a
     # client resuming with a last_seq of that life gets a full resync, never wrong events.
@@ -36,6 +39,8 @@ def resume_race(
         host_name=host_name,
         host_bot=host_id in bots,
         events=RoomEvents(events_kept, first_seq=round(now * 1000)),
+        invited=invited if started_at is None else None,
+        join_by=join_by,
     )
     for racer in race.racers.values():
         racer.connected, racer.away_since = False, now

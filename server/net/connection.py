@@ -25,6 +25,7 @@ from websockets.exceptions import ConnectionClosed
 
 from engine.registry import RULE_SET_NAMES
 from server.cluster.bus import Bus
+from server.cluster.quick import already_queued
 from server.cluster.rank_cache import RedisRanks
 from server.core.budgets import (
     COUNTED_REFUSALS,
@@ -56,7 +57,9 @@ from wire.protocol import (
     GetLeaderboard,
     GetRace,
     Hello,
+    LeaveQueue,
     Message,
+    QuickRace,
     RaceRecord,
     ShuttingDown,
     Welcome,
@@ -134,8 +137,7 @@ class Gateway:
         finally:
             self.addresses.disconnect(client.address)
             del self.clients[client.connection_id]
-            if client.room is not None:
-                self.bus.left(client)
+            self.bus.left(client)
 
     def _address(self, ws: ServerConnection) -> str:
         forwarded = ws.request.headers.get("X-Forwarded-For") if ws.request else None
@@ -236,7 +238,15 @@ class Gateway:
                 "you are watching without a name: say hello with a name (or your token) to race",
             )
         if isinstance(message, ROOM_REQUESTS):
+            if self.bus.seeking(client):
+                raise already_queued()
             await self.bus.request(client, message)
+            return
+        if isinstance(message, QuickRace):
+            await self.bus.seek(client, message)
+            return
+        if isinstance(message, LeaveQueue):
+            await self.bus.leave_queue(client, message)
             return
         self._may_read(client.address)
         if isinstance(message, GetLeaderboard):

@@ -52,6 +52,8 @@ async def create_race(
     daily_day: date | None = None,
     winnable: bool | None = None,
     public: bool = False,
+    quick: str | None = None,
+    invited: Sequence[str] | None = None,
 ) -> RaceRow | None:
     """A race in its lobby, held by ``holder`` at epoch 1 (``server.storage.holding``). The
     commitment is computed here from the seed, as the race does.
@@ -60,7 +62,8 @@ async def create_race(
     same transaction, so there is no claim without its race, nor a race without its claim.
     None, and nothing written, if the host has played that day's deal already, however many
     requests race for it (``claim_daily``). A retry of this very write that had committed
-    (its answer lost) finds its race and gives it again."""
+    (its answer lost) finds its race and gives it again. ``quick`` and ``invited``: a quick
+    race's room and the players who alone may sit in it."""
     if (deal_kind == "daily") != (daily_day is not None):
         raise ValueError("a daily deal, and only a daily deal, has a daily day")
     now = datetime.now(UTC)
@@ -76,6 +79,8 @@ async def create_race(
         daily_day=daily_day,
         winnable=winnable,
         public=public,
+        quick=quick,
+        invited=None if invited is None else " ".join(invited),
         seats_max=seats_max,
         time_limit_s=time_limit_s,
         host_id=host_id,

@@ -43,7 +43,7 @@ from server.core.ratings import Rating
 from server.storage import dialect
 from server.storage.models import EntryRow, PlayerRow, RaceRow, RatingChangeRow, RatingRow
 from wire.protocol import RankEntry
-from wire.ratings import RatingBoard, RatingChange, RatingLine
+from wire.ratings import MU, SHOWN_BASE, SHOWN_PER_MU, RatingBoard, RatingChange, RatingLine
 
 Sessions = async_sessionmaker[AsyncSession]
 _RATINGS = cast(Table, RatingRow.__table__)
@@ -335,3 +335,11 @@ async def rebuild(sessions: Sessions) -> int:
         if changes:
             await session.execute(insert(_CHANGES), changes)
     return rated
+
+
+async def shown_rating(sessions: Sessions, player_id: str, rule_set: str) -> int:
+    """A player's rating in a rule set as players are shown it (``wire.ratings``): what the
+    quick race's queue matches on; a player never rated there has a new player's, 1500."""
+    async with sessions() as session:
+        row = await session.get(RatingRow, (rule_set, player_id))
+    return round(SHOWN_BASE + SHOWN_PER_MU * ((MU if row is None else row.mu) - MU))

@@ -1,0 +1,313 @@
+"""The quick race's queue in one process (``LocalBus``), and what every queue shares.
+
+A player asks with ``quick_race`` and waits as a ``Seeker`` (``server.core.matching``) of one
+queue: a rule set, rated or not. Every ``WAVE_S`` the pure ``wave`` forms the groups; each gets
+a quick room (``Openings.quick``), and each of its players hears ``matched`` and is joined into
+it through the bus, as their own ``join`` would be, so they get the ``room`` a join gets. Those
+still waiting hear ``queue``. A player leaves the queue with ``leave_queue``, by closing their
+connection, or by being matched.
+
+Across workers the queue is in Redis instead (``server.cluster.redis_quick``); the checks, the
+counts and the messages are the same, here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from websockets.asyncio.server import broadcast
+from websockets.protocol import State
+
+from engine.registry import RULE_SET_NAMES
+from server.core.errors import Refusal, Refused
+from server.core.matching import WAVE_S, Seeker, seeker_window, wave
+from server.core.said import as_frame
+from server.rooms.host import RoomHost
+from server.rooms.room import Client, RoomRequest
+from server.settings import Settings
+from server.storage.ratings import shown_rating
+from wire.protocol import (
+    ErrorCode,
+    JoinRoom,
+    LeaveQueue,
+    Matched,
+    Message,
+    Ok,
+    Queued,
+    QueueStatus,
+    QuickRace,
+)
+
+log = logging.getLogger("patience_race.quick")
+
+Counts = dict[str, dict[str, int]]
+"""Players waiting, by rule set, then ``rated`` and ``unrated`` (``GET /api/quick``)."""
+Request = Callable[[Client, RoomRequest], Awaitable[None]]
+"""The bus's ``request``: how a matched connection is joined into its room."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A seeker in a rule set's queue, and the connection it waits on."""
+
+    rule_set: str
+    seeker: Seeker
+    worker: str
+    connection_id: str
+
+    @property
+    def queue(self) -> tuple[str, bool]:
+        return self.rule_set, self.seeker.rated
+
+    def as_json(self) -> dict[str, Any]:
+        seeker = self.seeker
+        return {
+            "rule_set": self.rule_set,
+            "name": seeker.name,
+            "rating": seeker.rating,
+            "rated": seeker.rated,
+            "since": seeker.since,
+            "bot_after_s": seeker.bot_after_s,
+            "worker": self.worker,
+            "conn": self.connection_id,
+        }
+
+    @classmethod
+    def from_json(cls, player_id: str, data: dict[str, Any]) -> Entry:
+        return cls(
+            data["rule_set"],
+            Seeker(
+                player_id,
+                data["name"],
+                data["rating"],
+                data["rated"],
+                data["since"],
+                data["bot_after_s"],
+            ),
+            data["worker"],
+            data["conn"],
+        )
+
+
+def may_seek(client: Client, message: QuickRace) -> None:
+    """Refuse what no queue takes: a rule set the server has not, a connection in a room."""
+    if message.rule_set not in RULE_SET_NAMES:
+        raise Refusal(ErrorCode.UNKNOWN_RULE_SET, f"choose one of {', '.join(RULE_SET_NAMES)}")
+    if client.room is not None:
+        raise Refusal(ErrorCode.IN_ANOTHER_ROOM, "leave your room first")
+
+
+def already_queued() -> Refusal:
+    return Refusal(
+        ErrorCode.ALREADY_QUEUED,
+        "you are waiting in the quick race queue (on this connection or another): "
+        "leave_queue first",
+    )
+
+
+def queue_full(most: int) -> Refusal:
+    return Refusal(
+        ErrorCode.QUEUE_FULL, f"the quick race queue holds its {most} players: try again later"
+    )
+
+
+def not_queued() -> Refusal:
+    return Refusal(ErrorCode.NOT_QUEUED, "you are not waiting in the quick race queue")
+
+
+def counts(entries: Iterable[Entry]) -> Counts:
+    """How many wait in each queue, every rule set named."""
+    waiting = {rule_set: {"rated": 0, "unrated": 0} for rule_set in RULE_SET_NAMES}
+    for entry in entries:
+        waiting[entry.rule_set]["rated" if entry.seeker.rated else "unrated"] += 1
+    return waiting
+
+
+def groups(entries: Iterable[Entry], now: float) -> list[list[Entry]]:
+    """The groups a wave forms now, queue by queue, each longest waiting first."""
+    by_queue: dict[tuple[str, bool], dict[str, Entry]] = {}
+    for entry in entries:
+        by_queue.setdefault(entry.queue, {})[entry.seeker.player_id] = entry
+    return [
+        [queue[seeker.player_id] for seeker in group]
+        for queue in by_queue.values()
+        for group in wave([entry.seeker for entry in queue.values()], now)
+    ]
+
+
+def queued(message: QuickRace, entry: Entry, waiting: int, now: float) -> Queued:
+    return Queued(
+        id=message.id,
+        rule_set=entry.rule_set,
+        rated=entry.seeker.rated,
+        waiting=waiting,
+        window=seeker_window(entry.seeker, now),
+    )
+
+
+def statuses(entries: Sequence[Entry], now: float) -> list[tuple[Entry, QueueStatus]]:
+    """What each seeker hears at a wave: their queue's count, their window, their wait."""
+    waiting = counts(entries)
+    return [
+        (
+            entry,
+            QueueStatus(
+                rule_set=entry.rule_set,
+                rated=entry.seeker.rated,
+                waiting=waiting[entry.rule_set]["rated" if entry.seeker.rated else "unrated"],
+                window=seeker_window(entry.seeker, now),
+                waited_s=int(now - entry.seeker.since),
+            ),
+        )
+        for entry in entries
+    ]
+
+
+def matched(group: Sequence[Entry], code: str) -> Matched:
+    first = group[0]
+    return Matched(rule_set=first.rule_set, rated=first.seeker.rated, code=code, racers=len(group))
+
+
+async def enter(request: Request, client: Client, said: Matched) -> None:
+    """A matched connection of this worker: it hears ``matched`` and is joined into its room
+    as a ``join`` of its own would be (the reply, ``room``, follows). A join refused (the
+    connection closed, or entered a room meanwhile) is the player's loss: the room begins with
+    those who came."""
+    send(client, said)
+    try:
+        await request(client, JoinRoom(type="join", code=said.code))
+    except Refused as refused:
+        log.info("a matched player did not join %s: %s", said.code, refused.message)
+
+
+def send(client: Client, message: Message) -> None:
+    broadcast([client.ws], as_frame(message))
+
+
+class LocalQueue:
+    """The queues of one process: its seekers, and a wave every ``WAVE_S`` while any wait."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        host: RoomHost,
+        request: Request,
+        wave_s: float = WAVE_S,
+    ) -> None:
+        self.settings, self.host, self.request, self.wave_s = settings, host, request, wave_s
+        self.entries: dict[str, Entry] = {}
+        """The seekers, by player id."""
+        self.clients: dict[str, Client] = {}
+        """Their connections, by connection id."""
+        self._waves: asyncio.Task[None] | None = None
+        self._entering: set[asyncio.Task[None]] = set()
+
+    def seeking(self, client: Client) -> bool:
+        return client.connection_id in self.clients
+
+    async def seek(self, client: Client, message: QuickRace) -> None:
+        assert client.player_id is not None
+        may_seek(client, message)
+        if client.player_id in self.entries:
+            raise already_queued()
+        if len(self.entries) >= self.settings.quick_queue_max:
+            raise queue_full(self.settings.quick_queue_max)
+        rating = await shown_rating(self.host.sessions, client.player_id, message.rule_set)
+        if client.player_id in self.entries:  # (asked twice at once)
+            raise already_queued()
+        now = self.host.clock()
+        entry = Entry(
+            message.rule_set,
+            Seeker(
+                client.player_id,
+                client.name or "",
+                rating,
+                message.rated,
+                now,
+                message.bot_after_s,
+            ),
+            "",
+            client.connection_id,
+        )
+        self.entries[client.player_id] = entry
+        self.clients[client.connection_id] = client
+        waiting = sum(other.queue == entry.queue for other in self.entries.values())
+        send(client, queued(message, entry, waiting, now))
+        if self._waves is None:
+            self._waves = asyncio.create_task(self._run())
+
+    def leave(self, client: Client, message: LeaveQueue) -> None:
+        if not self.drop(client):
+            raise not_queued()
+        send(client, Ok(id=message.id))
+
+    def drop(self, client: Client) -> bool:
+        """The connection waits no more (it left, or closed); whether it was waiting."""
+        if self.clients.pop(client.connection_id, None) is None:
+            return False
+        assert client.player_id is not None
+        del self.entries[client.player_id]
+        return True
+
+    def counts(self) -> Counts:
+        return counts(self.entries.values())
+
+    async def _run(self) -> None:
+        """A wave every ``wave_s`` until nobody waits (the next ``seek`` starts them again)."""
+        while True:
+            await asyncio.sleep(self.wave_s)
+            try:
+                await self.wave()
+            except Exception:  # a failed wave must not stop the queue
+                log.exception("a quick race wave failed")
+            if not self.entries:
+                self._waves = None
+                return
+
+    async def wave(self) -> None:
+        """Match the queues now: open a room for each group formed, and tell those left."""
+        now = self.host.clock()
+        for group in groups(self.entries.values(), now):
+            await self._open(group)
+        for entry, status in statuses(list(self.entries.values()), self.host.clock()):
+            send(self.clients[entry.connection_id], status)
+
+    async def _open(self, group: list[Entry]) -> None:
+        """A room for the group, taken out of the queue first (so a player who leaves while
+        the room is being stored is invited still, and simply does not come). Should the room
+        not open (the database does not take it), they wait on in the queue."""
+        clients = [self.clients[entry.connection_id] for entry in group]
+        for client in clients:
+            self.drop(client)
+        first = group[0]
+        try:
+            room = await self.host.openings.quick(
+                first.rule_set,
+                first.seeker.rated,
+                [(entry.seeker.player_id, entry.seeker.name) for entry in group],
+            )
+        except Refused as refused:
+            log.warning("a quick room could not be opened: %s", refused.message)
+            for entry, client in zip(group, clients, strict=True):
+                if client.player_id not in self.entries and client.ws.state is State.OPEN:
+                    self.entries[entry.seeker.player_id] = entry
+                    self.clients[client.connection_id] = client
+            return
+        said = matched(group, room.race.terms.code)
+        for client in clients:
+            task = asyncio.create_task(enter(self.request, client, said))
+            self._entering.add(task)
+            task.add_done_callback(self._entering.discard)
+
+    async def close(self) -> None:
+        """Stop the waves (the server is stopping)."""
+        if self._waves is not None:
+            self._waves.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._waves
+            self._waves = None

@@ -1,0 +1,125 @@
+"""The quick race's queue across two workers, in Redis (``server.cluster.redis_quick``): seekers
+of both workers end in one room; one worker matches at a time and, dead, is replaced once its
+lease runs out; a dead worker's seekers are dropped; the counts are every worker's.
+
+Needs PATIENCE_RACE_TEST_REDIS_URL (skipped without it, as ``test_redis_bus.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack
+
+import pytest_asyncio
+
+from clients.sdk import RaceClient
+from server.core.matching import GATHER_S
+from server.core.race import Race
+from tests.fakeclock import FakeClock
+from tests.server.cluster.test_redis_bus import Worker, worker
+from tests.server.conftest import drop_redis_keys
+from tests.server.test_server import Sessions, make_settings
+
+
+@pytest_asyncio.fixture
+async def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest_asyncio.fixture
+async def workers(
+    sessions: Sessions, database_url: str, redis_url: str, clock: FakeClock
+) -> AsyncIterator[tuple[Worker, Worker]]:
+    """Two workers, "first" and "second", on one fake clock; the first holds the lease."""
+    prefix = f"test-quick-{secrets.token_hex(4)}:"
+    settings = make_settings(database_url, redis_url=redis_url, redis_prefix=prefix)
+    try:
+        async with AsyncExitStack() as stack:
+            first = await stack.enter_async_context(
+                worker(settings, sessions, "first", clock=clock)
+            )
+            async with asyncio.timeout(10):  # (it takes the lease at its first wave)
+                while await first.bus.redis.get(first.bus.queue.lease) != "first":
+                    await asyncio.sleep(0.1)
+            second = await stack.enter_async_context(
+                worker(settings, sessions, "second", clock=clock)
+            )
+            yield first, second
+    finally:
+        await drop_redis_keys(redis_url, prefix)
+
+
+async def seeker(on: Worker, name: str, rule_set: str = "octagon") -> RaceClient:
+    client = await RaceClient.connect(on.url)
+    await client.hello(name=name)
+    await client.quick_race(rule_set)
+    return client
+
+
+def race_of(code: str, *workers: Worker) -> Race:
+    (race,) = [w.host.rooms[code].race for w in workers if code in w.host.rooms]
+    return race
+
+
+async def test_seekers_of_both_workers_race_in_one_room(
+    workers: tuple[Worker, Worker], clock: FakeClock
+) -> None:
+    first, second = workers
+    players = [
+        await seeker(first, "Ann"),
+        await seeker(second, "Bob"),
+        await seeker(second, "Cy"),
+    ]
+    assert (await second.bus.waiting())["octagon"] == {"rated": 3, "unrated": 0}
+    clock.advance(GATHER_S)
+    found = await asyncio.gather(*(player.matched(timeout=10) for player in players))
+    (code,) = {room.code for _, room in found}
+    assert {matched.racers for matched, _ in found} == {3}
+    race = race_of(code, first, second)
+    assert sorted(racer.name for racer in race.racers.values()) == ["Ann", "Bob", "Cy"]
+    assert (await first.bus.waiting())["octagon"] == {"rated": 0, "unrated": 0}
+    for player in players:
+        await player.close()
+
+
+async def test_a_dead_matcher_is_replaced_once_its_lease_runs_out(
+    workers: tuple[Worker, Worker], clock: FakeClock
+) -> None:
+    first, second = workers
+    assert await first.bus.redis.get(first.bus.queue.lease) == "first"
+    for task in first.bus._tasks:  # the first worker dies: no wave, no heartbeat
+        task.cancel()
+    ann, bob = await seeker(second, "Ann"), await seeker(second, "Bob")
+    clock.advance(GATHER_S)
+    (_, room), _ = await asyncio.gather(ann.matched(timeout=20), bob.matched(timeout=20))
+    assert room.code in second.host.rooms, "the second worker matched, and holds the room"
+    assert await second.bus.redis.get(second.bus.queue.lease) == "second"
+    for player in (ann, bob):
+        await player.close()
+
+
+async def test_the_matcher_drops_the_seekers_of_a_dead_worker(
+    workers: tuple[Worker, Worker], clock: FakeClock
+) -> None:
+    first, _ = workers
+    queue = first.bus.queue
+    gone = {
+        "rule_set": "octagon",
+        "name": "Ghost",
+        "rating": 1500,
+        "rated": True,
+        "since": clock.now,
+        "bot_after_s": None,
+        "worker": "dead-worker",
+        "conn": "c0",
+    }
+    await first.bus.redis.hset(queue.seekers, "ghost", json.dumps(gone))
+    ann = await seeker(first, "Ann")
+    assert (await first.bus.waiting())["octagon"]["rated"] == 2
+    await queue.wave()
+    assert (await first.bus.waiting())["octagon"]["rated"] == 1
+    assert await first.bus.redis.hexists(queue.seekers, ann.player_id or "")
+    await ann.close()
