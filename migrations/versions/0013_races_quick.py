@@ -1,7 +1,7 @@
 """Quick races: a race's room opened by the queue, and who may sit in it (issue 27).
 
 Revision ID: 0013
-Revises: 0011
+Revises: 0012
 Create Date: 2026-11-28
 
 ``races.quick`` is ``rated`` or ``unrated`` for a quick race's room (``quick_race``), null for
@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0013"
-down_revision: str | Sequence[str] | None = "0011"
+down_revision: str | Sequence[str] | None = "0012"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
