@@ -135,8 +135,8 @@ export class QuickRace {
     const words = this.body.querySelector(".seeking-words");
     if (seeking && words) {
       words.textContent = seekingWords(seeking);
-      this.body.querySelector(".waited").textContent = seeking.waiting === null ? ""
-        : `Waited ${seeking.waited_s} s.`;
+      this.body.querySelector(".waited").textContent = seeking.waited_s
+        ? `Waited ${seeking.waited_s} s.` : "";
     }
   }
 

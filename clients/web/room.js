@@ -305,13 +305,15 @@ class RoomPage {
     if (focused) area.querySelector(`.${focused.trim().split(/\s+/).join(".")}`)?.focus();
   }
 
-  // One line on a phone: the game, the code, the deal, and the invite to share.
+  // One line on a phone: the game, the code, the deal, and the invite to share (a quick room's
+  // seats are for the players matched into it: its link is to watch).
   header() {
     const { room, dealNumber } = this.state;
     const game = this.game();
-    const joining = room.phase === "lobby";
+    const joining = room.phase === "lobby" && !room.quick;
     const link = `${location.origin}/#/${joining ? "room" : "watch"}/${room.code}`;
     const facts = [
+      room.quick ? `quick race, ${room.quick}` : null,
       room.deal_kind === "number" ? `deal ${dealNumber ?? "chosen"}`
         : room.deal_kind === "daily" ? "today's daily deal" : "a secret deal",
       WINNABLE.get(room.winnable) ?? null,
@@ -343,9 +345,10 @@ class RoomPage {
       lines.push(h("p", { class: "notice" }, state.notice));
     }
     if (state.room.phase === "lobby") {
-      lines.push(h("p", { class: "quiet" }, state.watching
-        ? "Waiting for the racers to get ready."
-        : "When everyone is ready (or the host starts), a short countdown begins."));
+      lines.push(h("p", { class: "quiet" }, state.room.quick
+        ? "A quick race: the countdown begins by itself once every racer matched is here."
+        : state.watching ? "Waiting for the racers to get ready."
+          : "When everyone is ready (or the host starts), a short countdown begins."));
     }
     if (state.startsAtMs !== null) {
       lines.push(h("p", { class: "countdown" }, "Starting in ",
@@ -354,11 +357,11 @@ class RoomPage {
     return h("div", { class: "banner" }, lines);
   }
 
-  // In the lobby: Ready, and the host's Start now.
+  // In the lobby: Ready, and the host's Start now (a quick room starts by itself).
   lobbyControls() {
     const { room } = this.state;
     const me = mySeat(this.state);
-    if (!me || room.phase !== "lobby") return null;
+    if (!me || room.phase !== "lobby" || room.quick) return null;
     const ready = () => this.send({ type: "ready", ready: !me.ready }, "ready");
     return h("div", { class: "lobby-controls" },
       h("button", { class: "primary ready-button", onclick: ready },

@@ -77,6 +77,8 @@ async def test_three_browsers_press_quick_race_on_one_game_and_race_in_one_room(
     for page in pages:
         await expect(page.locator(".seat")).to_have_count(3)
         await expect(page.locator(".ready-button")).to_have_count(0)
+        await expect(page.locator(".room-head .facts")).to_contain_text("quick race, rated")
+    await pages[0].screenshot(path=screenshot("quick-room.png"))
     for page in pages:
         await expect(page.locator(".board")).to_have_attribute(
             "data-status", "in_progress", timeout=MATCHED_MS
