@@ -221,6 +221,8 @@ class RaceClient:
                 self._events.put_nowait(None)
 
     def _event(self, message: ServerMessage) -> None:
+        if isinstance(message, Matched):  # (the room it is being joined into: its events follow)
+            self.room_code = message.code
         seq = getattr(message, "seq", None)
         if seq is not None:
             self.last_seq = max(self.last_seq, seq)

@@ -118,7 +118,9 @@ class Service:
     # -- lifecycle ------------------------------------------------------------------------------
 
     def serving_at(self, address: str) -> None:
-        """This process's own WebSocket address, for ``reconnect_to``."""
+        """This process's own WebSocket address, for ``reconnect_to``, and where its practice
+        bots connect (``server.cluster.practice``)."""
+        self.bus.practice.url = address
         if self.redis_bus is not None:
             self.host.address = self.redis_bus.address = address
 

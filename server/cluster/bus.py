@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from server.cluster.practice import PracticeBots
 from server.cluster.quick import Counts, LocalQueue
 from server.rooms.host import RoomHost
 from server.rooms.room import Client, RoomRequest
@@ -23,6 +24,9 @@ from wire.protocol import LeaveQueue, QuickRace
 
 
 class Bus(Protocol):
+    practice: PracticeBots
+    """The practice bots of the quick race queue (``server.cluster.practice``)."""
+
     async def request(self, client: Client, message: RoomRequest) -> None:
         """Act on a room request of a connection that has said hello: returns once its reply
         is out, or raises the refusal (``Refusal``, ``RaceError``)."""
@@ -61,6 +65,7 @@ class LocalBus:
     def __init__(self, host: RoomHost) -> None:
         self.host = host
         self.queue = LocalQueue(host.settings, host, self.request)
+        self.practice = self.queue.practice
 
     async def request(self, client: Client, message: RoomRequest) -> None:
         await self.host.handle(client, message)

@@ -24,8 +24,9 @@ from websockets.asyncio.server import broadcast
 from websockets.protocol import State
 
 from engine.registry import RULE_SET_NAMES
+from server.cluster.practice import PracticeBots
 from server.core.errors import Refusal, Refused
-from server.core.matching import WAVE_S, Seeker, seeker_window, wave
+from server.core.matching import WAVE_S, Seeker, bot_due, seeker_window, wave
 from server.core.said import as_frame
 from server.rooms.host import RoomHost
 from server.rooms.room import Client, RoomRequest
@@ -140,6 +141,26 @@ def groups(entries: Iterable[Entry], now: float) -> list[list[Entry]]:
     ]
 
 
+def practice_due(entries: Iterable[Entry], now: float) -> list[Entry]:
+    """Those who asked for the practice bot and have waited as long as they said."""
+    by_player = {entry.seeker.player_id: entry for entry in entries}
+    return [
+        by_player[seeker.player_id]
+        for seeker in bot_due([entry.seeker for entry in by_player.values()], now)
+    ]
+
+
+async def practice_room(host: RoomHost, bots: PracticeBots, entry: Entry) -> Matched:
+    """An unrated quick room for the seeker and a practice bot, which joins it now."""
+    bot = await bots.player()
+    room = await host.openings.quick(
+        entry.rule_set, False, [(entry.seeker.player_id, entry.seeker.name), bot]
+    )
+    code = room.race.terms.code
+    bots.race(code)
+    return Matched(rule_set=entry.rule_set, rated=False, code=code, racers=2, practice=True)
+
+
 def queued(message: QuickRace, entry: Entry, waiting: int, now: float) -> Queued:
     return Queued(
         id=message.id,
@@ -204,6 +225,7 @@ class LocalQueue:
         """The seekers, by player id."""
         self.clients: dict[str, Client] = {}
         """Their connections, by connection id."""
+        self.practice = PracticeBots(settings, host.sessions, host.writer)
         self._waves: asyncio.Task[None] | None = None
         self._entering: set[asyncio.Task[None]] = set()
 
@@ -274,6 +296,10 @@ class LocalQueue:
         now = self.host.clock()
         for group in groups(self.entries.values(), now):
             await self._open(group)
+        for entry in practice_due(self.entries.values(), now):
+            if not self.practice.free():
+                break
+            await self._practise(entry)
         for entry, status in statuses(list(self.entries.values()), self.host.clock()):
             send(self.clients[entry.connection_id], status)
 
@@ -300,14 +326,32 @@ class LocalQueue:
             return
         said = matched(group, room.race.terms.code)
         for client in clients:
-            task = asyncio.create_task(enter(self.request, client, said))
-            self._entering.add(task)
-            task.add_done_callback(self._entering.discard)
+            self._enter(client, said)
+
+    async def _practise(self, entry: Entry) -> None:
+        """The seeker races the practice bot (should the room not open, they wait on)."""
+        client = self.clients[entry.connection_id]
+        self.drop(client)
+        try:
+            said = await practice_room(self.host, self.practice, entry)
+        except Refused as refused:
+            log.warning("a practice room could not be opened: %s", refused.message)
+            if client.ws.state is State.OPEN:
+                self.entries[entry.seeker.player_id] = entry
+                self.clients[client.connection_id] = client
+            return
+        self._enter(client, said)
+
+    def _enter(self, client: Client, said: Matched) -> None:
+        task = asyncio.create_task(enter(self.request, client, said))
+        self._entering.add(task)
+        task.add_done_callback(self._entering.discard)
 
     async def close(self) -> None:
-        """Stop the waves (the server is stopping)."""
+        """Stop the waves and the practice bots (the server is stopping)."""
         if self._waves is not None:
             self._waves.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._waves
             self._waves = None
+        await self.practice.close()

@@ -133,6 +133,7 @@ class RedisBus:
         self.queue = RedisQueue(
             self.redis, self._key, self.id, host, self.outbox.publish, self.request
         )
+        self.practice = self.queue.practice
         host.delivery.directory = self.directory
         host.delivery.carrier = self.remote
         host.openings.holder = self.id

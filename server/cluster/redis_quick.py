@@ -31,6 +31,7 @@ import redis.asyncio as redis
 from redis.exceptions import RedisError
 
 from server.cluster.hops import Publish
+from server.cluster.practice import PracticeBots
 from server.cluster.quick import (
     Counts,
     Entry,
@@ -42,6 +43,8 @@ from server.cluster.quick import (
     matched,
     may_seek,
     not_queued,
+    practice_due,
+    practice_room,
     queue_full,
     queued,
     send,
@@ -106,6 +109,7 @@ class RedisQueue:
         self._let_go = client.register_script(LET_GO)
         self._claim = client.register_script(CLAIM)
         self._tasks: set[asyncio.Task[Any]] = set()
+        self.practice = PracticeBots(host.settings, host.sessions, host.writer)
 
     # -- a connection's requests ----------------------------------------------------------------
 
@@ -180,8 +184,16 @@ class RedisQueue:
         """The matcher's wave on what Redis holds."""
         read = await self._read()
         live = await self._drop_dead(read)
-        for group in groups(live, self.host.clock()):
+        now = self.host.clock()
+        taken: set[str] = set()
+        for group in groups(live, now):
             await self._open(group, read)
+            taken.update(entry.seeker.player_id for entry in group)
+        for entry in practice_due(live, now):
+            if not self.practice.free():
+                break
+            if entry.seeker.player_id not in taken:
+                await self._practise(entry, read[entry.seeker.player_id][1])
 
     async def _drop_dead(self, read: dict[str, tuple[Entry, str]]) -> list[Entry]:
         """The entries of live workers; those of workers whose heartbeat is gone are taken
@@ -225,6 +237,22 @@ class RedisQueue:
         for entry in group:
             self.publish(entry.worker, {"k": "matched", "conn": entry.connection_id, "msg": said})
 
+    async def _practise(self, entry: Entry, text: str) -> None:
+        """Claim the seeker, open their room with a practice bot here, and tell their worker."""
+        player_id = entry.seeker.player_id
+        if not await self._claim(keys=[self.seekers], args=[player_id, text]):
+            return
+        try:
+            said = await practice_room(self.host, self.practice, entry)
+        except Refused as refused:
+            log.warning("a practice room could not be opened: %s", refused.message)
+            await self.redis.hsetnx(self.seekers, player_id, text)
+            return
+        self.publish(
+            entry.worker,
+            {"k": "matched", "conn": entry.connection_id, "msg": said.model_dump(mode="json")},
+        )
+
     def matched(self, data: dict[str, Any], connections: dict[str, Client]) -> None:
         """A matcher matched a connection of this worker (``matched``): it joins the room."""
         client = connections.get(data["conn"])
@@ -265,6 +293,7 @@ class RedisQueue:
                 await self._remove(client)
             self.mine.clear()
             await self._let_go(keys=[self.lease], args=[self.id])
+        await self.practice.close()
 
     def _spawn(self, work: Any) -> None:
         task = asyncio.ensure_future(work)

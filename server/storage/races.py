@@ -145,7 +145,13 @@ async def record_start(
                 update(_RACES)
                 .where(_RACES.c.id == race_id)
                 .values(started_at=started_at)
-                .returning(_RACES.c.deal_kind, _RACES.c.rule_set, _RACES.c.seed, _RACES.c.daily_day)
+                .returning(
+                    _RACES.c.deal_kind,
+                    _RACES.c.rule_set,
+                    _RACES.c.seed,
+                    _RACES.c.daily_day,
+                    _RACES.c.quick,
+                )
             )
         ).one()
         players = {
@@ -159,7 +165,7 @@ async def record_start(
         }
         recent = (
             await _rated_lately(session, race_id, started_at, player_ids, rating)
-            if race.deal_kind == "secret" and len(player_ids) > 1
+            if race.deal_kind == "secret" and race.quick != "unrated" and len(player_ids) > 1
             else {}
         )
         roles = ratings.roles(
@@ -175,6 +181,7 @@ async def record_start(
                 for player_id in player_ids
             ],
             rating,
+            unrated=race.quick == "unrated",
         )
         await dialect.insert_new(
             await session.connection(),

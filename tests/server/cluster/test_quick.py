@@ -1,7 +1,7 @@
 """The quick race in one process (``server.cluster.quick`` behind ``LocalBus``): a real server
 with a fake clock, real clients (the SDK). Players queue, are matched, hear ``matched`` then the
 room a join gets, and race after the countdown; leaving the queue, closing the connection while
-queued, every refusal, and ``GET /api/quick``."""
+queued, every refusal, ``GET /api/quick``, and the practice bot after ``bot_after_s``."""
 
 from __future__ import annotations
 
@@ -11,12 +11,16 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from clients.sdk import RaceClient, RequestRefused
+from server.cluster.practice import PRACTICE_NAME
 from server.core.matching import GATHER_S
+from server.storage.models import EntryRow, RaceRow
 from tests.fakeclock import FakeClock
 from tests.server.test_server import Server, make_settings, start_server, stop_server
-from wire.protocol import Countdown, ErrorCode, QueueStatus, RaceStarted, YourView
+from wire.protocol import Countdown, ErrorCode, QueueStatus, RaceStarted, RoomState, YourView
 
 COUNTDOWN_S = 0.3
 
@@ -144,3 +148,25 @@ async def test_only_those_matched_may_sit_in_a_quick_room(server: Server, clock:
     assert await refused(zed.join(room.code)) is ErrorCode.NOT_INVITED
     assert (await zed.spectate(room.code)).code == room.code
     assert await refused(ann.start()) is ErrorCode.NOT_HOST
+
+
+async def test_nobody_found_in_bot_after_s_races_the_practice_bot_unrated(
+    server: Server, clock: FakeClock, sessions: async_sessionmaker[AsyncSession]
+) -> None:
+    ann = await server.client("Ann")
+    await ann.quick_race("octagon", bot_after_s=30)
+    clock.advance(29)
+    await ann.next_event(QueueStatus)  # a wave, and no bot yet
+    clock.advance(1)
+    matched, room = await ann.matched(timeout=10)
+    assert (matched.practice, matched.rated, matched.racers) == (True, False, 2)
+    assert room.quick == "unrated"
+    await ann.next_event(Countdown)  # once the bot has joined
+    clock.advance(COUNTDOWN_S)
+    await ann.next_event(RaceStarted)  # (its start was stored before it was said)
+    async with sessions() as session:
+        race_id = await session.scalar(select(RaceRow.id).where(RaceRow.code == room.code))
+        entries = (await session.scalars(select(EntryRow).where(EntryRow.race_id == race_id))).all()
+    assert [entry.rated_as for entry in entries] == [None, None], "an unrated race"
+    names = {seat.name for seat in (await ann.next_event(RoomState)).seats}
+    assert names == {"Ann", PRACTICE_NAME}

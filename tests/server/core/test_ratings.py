@@ -230,6 +230,11 @@ def test_only_secret_deals_of_two_or_more_rate_anyone(
     assert set(made.values()) == ({ESTABLISHED} if rated else {None})
 
 
+def test_a_race_opened_unrated_rates_nobody_even_on_a_secret_deal() -> None:
+    made = roles("secret", [racer("ann", "10.0.0.1"), racer("bob", "10.0.0.2")], RULES, True)
+    assert made == {"ann": None, "bob": None}
+
+
 def test_racers_sharing_an_address_are_left_out_and_the_rest_rated() -> None:
     made = roles(
         "secret",
