@@ -74,6 +74,9 @@ async def play_race(
 
     try:
         await client.ready()
+    except RequestRefused as refused:
+        if refused.code != "already_started":  # a quick room's countdown begins by itself
+            raise
     except CONNECTION_ERRORS:
         await come_back_now()  # a seat's readiness outlasts its connection
     view = (await riding(client, YourView, 3600, come_back_now)).view

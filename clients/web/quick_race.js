@@ -161,7 +161,7 @@ export class QuickRace {
       } });
     const seconds = h("input", { type: "number", name: "bot_after_s", min: BOT_AFTER_S.min,
       max: BOT_AFTER_S.max, value: this.choice.botAfter, "aria-label": "seconds to wait before "
-        + "the practice bot", onchange: () => {
+        + "the practice bot", oninput: () => {
         this.choice.botAfter = seconds.value;
         bot.checked = this.choice.bot = true;
       } });

@@ -48,7 +48,7 @@ class PracticeBots:
         if self._player is None:
             made, token = await write_for_client(
                 self.writer,
-                lambda: create_player(self.sessions, PRACTICE_NAME),
+                lambda: create_player(self.sessions, PRACTICE_NAME, bot=True),
                 self.settings.write_wait_s,
             )
             self._player = (made.id, made.name, token)
@@ -63,7 +63,7 @@ class PracticeBots:
     async def _race(self, code: str) -> None:
         assert self.url is not None and self._player is not None
         async with await RaceClient.connect(self.url) as client:
-            await client.hello(token=self._player[2])
+            await client.hello(token=self._player[2], bot=True)
             await client.join(code)
             await play_race(client, PRACTICE_STRATEGY, PRACTICE_PACE_S)
 

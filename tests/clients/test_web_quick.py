@@ -114,8 +114,8 @@ async def test_the_button_counts_who_waits_and_cancel_leaves_the_queue(
 async def test_the_practice_bot_races_after_the_wait_chosen_and_is_marked_a_bot(
     open_page: OpenPage,  # noqa: F811 (the fixture)
 ) -> None:
-    """Nobody else waits: after the seconds chosen the player races the practice bot, whose
-    seat and result say "bot" (as plain text)."""
+    """Nobody else waits: after the seconds chosen the player races the practice bot, unrated,
+    whose seat says "bot"; the room starts by itself and the bot plays."""
     page = await open_page()
     await give_name(page, "Ann")
     await page.fill(".quick input[name=bot_after_s]", "5")
@@ -129,6 +129,12 @@ async def test_the_practice_bot_races_after_the_wait_chosen_and_is_marked_a_bot(
     await expect(bot).to_have_count(1)
     await expect(bot.locator(".bot-tag")).to_have_text("bot")
     await expect(page.locator('.seat[data-player="Ann"] .bot-tag')).to_have_count(0)
+    await expect(page.locator(".room-head .facts")).to_contain_text("quick race, unrated")
+    await expect(page.locator(".board")).to_have_attribute(
+        "data-status", "in_progress", timeout=MATCHED_MS
+    )
+    await expect(bot.locator(".seat-progress")).to_contain_text(re.compile(r"[1-9]\d* moves? "))
+    await page.screenshot(path=screenshot("quick-practice-bot.png"))
 
 
 @pytest.mark.parametrize("size_name", list(SIZES))
