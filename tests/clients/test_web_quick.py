@@ -22,6 +22,7 @@ from tests.clients.test_web import (  # noqa: F401 (the fixtures)
     open_room,
     resign,
     screenshot,
+    serious_violations,
 )
 from tests.clients.test_web_room import SizedPage, inside_the_window, new_page  # noqa: F401
 from tests.server.test_server import Server
@@ -144,7 +145,8 @@ async def test_the_quick_race_buttons_and_the_search_show_without_scrolling(
     size_name: str,
 ) -> None:
     """Every game's button and its count are in the window as the lobby opens, at each size;
-    pressed, the search (its count, its window) and Cancel are. Both photographed."""
+    pressed, the search (its count, its window) and Cancel are. Both photographed; axe-core
+    finds nothing serious in the search."""
     page = await new_page(server, size_name)
     await give_name(page, "Ann")
     await inside_the_window(page, ".quick-games button.quick-race, .quick-games .waiting")
@@ -158,6 +160,8 @@ async def test_the_quick_race_buttons_and_the_search_show_without_scrolling(
     await expect(page.locator(".quick .seeking-words")).to_contain_text("1 waiting")
     await inside_the_window(page, ".quick .seeking-words, .quick .cancel")
     await page.screenshot(path=screenshot(f"lobby-quick-waiting-{size_name}.png"))
+    if size_name == "laptop":
+        assert await serious_violations(page) == []
     await page.click(".quick .cancel")
     for other in others:
         await other.close()
