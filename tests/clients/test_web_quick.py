@@ -8,12 +8,13 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.async_api import Locator, Page, expect
+from playwright.async_api import Browser, Locator, Page, WebSocketRoute, expect
 
 from clients.sdk import RaceClient
 from tests.clients.test_web import (  # noqa: F401 (the fixtures)
     CHROMIUM,
     SIZES,
+    VIEWPORT,
     WON_BY_PLAYING_ON,
     OpenPage,
     browser,
@@ -25,7 +26,8 @@ from tests.clients.test_web import (  # noqa: F401 (the fixtures)
     serious_violations,
 )
 from tests.clients.test_web_room import SizedPage, inside_the_window, new_page  # noqa: F401
-from tests.server.test_server import Server
+from tests.server.cluster.test_bus import two_workers
+from tests.server.test_server import Server, Sessions
 from wire.protocol import YourView
 
 pytestmark = [
@@ -86,6 +88,43 @@ async def test_three_browsers_press_quick_race_on_one_game_and_race_in_one_room(
         )
 
 
+async def test_browsers_on_two_workers_press_quick_race_and_race_in_one_room(
+    browser: Browser,  # noqa: F811 (the fixture)
+    sessions: Sessions,
+    database_url: str,
+    redis_url: str,
+) -> None:
+    """With Redis the queue is one for every worker: Ann's page is served by the first worker,
+    Bob's and Cy's by the second, and all three race in one room (a page moves to the room's
+    worker, as after a join)."""
+    errors: list[str] = []
+    async with two_workers(database_url, redis_url) as (first, second):
+        pages = []
+        for name, worker in (("Ann", first), ("Bob", second), ("Cy", second)):
+            context = await browser.new_context(viewport=VIEWPORT)
+            page = await context.new_page()
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            await page.goto(worker.http + "/")
+            await give_name(page, name)
+            await quick_button(page, "octagon").click()
+            pages.append(page)
+        await expect(pages[1].locator(".quick .seeking-words")).to_contain_text("3 waiting")
+        codes = []
+        for page in pages:
+            code = page.locator(".room-head .code")
+            await expect(code).to_be_visible(timeout=MATCHED_MS)
+            codes.append(await code.inner_text())
+        assert len(set(codes)) == 1, codes
+        for page in pages:
+            await expect(page.locator(".board")).to_have_attribute(
+                "data-status", "in_progress", timeout=MATCHED_MS
+            )
+            await expect(page.locator(".seat")).to_have_count(3)
+        for page in pages:
+            await page.context.close()
+    assert not errors
+
+
 async def test_the_button_counts_who_waits_and_cancel_leaves_the_queue(
     server: Server,
     open_page: OpenPage,  # noqa: F811 (the fixture)
@@ -110,6 +149,32 @@ async def test_the_button_counts_who_waits_and_cancel_leaves_the_queue(
     assert await waiting_on_the_server(server, "octagon") == 0
     assert await waiting_on_the_server(server, "all-fours") == 1
     await bob.close()
+
+
+async def test_a_search_asks_again_after_a_dropped_connection(
+    server: Server,
+    open_page: OpenPage,  # noqa: F811 (the fixture)
+) -> None:
+    """A closed connection leaves the queue (on the server); the page says so, and once
+    reconnected asks again."""
+    page = await open_page()
+    sockets: list[tuple[WebSocketRoute, WebSocketRoute]] = []
+
+    async def through(route: WebSocketRoute) -> None:  # pass every frame on, and keep hold
+        sockets.append((route, route.connect_to_server()))
+
+    await page.route_web_socket(re.compile(r"/ws$"), through)
+    await give_name(page, "Ann")
+    await quick_button(page, "octagon").click()
+    words = page.locator(".quick .seeking-words")
+    await expect(words).to_have_text("Looking for racers: 1 waiting, window ±100")
+    in_page, to_server = sockets[-1]
+    await to_server.close()
+    await in_page.close()
+    await expect(words).to_contain_text("Connection lost")
+    await expect(words).to_have_text("Looking for racers: 1 waiting, window ±100")
+    assert len(sockets) == 2
+    assert await waiting_on_the_server(server, "octagon") == 1
 
 
 async def test_the_practice_bot_races_after_the_wait_chosen_and_is_marked_a_bot(
