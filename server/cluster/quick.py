@@ -272,9 +272,16 @@ class LocalQueue:
         """The connection waits no more (it left, or closed); whether it was waiting."""
         if self.clients.pop(client.connection_id, None) is None:
             return False
-        assert client.player_id is not None
+        assert client.player_id is not None  # (the one it queued as: ``Gateway._hello``)
         del self.entries[client.player_id]
         return True
+
+    def _still(self, entry: Entry) -> Client | None:
+        """The entry's connection, if it waits still as the entry (a wave's rooms are opened
+        one after another: meanwhile some of those it matched may have gone)."""
+        if self.entries.get(entry.seeker.player_id) is not entry:
+            return None
+        return self.clients[entry.connection_id]
 
     def counts(self) -> Counts:
         return counts(self.entries.values())
@@ -307,7 +314,10 @@ class LocalQueue:
         """A room for the group, taken out of the queue first (so a player who leaves while
         the room is being stored is invited still, and simply does not come). Should the room
         not open (the database does not take it), they wait on in the queue."""
-        clients = [self.clients[entry.connection_id] for entry in group]
+        still = [self._still(entry) for entry in group]
+        clients = [client for client in still if client is not None]
+        if len(clients) < len(group):
+            return  # the next wave matches those left
         for client in clients:
             self.drop(client)
         first = group[0]
@@ -330,7 +340,9 @@ class LocalQueue:
 
     async def _practise(self, entry: Entry) -> None:
         """The seeker races the practice bot (should the room not open, they wait on)."""
-        client = self.clients[entry.connection_id]
+        client = self._still(entry)
+        if client is None:
+            return
         self.drop(client)
         try:
             said = await practice_room(self.host, self.practice, entry)

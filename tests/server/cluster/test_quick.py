@@ -20,7 +20,7 @@ from server.core.matching import GATHER_S
 from server.storage.models import EntryRow, RaceRow
 from tests.fakeclock import FakeClock
 from tests.server.test_server import Server, make_settings, start_server, stop_server
-from wire.protocol import Countdown, ErrorCode, QueueStatus, RaceStarted, RoomState, YourView
+from wire.protocol import Countdown, ErrorCode, Hello, QueueStatus, RaceStarted, RoomState, YourView
 
 COUNTDOWN_S = 0.3
 
@@ -120,6 +120,7 @@ async def test_what_the_queue_refuses(server: Server) -> None:
     await ann.quick_race("octagon")
     assert await refused(ann.quick_race("all-fours")) is ErrorCode.ALREADY_QUEUED
     assert await refused(ann.create_room("octagon")) is ErrorCode.ALREADY_QUEUED
+    assert await refused(ann.request(Hello(type="hello", name="Zed"))) is ErrorCode.ALREADY_QUEUED
     again = await RaceClient.connect(server.url)
     await again.hello(token=ann.token)
     assert await refused(again.quick_race("octagon")) is ErrorCode.ALREADY_QUEUED
