@@ -60,6 +60,8 @@ class Entry:
     seeker: Seeker
     worker: str
     connection_id: str
+    request_id: str | None = None
+    """The ``quick_race``'s id: the ``room`` the player is joined into answers it too."""
 
     @property
     def queue(self) -> tuple[str, bool]:
@@ -76,6 +78,7 @@ class Entry:
             "bot_after_s": seeker.bot_after_s,
             "worker": self.worker,
             "conn": self.connection_id,
+            "id": self.request_id,
         }
 
     @classmethod
@@ -92,6 +95,7 @@ class Entry:
             ),
             data["worker"],
             data["conn"],
+            data["id"],
         )
 
 
@@ -194,14 +198,15 @@ def matched(group: Sequence[Entry], code: str) -> Matched:
     return Matched(rule_set=first.rule_set, rated=first.seeker.rated, code=code, racers=len(group))
 
 
-async def enter(request: Request, client: Client, said: Matched) -> None:
+async def enter(request: Request, client: Client, said: Matched, request_id: str | None) -> None:
     """A matched connection of this worker: it hears ``matched`` and is joined into its room
-    as a ``join`` of its own would be (the reply, ``room``, follows). A join refused (the
-    connection closed, or entered a room meanwhile) is the player's loss: the room begins with
-    those who came."""
+    as a ``join`` of its own would be, with the ``quick_race``'s id (``request_id``): the
+    reply, ``room``, follows and answers the ``quick_race`` too. A join refused (the connection
+    closed, or entered a room meanwhile) is the player's loss: the room begins with those who
+    came."""
     send(client, said)
     try:
-        await request(client, JoinRoom(type="join", code=said.code))
+        await request(client, JoinRoom(type="join", id=request_id, code=said.code))
     except Refused as refused:
         log.info("a matched player did not join %s: %s", said.code, refused.message)
 
@@ -255,6 +260,7 @@ class LocalQueue:
             ),
             "",
             client.connection_id,
+            message.id,
         )
         self.entries[client.player_id] = entry
         self.clients[client.connection_id] = client
@@ -335,8 +341,8 @@ class LocalQueue:
                     self.clients[client.connection_id] = client
             return
         said = matched(group, room.race.terms.code)
-        for client in clients:
-            self._enter(client, said)
+        for entry, client in zip(group, clients, strict=True):
+            self._enter(client, said, entry.request_id)
 
     async def _practise(self, entry: Entry) -> None:
         """The seeker races the practice bot (should the room not open, they wait on)."""
@@ -352,10 +358,10 @@ class LocalQueue:
                 self.entries[entry.seeker.player_id] = entry
                 self.clients[client.connection_id] = client
             return
-        self._enter(client, said)
+        self._enter(client, said, entry.request_id)
 
-    def _enter(self, client: Client, said: Matched) -> None:
-        task = asyncio.create_task(enter(self.request, client, said))
+    def _enter(self, client: Client, said: Matched, request_id: str | None) -> None:
+        task = asyncio.create_task(enter(self.request, client, said, request_id))
         self._entering.add(task)
         task.add_done_callback(self._entering.discard)
 

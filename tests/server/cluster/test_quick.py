@@ -70,7 +70,8 @@ async def test_three_players_queued_together_race_in_one_room(
     found = await asyncio.gather(*(player.matched(timeout=10) for player in players))
     codes = {matched.code for matched, _ in found}
     assert len(codes) == 1
-    for matched, room in found:
+    for (matched, room), asked in zip(found, queued, strict=True):
+        assert room.id == asked.id, "the room answers the quick_race"
         assert (matched.racers, matched.rated, matched.practice) == (3, True, False)
         assert room.code in codes and room.quick == "rated" and room.deal_kind == "secret"
         assert room.seats_max == 3

@@ -84,6 +84,8 @@ async def test_seekers_of_both_workers_race_in_one_room(
     assert {matched.racers for matched, _ in found} == {3}
     race = race_of(code, first, second)
     assert sorted(racer.name for racer in race.racers.values()) == ["Ann", "Bob", "Cy"]
+    holder = first if code in first.host.rooms else second
+    assert {player.connected_to for player in players} == {holder.url}, "reconnect_to followed"
     assert (await first.bus.waiting())["octagon"] == {"rated": 0, "unrated": 0}
     for player in players:
         await player.close()
@@ -119,6 +121,7 @@ async def test_the_matcher_drops_the_seekers_of_a_dead_worker(
         "bot_after_s": None,
         "worker": "dead-worker",
         "conn": "c0",
+        "id": None,
     }
     await first.bus.redis.hset(queue.seekers, "ghost", json.dumps(gone))
     ann = await seeker(first, "Ann")
