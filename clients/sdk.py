@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
@@ -83,7 +83,6 @@ from wire.protocol import (
     Ok,
     PlayDaily,
     Queued,
-    QueueStatus,
     QuickRace,
     RaceFinished,
     RaceRecord,
@@ -164,6 +163,11 @@ class RaceClient:
         self.bot = False
         """What ``hello`` said of being a bot (again on reconnect)."""
         self._ids = itertools.count(1)
+        self._queued_as: str | None = None
+        """The id of the ``quick_race`` waiting: the ``room`` it is joined into answers it too
+        (``_matching``), after ``matched`` (``_matched``)."""
+        self._matching: asyncio.Future[ServerMessage] | None = None
+        self._matched: Matched | None = None
         self._waiting: dict[str, tuple[ClientConnection, asyncio.Future[ServerMessage]]] = {}
         self._events: asyncio.Queue[ServerMessage | None] = asyncio.Queue()
         self._reader = asyncio.create_task(self._read(ws))
@@ -222,7 +226,7 @@ class RaceClient:
 
     def _event(self, message: ServerMessage) -> None:
         if isinstance(message, Matched):  # (the room it is being joined into: its events follow)
-            self.room_code = message.code
+            self.room_code, self._matched = message.code, message
         seq = getattr(message, "seq", None)
         if seq is not None:
             self.last_seq = max(self.last_seq, seq)
@@ -380,40 +384,46 @@ class RaceClient:
         self, rule_set: str, rated: bool = True, bot_after_s: int | None = None
     ) -> Queued:
         """Wait in the rule set's quick race queue (docs/protocol.md, "Quick race"); then
-        ``matched()`` waits to be matched and joined into the room."""
-        return await self._expect(
+        ``matched()`` waits to be matched and joined into the room. Meanwhile ``queue`` events,
+        then ``matched``, are in the event stream."""
+        queued = await self._expect(
             QuickRace(type="quick_race", rule_set=rule_set, rated=rated, bot_after_s=bot_after_s),
             Queued,
         )
+        assert queued.id is not None  # (the request's own)
+        self._matching = asyncio.get_running_loop().create_future()
+        self._waiting[queued.id] = (self.ws, self._matching)  # the room answers it too
+        self._queued_as = queued.id
+        return queued
 
     async def leave_queue(self) -> Ok:
-        return await self._expect(LeaveQueue(type="leave_queue"), Ok)
+        ok = await self._expect(LeaveQueue(type="leave_queue"), Ok)
+        if self._queued_as is not None:
+            self._waiting.pop(self._queued_as, None)
+        self._matching = self._queued_as = None
+        return ok
 
-    async def matched(
-        self,
-        on_queue: Callable[[QueueStatus], None] | None = None,
-        timeout: float | None = None,
-    ) -> tuple[Matched, RoomState]:
-        """After ``quick_race``: wait until the queue matches this player (``on_queue`` is
-        called with each ``queue`` event meanwhile), and return ``matched`` and the room the
-        server joined them into (with ``follow_reconnect_to``, on the room's worker), as
-        ``join`` would. ``timeout``: give up waiting (``StillWaiting``) after that long."""
-        found: Matched | None = None
+    async def matched(self, timeout: float | None = None) -> tuple[Matched, RoomState]:
+        """After ``quick_race``: wait until the queue matches this player, and return
+        ``matched`` and the room the server joined them into (with ``follow_reconnect_to``, on
+        the room's worker), as ``join`` would. ``timeout``: give up waiting (``StillWaiting``)
+        after that long; the player waits on in the queue."""
+        if self._matching is None:
+            raise RuntimeError("matched() waits after quick_race()")
         try:
             async with asyncio.timeout(timeout):
-                async for message in self.events():
-                    if isinstance(message, QueueStatus) and on_queue is not None:
-                        on_queue(message)
-                    elif isinstance(message, Matched):
-                        found = message
-                    elif isinstance(message, RoomState) and found is not None:
-                        return found, await self._entered(message)
+                reply = await asyncio.shield(self._matching)
         except TimeoutError:
             raise StillWaiting(
                 f"waited {timeout:g} s in the queue, and nobody was matched: "
                 + WHAT_BRINGS[Matched]
             ) from None
-        raise ConnectionError("the connection closed while waiting in the queue")
+        if isinstance(reply, ErrorMessage):
+            raise RequestRefused(reply)
+        if not isinstance(reply, RoomState) or self._matched is None:
+            raise TypeError(f"expected the room after matched, got {type(reply).__name__}")
+        self._matching = self._queued_as = None
+        return self._matched, await self._entered(reply)
 
     async def _entered(self, room: RoomState, spectating: bool = False) -> RoomState:
         self.room_code = room.code

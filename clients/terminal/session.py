@@ -215,10 +215,13 @@ class RaceSession:
         self._enter(room)
 
     async def quick_race(self, rule_set: str) -> None:
-        """Wait in the rule set's rated queue: the wait is said as it goes (``queue``), and
-        once matched the room's events come as a join's do (``_listen``)."""
-        queued = await self._connected().quick_race(rule_set)
+        """Wait in the rule set's rated queue, the wait said as it goes (``queue``, by
+        ``_listen``, which takes the room's events from ``matched`` on), until the room."""
+        client = self._connected()
+        queued = await client.quick_race(rule_set)
         self.on_notice(waiting_text(queued.waiting, queued.window, 0))
+        _, room = await client.matched()
+        self._enter(room)
 
     def _enter(self, room: RoomState) -> None:
         if self.state.code != room.code:

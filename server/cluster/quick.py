@@ -60,6 +60,8 @@ class Entry:
     seeker: Seeker
     worker: str
     connection_id: str
+    request_id: str | None = None
+    """The ``quick_race``'s id: the ``room`` the player is joined into answers it too."""
 
     @property
     def queue(self) -> tuple[str, bool]:
@@ -76,6 +78,7 @@ class Entry:
             "bot_after_s": seeker.bot_after_s,
             "worker": self.worker,
             "conn": self.connection_id,
+            "id": self.request_id,
         }
 
     @classmethod
@@ -92,6 +95,7 @@ class Entry:
             ),
             data["worker"],
             data["conn"],
+            data["id"],
         )
 
 
@@ -194,14 +198,15 @@ def matched(group: Sequence[Entry], code: str) -> Matched:
     return Matched(rule_set=first.rule_set, rated=first.seeker.rated, code=code, racers=len(group))
 
 
-async def enter(request: Request, client: Client, said: Matched) -> None:
+async def enter(request: Request, client: Client, said: Matched, request_id: str | None) -> None:
     """A matched connection of this worker: it hears ``matched`` and is joined into its room
-    as a ``join`` of its own would be (the reply, ``room``, follows). A join refused (the
-    connection closed, or entered a room meanwhile) is the player's loss: the room begins with
-    those who came."""
+    as a ``join`` of its own would be, with the ``quick_race``'s id (``request_id``): the
+    reply, ``room``, follows and answers the ``quick_race`` too. A join refused (the connection
+    closed, or entered a room meanwhile) is the player's loss: the room begins with those who
+    came."""
     send(client, said)
     try:
-        await request(client, JoinRoom(type="join", code=said.code))
+        await request(client, JoinRoom(type="join", id=request_id, code=said.code))
     except Refused as refused:
         log.info("a matched player did not join %s: %s", said.code, refused.message)
 
@@ -255,6 +260,7 @@ class LocalQueue:
             ),
             "",
             client.connection_id,
+            message.id,
         )
         self.entries[client.player_id] = entry
         self.clients[client.connection_id] = client
@@ -272,9 +278,16 @@ class LocalQueue:
         """The connection waits no more (it left, or closed); whether it was waiting."""
         if self.clients.pop(client.connection_id, None) is None:
             return False
-        assert client.player_id is not None
+        assert client.player_id is not None  # (the one it queued as: ``Gateway._hello``)
         del self.entries[client.player_id]
         return True
+
+    def _still(self, entry: Entry) -> Client | None:
+        """The entry's connection, if it waits still as the entry (a wave's rooms are opened
+        one after another: meanwhile some of those it matched may have gone)."""
+        if self.entries.get(entry.seeker.player_id) is not entry:
+            return None
+        return self.clients[entry.connection_id]
 
     def counts(self) -> Counts:
         return counts(self.entries.values())
@@ -307,7 +320,10 @@ class LocalQueue:
         """A room for the group, taken out of the queue first (so a player who leaves while
         the room is being stored is invited still, and simply does not come). Should the room
         not open (the database does not take it), they wait on in the queue."""
-        clients = [self.clients[entry.connection_id] for entry in group]
+        still = [self._still(entry) for entry in group]
+        clients = [client for client in still if client is not None]
+        if len(clients) < len(group):
+            return  # the next wave matches those left
         for client in clients:
             self.drop(client)
         first = group[0]
@@ -325,12 +341,14 @@ class LocalQueue:
                     self.clients[client.connection_id] = client
             return
         said = matched(group, room.race.terms.code)
-        for client in clients:
-            self._enter(client, said)
+        for entry, client in zip(group, clients, strict=True):
+            self._enter(client, said, entry.request_id)
 
     async def _practise(self, entry: Entry) -> None:
         """The seeker races the practice bot (should the room not open, they wait on)."""
-        client = self.clients[entry.connection_id]
+        client = self._still(entry)
+        if client is None:
+            return
         self.drop(client)
         try:
             said = await practice_room(self.host, self.practice, entry)
@@ -340,10 +358,10 @@ class LocalQueue:
                 self.entries[entry.seeker.player_id] = entry
                 self.clients[client.connection_id] = client
             return
-        self._enter(client, said)
+        self._enter(client, said, entry.request_id)
 
-    def _enter(self, client: Client, said: Matched) -> None:
-        task = asyncio.create_task(enter(self.request, client, said))
+    def _enter(self, client: Client, said: Matched, request_id: str | None) -> None:
+        task = asyncio.create_task(enter(self.request, client, said, request_id))
         self._entering.add(task)
         task.add_done_callback(self._entering.discard)
 

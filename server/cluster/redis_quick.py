@@ -133,6 +133,7 @@ class RedisQueue:
             ),
             self.id,
             client.connection_id,
+            message.id,
         )
         if not await self.redis.hsetnx(self.seekers, client.player_id, _text(entry)):
             raise already_queued()
@@ -233,9 +234,9 @@ class RedisQueue:
             for player_id, text in zip(pairs[::2], pairs[1::2], strict=True):
                 await self.redis.hsetnx(self.seekers, player_id, text)
             return
-        said = matched(group, room.race.terms.code).model_dump(mode="json")
+        said = matched(group, room.race.terms.code)
         for entry in group:
-            self.publish(entry.worker, {"k": "matched", "conn": entry.connection_id, "msg": said})
+            self._tell(entry, said)
 
     async def _practise(self, entry: Entry, text: str) -> None:
         """Claim the seeker, open their room with a practice bot here, and tell their worker."""
@@ -248,9 +249,18 @@ class RedisQueue:
             log.warning("a practice room could not be opened: %s", refused.message)
             await self.redis.hsetnx(self.seekers, player_id, text)
             return
+        self._tell(entry, said)
+
+    def _tell(self, entry: Entry, said: Matched) -> None:
+        """Publish ``matched`` to the seeker's worker (``matched`` there)."""
         self.publish(
             entry.worker,
-            {"k": "matched", "conn": entry.connection_id, "msg": said.model_dump(mode="json")},
+            {
+                "k": "matched",
+                "conn": entry.connection_id,
+                "id": entry.request_id,
+                "msg": said.model_dump(mode="json"),
+            },
         )
 
     def matched(self, data: dict[str, Any], connections: dict[str, Client]) -> None:
@@ -258,7 +268,8 @@ class RedisQueue:
         client = connections.get(data["conn"])
         self.mine.pop(data["conn"], None)
         if client is not None:
-            self._spawn(enter(self.request, client, Matched.model_validate(data["msg"])))
+            said = Matched.model_validate(data["msg"])
+            self._spawn(enter(self.request, client, said, data["id"]))
 
     def _tell_mine(self, entries: list[Entry]) -> None:
         now = self.host.clock()

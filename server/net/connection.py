@@ -337,11 +337,17 @@ class Gateway:
         )
 
     def _same_in_room(self, client: Client, player_id: str | None) -> None:
-        """Refuse a hello that would make a connection in a room someone else (``player_id``
-        None: a new player)."""
-        if client.room is not None and (player_id is None or player_id != client.player_id):
+        """Refuse a hello that would make a connection in a room, or waiting in the quick race
+        queue, someone else (``player_id`` None: a new player)."""
+        if player_id is not None and player_id == client.player_id:
+            return
+        if client.room is not None:
             raise Refusal(
                 ErrorCode.IN_ANOTHER_ROOM, "leave your room first: you came in as someone else"
+            )
+        if self.bus.seeking(client):
+            raise Refusal(
+                ErrorCode.ALREADY_QUEUED, "leave the queue first: you are waiting as someone else"
             )
 
     def _anonymous(self, client: Client, message: Hello) -> None:

@@ -20,7 +20,7 @@ from server.core.matching import GATHER_S
 from server.storage.models import EntryRow, RaceRow
 from tests.fakeclock import FakeClock
 from tests.server.test_server import Server, make_settings, start_server, stop_server
-from wire.protocol import Countdown, ErrorCode, QueueStatus, RaceStarted, RoomState, YourView
+from wire.protocol import Countdown, ErrorCode, Hello, QueueStatus, RaceStarted, RoomState, YourView
 
 COUNTDOWN_S = 0.3
 
@@ -70,7 +70,8 @@ async def test_three_players_queued_together_race_in_one_room(
     found = await asyncio.gather(*(player.matched(timeout=10) for player in players))
     codes = {matched.code for matched, _ in found}
     assert len(codes) == 1
-    for matched, room in found:
+    for (matched, room), asked in zip(found, queued, strict=True):
+        assert room.id == asked.id, "the room answers the quick_race"
         assert (matched.racers, matched.rated, matched.practice) == (3, True, False)
         assert room.code in codes and room.quick == "rated" and room.deal_kind == "secret"
         assert room.seats_max == 3
@@ -120,6 +121,7 @@ async def test_what_the_queue_refuses(server: Server) -> None:
     await ann.quick_race("octagon")
     assert await refused(ann.quick_race("all-fours")) is ErrorCode.ALREADY_QUEUED
     assert await refused(ann.create_room("octagon")) is ErrorCode.ALREADY_QUEUED
+    assert await refused(ann.request(Hello(type="hello", name="Zed"))) is ErrorCode.ALREADY_QUEUED
     again = await RaceClient.connect(server.url)
     await again.hello(token=ann.token)
     assert await refused(again.quick_race("octagon")) is ErrorCode.ALREADY_QUEUED

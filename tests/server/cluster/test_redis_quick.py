@@ -1,6 +1,7 @@
 """The quick race's queue across two workers, in Redis (``server.cluster.redis_quick``): seekers
 of both workers end in one room; one worker matches at a time and, dead, is replaced once its
-lease runs out; a dead worker's seekers are dropped; the counts are every worker's.
+lease runs out; a dead worker's seekers are dropped; the counts are every worker's; the practice
+bot races a seeker of another worker than the matcher's.
 
 Needs PATIENCE_RACE_TEST_REDIS_URL (skipped without it, as ``test_redis_bus.py``).
 """
@@ -16,6 +17,7 @@ from contextlib import AsyncExitStack
 import pytest_asyncio
 
 from clients.sdk import RaceClient
+from server.cluster.practice import PRACTICE_NAME
 from server.core.matching import GATHER_S
 from server.core.race import Race
 from tests.fakeclock import FakeClock
@@ -52,10 +54,12 @@ async def workers(
         await drop_redis_keys(redis_url, prefix)
 
 
-async def seeker(on: Worker, name: str, rule_set: str = "octagon") -> RaceClient:
+async def seeker(
+    on: Worker, name: str, rule_set: str = "octagon", bot_after_s: int | None = None
+) -> RaceClient:
     client = await RaceClient.connect(on.url)
     await client.hello(name=name)
-    await client.quick_race(rule_set)
+    await client.quick_race(rule_set, bot_after_s=bot_after_s)
     return client
 
 
@@ -80,6 +84,8 @@ async def test_seekers_of_both_workers_race_in_one_room(
     assert {matched.racers for matched, _ in found} == {3}
     race = race_of(code, first, second)
     assert sorted(racer.name for racer in race.racers.values()) == ["Ann", "Bob", "Cy"]
+    holder = first if code in first.host.rooms else second
+    assert {player.connected_to for player in players} == {holder.url}, "reconnect_to followed"
     assert (await first.bus.waiting())["octagon"] == {"rated": 0, "unrated": 0}
     for player in players:
         await player.close()
@@ -115,6 +121,7 @@ async def test_the_matcher_drops_the_seekers_of_a_dead_worker(
         "bot_after_s": None,
         "worker": "dead-worker",
         "conn": "c0",
+        "id": None,
     }
     await first.bus.redis.hset(queue.seekers, "ghost", json.dumps(gone))
     ann = await seeker(first, "Ann")
@@ -122,4 +129,23 @@ async def test_the_matcher_drops_the_seekers_of_a_dead_worker(
     await queue.wave()
     assert (await first.bus.waiting())["octagon"]["rated"] == 1
     assert await first.bus.redis.hexists(queue.seekers, ann.player_id or "")
+    await ann.close()
+
+
+async def test_the_matcher_runs_the_practice_bot_for_a_seeker_of_another_worker(
+    workers: tuple[Worker, Worker], clock: FakeClock
+) -> None:
+    first, second = workers
+    first.bus.practice.url = first.url  # (the service sets it once it serves)
+    ann = await seeker(second, "Ann", bot_after_s=5)
+    clock.advance(5)
+    matched, room = await ann.matched(timeout=10)
+    assert matched.practice and room.code in first.host.rooms
+    async with asyncio.timeout(10):
+        while len(first.host.rooms[room.code].race.racers) < 2:
+            await asyncio.sleep(0.05)
+    assert sorted(r.name for r in race_of(room.code, first).racers.values()) == [
+        "Ann",
+        PRACTICE_NAME,
+    ]
     await ann.close()
