@@ -16,7 +16,7 @@ import { identity } from "./net.js";
 import { eventsAfter, inWords, moveWords, parseMove } from "./moves.js";
 import { pileName } from "./pile_names.js";
 import {
-  counted, initialState, lowTime, mySeat, raceTime, reduce, timeLeft,
+  counted, initialState, lowTime, mySeat, raceTime, reduce, startsByItself, timeLeft,
 } from "./room_state.js";
 import { seatStrip } from "./seats.js";
 import { animationOn, setAnimation, setSounds, soundsOn } from "./settings.js";
@@ -310,7 +310,7 @@ class RoomPage {
   header() {
     const { room, dealNumber } = this.state;
     const game = this.game();
-    const joining = room.phase === "lobby" && !room.quick;
+    const joining = room.phase === "lobby" && !startsByItself(this.state);
     const link = `${location.origin}/#/${joining ? "room" : "watch"}/${room.code}`;
     const facts = [
       room.quick ? `quick race, ${room.quick}` : null,
@@ -345,7 +345,7 @@ class RoomPage {
       lines.push(h("p", { class: "notice" }, state.notice));
     }
     if (state.room.phase === "lobby") {
-      lines.push(h("p", { class: "quiet" }, state.room.quick
+      lines.push(h("p", { class: "quiet" }, startsByItself(state)
         ? "A quick race: the countdown begins by itself once every racer matched is here."
         : state.watching ? "Waiting for the racers to get ready."
           : "When everyone is ready (or the host starts), a short countdown begins."));
@@ -361,7 +361,7 @@ class RoomPage {
   lobbyControls() {
     const { room } = this.state;
     const me = mySeat(this.state);
-    if (!me || room.phase !== "lobby" || room.quick) return null;
+    if (!me || room.phase !== "lobby" || startsByItself(this.state)) return null;
     const ready = () => this.send({ type: "ready", ready: !me.ready }, "ready");
     return h("div", { class: "lobby-controls" },
       h("button", { class: "primary ready-button", onclick: ready },

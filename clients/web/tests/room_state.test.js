@@ -4,7 +4,7 @@ import { test } from "node:test";
 
 import {
   boardNames, counted, finishHeadline, initialState, lowTime, myGameOver, mySeat, ordinal,
-  raceTime, ratingText, reduce, rematchWords, standings, timeLeft,
+  raceTime, ratingText, reduce, rematchWords, standings, startsByItself, timeLeft,
 } from "../room_state.js";
 
 const clock = (ms) => `${(ms / 1000).toFixed(1)}s`;
@@ -127,6 +127,19 @@ test("rematch: a finished room back in the lobby forgets the last race", () => {
   assert.deepEqual(state.stoppedAt, {});
   assert.equal(state.room.phase, "lobby");
   assert.equal(state.commitment, "c1");
+  assert.equal(state.rematched, true);
+});
+
+test("a quick room's first lobby starts by itself; its rematch's does not", () => {
+  let state = initialState({ code: "ABCD", me: "a" });
+  state = reduce(state, room("lobby", [seat("a", "Ann")], { quick: "rated" }));
+  assert.equal(startsByItself(state), true);
+  state = reduce(state, room("finished", [seat("a", "Ann")], { seq: 8, quick: "rated" }));
+  assert.equal(startsByItself(state), false);
+  state = reduce(state, room("lobby", [seat("a", "Ann")], { seq: 9, quick: "rated" }));
+  assert.equal(startsByItself(state), false, "a rematch: ready, or the host starts it");
+  state = reduce(initialState({ code: "ABCD", me: "a" }), room("lobby", [seat("a", "Ann")]));
+  assert.equal(startsByItself(state), false, "a room opened by code");
 });
 
 test("resumed replays what was missed; lost and reconnected set the notice", () => {
