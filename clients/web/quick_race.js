@@ -52,13 +52,14 @@ export class QuickRace {
     if (this.state === before) return;
     if (Boolean(this.state.seeking) !== Boolean(before.seeking)
       || this.state.matched !== before.matched) {
-      this.draw();
+      this.draw(before.seeking?.rule_set);
     } else {
       this.update();
     }
   }
 
   async count() {
+    if (document.hidden) return; // nobody looks: the counts wait for the next look
     try {
       this.dispatch({ type: "counts", waiting: (await getJson("/api/quick")).waiting });
     } catch {
@@ -116,13 +117,18 @@ export class QuickRace {
 
   // -- drawing -----------------------------------------------------------------------------
 
-  draw() {
+  // The buttons, the search or the room found; the keyboard's focus, if it was here, moves to
+  // Cancel as the search begins and back to the game's button as it ends (`left`).
+  draw(left = null) {
     const { seeking, matched } = this.state;
+    const focused = this.body.contains(document.activeElement);
     if (matched) this.body.replaceChildren(this.found(matched));
     else if (seeking) this.body.replaceChildren(this.searching(seeking));
     else this.body.replaceChildren(this.buttons(), this.choices());
     this.update();
-    this.body.querySelector(".cancel")?.focus();
+    if (!focused) return;
+    (this.body.querySelector(".cancel")
+      ?? this.body.querySelector(`li[data-rule-set="${left}"] button`))?.focus();
   }
 
   // What changes while the list or the search stays on screen: the counts, the search's words.
