@@ -220,10 +220,24 @@ class RedisBus:
             self.host.disconnect(client)
 
     async def seek(self, client: Client, message: QuickRace) -> None:
-        await self.queue.seek(client, message)
+        try:
+            await self.queue.seek(client, message)
+        except RedisError as error:
+            raise self._queue_unavailable(error) from None
 
     async def leave_queue(self, client: Client, message: LeaveQueue) -> None:
-        await self.queue.leave(client, message)
+        try:
+            await self.queue.leave(client, message)
+        except RedisError as error:
+            raise self._queue_unavailable(error) from None
+
+    def _queue_unavailable(self, error: RedisError) -> Refusal:
+        """The quick race queue is in Redis: while it cannot be reached, nothing is queued."""
+        self._redis_failed(error)
+        return Refusal(
+            ErrorCode.UNAVAILABLE,
+            "the quick race queue (Redis) cannot be reached: try again in a moment",
+        )
 
     def seeking(self, client: Client) -> bool:
         return self.queue.seeking(client)

@@ -144,7 +144,11 @@ class RedisQueue:
     async def leave(self, client: Client, message: LeaveQueue) -> None:
         """Out of the queue, unless a matcher has just taken the player (``matched`` is on its
         way: they race)."""
-        if self.mine.pop(client.connection_id, None) is None or not await self._remove(client):
+        if not self.seeking(client):
+            raise not_queued()
+        removed = await self._remove(client)  # (Redis away: they wait on, and may retry)
+        del self.mine[client.connection_id]
+        if not removed:
             raise not_queued()
         send(client, Ok(id=message.id))
 

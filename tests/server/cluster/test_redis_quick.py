@@ -1,7 +1,8 @@
 """The quick race's queue across two workers, in Redis (``server.cluster.redis_quick``): seekers
 of both workers end in one room; one worker matches at a time and, dead, is replaced once its
 lease runs out; a dead worker's seekers are dropped; the counts are every worker's; the practice
-bot races a seeker of another worker than the matcher's.
+bot races a seeker of another worker than the matcher's; without Redis the queue is
+``unavailable``.
 
 Needs PATIENCE_RACE_TEST_REDIS_URL (skipped without it, as ``test_redis_bus.py``).
 """
@@ -14,13 +15,16 @@ import secrets
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 
+import pytest
 import pytest_asyncio
+import redis.asyncio as redis
 
-from clients.sdk import RaceClient
+from clients.sdk import RaceClient, RequestRefused
 from server.cluster.practice import PRACTICE_NAME
 from server.core.matching import GATHER_S
 from server.core.race import Race
 from tests.fakeclock import FakeClock
+from tests.ports import free_port
 from tests.server.cluster.test_redis_bus import Worker, worker
 from tests.server.conftest import drop_redis_keys
 from tests.server.test_server import Sessions, make_settings
@@ -148,4 +152,17 @@ async def test_the_matcher_runs_the_practice_bot_for_a_seeker_of_another_worker(
         "Ann",
         PRACTICE_NAME,
     ]
+    await ann.close()
+
+
+async def test_the_queue_is_unavailable_while_redis_cannot_be_reached(
+    workers: tuple[Worker, Worker],
+) -> None:
+    first, _ = workers
+    ann = await RaceClient.connect(first.url)
+    await ann.hello(name="Ann")
+    first.bus.queue.redis = redis.from_url(f"redis://127.0.0.1:{free_port()}/0")
+    with pytest.raises(RequestRefused) as refused:
+        await ann.quick_race("octagon")
+    assert refused.value.code == "unavailable"
     await ann.close()
