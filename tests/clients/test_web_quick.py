@@ -11,6 +11,7 @@ import pytest
 from playwright.async_api import Browser, Locator, Page, WebSocketRoute, expect
 
 from clients.sdk import RaceClient
+from tests.clients.conftest import rated_racer
 from tests.clients.test_web import (  # noqa: F401 (the fixtures)
     CHROMIUM,
     SIZES,
@@ -21,6 +22,7 @@ from tests.clients.test_web import (  # noqa: F401 (the fixtures)
     give_name,
     open_page,
     open_room,
+    play_a_few,
     resign,
     screenshot,
     serious_violations,
@@ -56,14 +58,23 @@ async def waiting_on_the_server(server: Server, rule_set: str, kind: str = "rate
     return count
 
 
-async def test_three_browsers_press_quick_race_on_one_game_and_race_in_one_room(
-    open_page: OpenPage,  # noqa: F811 (the fixture)
+async def test_three_browsers_and_a_terminal_racer_press_quick_race_and_race_rated(
+    browser: Browser,  # noqa: F811 (the fixture)
+    server: Server,
 ) -> None:
-    """Each sees the search with the count of the queue they are in; then all three are in one
-    room, which starts by itself: nobody is asked to get ready."""
+    """The issue's own: three browsers and a terminal racer (the SDK it is made of), each from
+    an address of its own as on machines apart (``RATED_BETWEEN_CLIENTS``), press Quick race on
+    one game. Each page says the count of its queue; all four are in one room, which starts by
+    itself (nobody is asked to get ready); after a move each the results rate all four."""
+    errors: list[str] = []
     pages = []
-    for name in ("Ann", "Bob", "Cy"):
-        page = await open_page()
+    for number, name in enumerate(("Ann", "Bob", "Cy"), start=1):
+        context = await browser.new_context(
+            viewport=VIEWPORT, extra_http_headers={"X-Forwarded-For": f"10.9.1.{number}"}
+        )
+        page = await context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        await page.goto(server.http + "/")
         await give_name(page, name)
         await quick_button(page, "octagon").click()
         await expect(page.locator(".quick .seeking-words")).to_contain_text("Looking for racers")
@@ -71,21 +82,29 @@ async def test_three_browsers_press_quick_race_on_one_game_and_race_in_one_room(
     await expect(pages[0].locator(".quick .seeking-words")).to_have_text(
         re.compile(r"Looking for racers: 3 waiting, window ±\d+")
     )
-    codes = []
+    dee = await rated_racer(server, "Dee")
+    await dee.quick_race("octagon")
+    matched, room = await dee.matched(timeout=MATCHED_MS / 1000)
+    assert (matched.racers, room.quick) == (4, "rated")
     for page in pages:
-        code = page.locator(".room-head .code")
-        await expect(code).to_be_visible(timeout=MATCHED_MS)
-        codes.append(await code.inner_text())
-    assert len(set(codes)) == 1, codes
-    for page in pages:
-        await expect(page.locator(".seat")).to_have_count(3)
+        await expect(page.locator(".room-head .code")).to_have_text(room.code, timeout=MATCHED_MS)
+        await expect(page.locator(".seat")).to_have_count(4)
         await expect(page.locator(".ready-button")).to_have_count(0)
         await expect(page.locator(".room-head .facts")).to_contain_text("quick race, rated")
     await pages[0].screenshot(path=screenshot("quick-room.png"))
+    view = (await dee.next_event(YourView, timeout=MATCHED_MS / 1000)).view
+    await dee.move(next(move for move in view.legal_moves if move != "resign"))
+    await dee.resign()
     for page in pages:
-        await expect(page.locator(".board")).to_have_attribute(
-            "data-status", "in_progress", timeout=MATCHED_MS
-        )
+        await expect(page.locator(".board")).to_have_attribute("data-status", "in_progress")
+        await play_a_few(page, 1)  # a racer who made no move is not rated
+        await resign(page)
+    for page in pages:
+        await expect(page.locator(".finish td.rating")).to_have_count(4)
+    await dee.close()
+    for page in pages:
+        await page.context.close()
+    assert not errors
 
 
 async def test_browsers_on_two_workers_press_quick_race_and_race_in_one_room(
