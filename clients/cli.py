@@ -399,7 +399,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     solver.set_defaults(run=cmd_solve)
 
-    bot = commands.add_parser("bot", help="join a room and play it with a simple strategy")
+    bot = commands.add_parser(
+        "bot", help="join a room and play it with a simple strategy, as a bot (never rated)"
+    )
     bot.add_argument("code", metavar="CODE", help="the room's code")
     bot.add_argument("--strategy", choices=["greedy", "random"], default="greedy")
     bot.add_argument("--pace", type=float, default=1.0, help="seconds between moves (default 1)")

@@ -160,6 +160,8 @@ class RaceClient:
         self.last_seq = 0
         self.own_progress = False
         """What ``hello`` said of the progress events of your own moves (again on reconnect)."""
+        self.bot = False
+        """What ``hello`` said of being a bot (again on reconnect)."""
         self._ids = itertools.count(1)
         self._queued_as: str | None = None
         """The id of the ``quick_race`` waiting: the ``room`` it is joined into answers it too
@@ -311,16 +313,28 @@ class RaceClient:
         return reply
 
     async def hello(
-        self, name: str | None = None, token: str | None = None, own_progress: bool = False
+        self,
+        name: str | None = None,
+        token: str | None = None,
+        own_progress: bool = False,
+        bot: bool = False,
     ) -> Welcome:
         """Say who you are; with neither name nor token (and none kept from before), watch
         without a name: ``welcome.anonymous``, and only ``spectate``, boards and race records
         are allowed. The SDK reads your own figures and the room's ``seq`` from each
         ``move_ok``, so unless told otherwise it asks not to get the progress events of your
-        own moves (``Hello.own_progress``)."""
-        self.own_progress = own_progress
+        own moves (``Hello.own_progress``). A program that plays by itself says ``bot=True``
+        (``Hello.bot``): its account is a bot's for ever, marked on the boards and never
+        rated."""
+        self.own_progress, self.bot = own_progress, bot
         welcome = await self._expect(
-            Hello(type="hello", name=name, token=token or self.token, own_progress=own_progress),
+            Hello(
+                type="hello",
+                name=name,
+                token=token or self.token,
+                own_progress=own_progress,
+                bot=bot,
+            ),
             Welcome,
         )
         self.player_id = None if welcome.anonymous else welcome.player_id
@@ -515,7 +529,9 @@ class RaceClient:
         reader = asyncio.create_task(self._read(ws))
         try:
             await self._expect(
-                Hello(type="hello", token=self.token, own_progress=self.own_progress), Welcome, ws
+                Hello(type="hello", token=self.token, own_progress=self.own_progress, bot=self.bot),
+                Welcome,
+                ws,
             )
         except (*CONNECTION_ERRORS, RequestRefused):
             await ws.close()
@@ -553,5 +569,5 @@ class RaceClient:
         self.connected_to = self.url
         self._events = asyncio.Queue()
         self._reader = asyncio.create_task(self._read(self.ws))
-        await self.hello(token=self.token)
+        await self.hello(token=self.token, bot=self.bot)
         return await self.resume()

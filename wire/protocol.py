@@ -103,6 +103,15 @@ class Hello(Message):
             "them there can say false: one frame fewer a move."
         ),
     )
+    bot: bool = Field(
+        default=False,
+        description=(
+            "This client is a program playing by itself. A player made by a hello with bot true, "
+            "or whose token comes with bot true, is a bot account for ever (whatever later hellos "
+            "say): marked on every board, never rated, and refused in rated quick races "
+            "(bots_not_rated). A race with a bot in it rates nobody."
+        ),
+    )
 
 
 def _deal_number_text(value: object) -> object:
@@ -429,6 +438,12 @@ class Welcome(Message):
             "connection may spectate and read boards and races, nothing else."
         ),
     )
+    bot: bool = Field(
+        default=False,
+        description=(
+            "Whether the player is a bot account (Hello.bot): false for an anonymous connection."
+        ),
+    )
 
 
 class Ok(Message):
@@ -461,6 +476,7 @@ class SeatInfo(Message):
     total: int = Field(default=0, description="Cards in the game; 0 before the start.")
     moves: int = Field(default=0, description="Moves made; 0 before the start.")
     status: SeatStatus = "waiting"
+    bot: bool = Field(default=False, description="The racer is a bot account (Hello.bot).")
 
 
 class RematchPending(Message):
@@ -698,6 +714,10 @@ class RankEntry(Message):
             "null when the race is not rated: a chosen or daily deal, or fewer than two racers."
         ),
     )
+    bot: bool = Field(
+        default=False,
+        description="The racer is a bot account (Hello.bot): a race with a bot rates nobody.",
+    )
 
 
 class RaceFinished(Message):
@@ -766,6 +786,7 @@ class LeaderboardEntry(Message):
         ),
     )
     at: str = Field(description="When the result (or the last win) was, ISO 8601 UTC.")
+    bot: bool = Field(default=False, description="The player is a bot account (Hello.bot).")
 
 
 class Leaderboard(Message):

@@ -63,8 +63,13 @@ def clock(ms: int) -> str:
     return f"{minutes}:{seconds:02d}"
 
 
-def racer_name(name: str, mine: bool) -> Text:
-    return Text(f"{name} (you)", style="bold") if mine else Text(name)
+def racer_name(name: str, mine: bool, bot: bool = False) -> Text:
+    """A player's name as the screens list it: "(you)" for yours, "[bot]" for a bot account's
+    (``Hello.bot``)."""
+    text = Text(f"{name} (you)", style="bold") if mine else Text(name)
+    if bot:
+        text.append(" [bot]", style="dim")
+    return text
 
 
 def rating_text(change: RatingChange | None) -> Text:
@@ -353,7 +358,7 @@ class RoomScreen(RacerScreen):
                 if applies
             ]
             table.add_row(
-                Text(seat.name),
+                racer_name(seat.name, False, seat.bot),
                 Text("✔ ready", "bold green") if seat.ready else Text("· not yet", "dim"),
                 Text(", ".join(notes)),
             )
@@ -468,7 +473,7 @@ class LeaderboardScreen(RacerScreen):
         me = self.session.state.player_id
 
         def who(entry: LeaderboardEntry) -> Text:
-            return racer_name(entry.name, entry.player_id == me)
+            return racer_name(entry.name, entry.player_id == me, entry.bot)
 
         table.clear(columns=True)
         rows: list[tuple[object, ...]]
@@ -514,7 +519,7 @@ class LeaderboardScreen(RacerScreen):
             [
                 (
                     line.rank,
-                    racer_name(line.name, line.player_id == me),
+                    racer_name(line.name, line.player_id == me, line.bot),
                     str(line),
                     f"{line.mu:.1f}",
                     f"{line.sigma:.2f}",

@@ -3,7 +3,8 @@
 When nobody is matched in time, the queue opens an unrated quick room for the player and the
 project's bot (``clients.bot``), which this process runs as a task of its own: a client like any
 other, connecting to this process's own WebSocket address, racing greedily at a person's pace.
-Every bot of a process plays as one player, made the first time one is needed. At most
+Every bot of a process plays as one player, a bot account (``Hello.bot``: marked on every
+board, never rated), made the first time one is needed. At most
 ``settings.practice_bots`` race at once; past it, a player waits on in the queue.
 """
 
@@ -48,7 +49,7 @@ class PracticeBots:
         if self._player is None:
             made, token = await write_for_client(
                 self.writer,
-                lambda: create_player(self.sessions, PRACTICE_NAME),
+                lambda: create_player(self.sessions, PRACTICE_NAME, bot=True),
                 self.settings.write_wait_s,
             )
             self._player = (made.id, made.name, token)
@@ -63,7 +64,7 @@ class PracticeBots:
     async def _race(self, code: str) -> None:
         assert self.url is not None and self._player is not None
         async with await RaceClient.connect(self.url) as client:
-            await client.hello(token=self._player[2])
+            await client.hello(token=self._player[2], bot=True)
             await client.join(code)
             await play_race(client, PRACTICE_STRATEGY, PRACTICE_PACE_S)
 

@@ -61,22 +61,24 @@ class Race:
         *,
         host_id: str,
         host_name: str,
+        host_bot: bool = False,
         events_kept: int = EVENTS_KEPT,
         events: RoomEvents | None = None,
         invited: Collection[str] | None = None,
         join_by: float | None = None,
     ) -> None:
-        """``events``: the room's event log, for a race that follows another in the same room
-        (a rematch); a new one otherwise. ``invited``: a quick race's players, who alone may
-        take its seats (none seated yet; ``host_id`` names the first, for the record), its
-        countdown begun at ``join_by`` at the latest."""
+        """``host_bot``: the host is a bot account (``Hello.bot``). ``events``: the room's event
+        log, for a race that follows another in the same room (a rematch); a new one
+        otherwise. ``invited``: a quick race's players, who alone may take its seats (none
+        seated yet; ``host_id`` names the first, for the record), its countdown begun at
+        ``join_by`` at the latest."""
         self.terms = terms
         self.host_id = host_id
         self.phase = Phase.LOBBY
         self.invited = None if invited is None else frozenset(invited)
         self.join_by = join_by
         self.racers: dict[str, Racer] = (
-            {} if invited is not None else {host_id: Racer(host_id, host_name)}
+            {} if invited is not None else {host_id: Racer(host_id, host_name, host_bot)}
         )
         self.spectators: set[str] = set()
         self.starts_at: float | None = None
@@ -148,9 +150,16 @@ class Race:
     # -- lobby --------------------------------------------------------------------------------
 
     @says
-    def join(self, player_id: str, name: str, now: float) -> list[Outgoing]:
+    def join(self, player_id: str, name: str, now: float, bot: bool = False) -> list[Outgoing]:
+        """Take a seat; ``bot``: as a bot account (``Hello.bot``), which a rated quick race
+        refuses (bots race in private rooms and unrated quick races)."""
         if player_id in self.racers:  # coming back; already here, nothing changes
             return [] if self.racers[player_id].connected else self.reconnect(player_id, now)
+        if bot and self.terms.quick == "rated":
+            raise RaceError(
+                ErrorCode.BOTS_NOT_RATED,
+                "bots race in private rooms and unrated quick races, never in rated races",
+            )
         if self.invited is not None and player_id not in self.invited:
             raise RaceError(
                 ErrorCode.NOT_INVITED,
@@ -160,7 +169,7 @@ class Race:
             raise RaceError(ErrorCode.ALREADY_STARTED, "this race has started; you may spectate it")
         if len(self.racers) >= self.terms.seats_max:
             raise RaceError(ErrorCode.ROOM_FULL, f"all {self.terms.seats_max} seats are taken")
-        self.racers[player_id] = Racer(player_id, name)
+        self.racers[player_id] = Racer(player_id, name, bot)
         self.spectators.discard(player_id)
         out = [self._room_changed()]
         if self.invited is not None and self.invited <= self.racers.keys():

@@ -255,7 +255,9 @@ class Openings:
             idle_s=self.settings.idle_s,
             **race_settings,
         )
-        race = Race(terms, host_id=client.player_id, host_name=client.name or "")
+        race = Race(
+            terms, host_id=client.player_id, host_name=client.name or "", host_bot=client.bot
+        )
         try:
             stored = await self._store(race)
         except Refusal:

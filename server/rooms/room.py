@@ -113,6 +113,8 @@ class Client:
     room: Room | Elsewhere | None = None
     own_progress: bool = True
     """Whether it gets the progress events of its own player's moves (``Hello.own_progress``)."""
+    bot: bool = False
+    """Whether its player is a bot account (``Hello.bot``): the mark of the seat it takes."""
     connection_id: str = field(default_factory=lambda: secrets.token_hex(8))
     """How another worker's room names this connection (``server.cluster.bus``)."""
 
@@ -132,6 +134,8 @@ class RemoteMember:
     address: str = ""
     """Whom the connection counts against (``server.core.budgets.address_of``), as its worker
     found it: who may be rated in a race depends on it (``server.core.ratings.roles``)."""
+    bot: bool = False
+    """Whether its player is a bot account, as its worker found it (``Client.bot``)."""
 
 
 class Carrier(Protocol):
@@ -262,6 +266,8 @@ def restore_race(row: RaceRow, settings: Settings, now: float) -> Race:
             for entry in row.entries
         ],
         now=now,
+        bots={entry.player_id for entry in row.entries if entry.player.bot}
+        | ({row.host_id} if row.host.bot else set()),
         invited=None if row.invited is None else row.invited.split(),
         join_by=None if row.invited is None else now + settings.quick_join_s,
         host_id=row.host_id,

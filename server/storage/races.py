@@ -129,8 +129,9 @@ async def record_start(
 ) -> None:
     """The race started with these racers: each gets an entry, ``racing``, ``ranked`` or not,
     and how they may be rated in it (``ratings.roles``: ``addresses`` are where each racer
-    connected from; without them, each racer counts as from an address of their own). Safe
-    to retry. ``Fenced`` if the race's epoch is no longer ``epoch``.
+    connected from, without them each racer counts as from an address of their own; whether
+    each is a bot is their account's, ``players.bot``, as it is now). Safe to retry.
+    ``Fenced`` if the race's epoch is no longer ``epoch``.
 
     The racers' player rows are locked first (in id order, as ``server.storage.ratings``
     does; ``FOR NO KEY UPDATE`` on PostgreSQL, which rows referring to them do not wait for),
@@ -153,16 +154,15 @@ async def record_start(
                 )
             )
         ).one()
-        made_at: dict[str, datetime] = dict(
-            (
-                await session.execute(
-                    select(PlayerRow.id, PlayerRow.created_at)
-                    .where(PlayerRow.id.in_(player_ids))
-                    .order_by(PlayerRow.id)
-                    .with_for_update(key_share=True)
-                )
-            ).all()
-        )
+        players = {
+            row.id: row
+            for row in await session.execute(
+                select(PlayerRow.id, PlayerRow.created_at, PlayerRow.bot)
+                .where(PlayerRow.id.in_(player_ids))
+                .order_by(PlayerRow.id)
+                .with_for_update(key_share=True)
+            )
+        }
         recent = (
             await _rated_lately(session, race_id, started_at, player_ids, rating)
             if race.deal_kind == "secret" and race.quick != "unrated" and len(player_ids) > 1
@@ -174,8 +174,9 @@ async def record_start(
                 ratings.Candidate(
                     player_id,
                     player_id if addresses is None else addresses.get(player_id, ""),
-                    (started_at - made_at[player_id]).total_seconds(),
+                    (started_at - players[player_id].created_at).total_seconds(),
                     recent.get(player_id, ()),
+                    players[player_id].bot,
                 )
                 for player_id in player_ids
             ],
@@ -195,7 +196,7 @@ async def record_start(
                     "rule_set": race.rule_set,
                     "seed": race.seed,
                     "daily_day": race.daily_day,
-                    "ranked": ranked(race.deal_kind, race.daily_day, made_at[player_id]),
+                    "ranked": ranked(race.deal_kind, race.daily_day, players[player_id].created_at),
                     "rated_as": roles[player_id],
                     "rated_at": None if roles[player_id] is None else started_at,
                 }
@@ -324,7 +325,10 @@ async def race_record(sessions: Sessions, race_id: str, now: datetime) -> dict[s
         "created_at": race.created_at.isoformat(),
         "started_at": None if race.started_at is None else race.started_at.isoformat(),
         "ended_at": None if race.ended_at is None else race.ended_at.isoformat(),
-        "players": [{"player_id": entry.player_id, "name": entry.player.name} for entry in entries],
+        "players": [
+            {"player_id": entry.player_id, "name": entry.player.name, "bot": entry.player.bot}
+            for entry in entries
+        ],
         "results": [
             {
                 "rank": entry.rank,
@@ -334,6 +338,7 @@ async def race_record(sessions: Sessions, race_id: str, now: datetime) -> dict[s
                 "on_foundations": entry.on_foundations,
                 "reached_at_ms": entry.reached_at_ms,
                 "moves": entry.moves,
+                "bot": entry.player.bot,
             }
             for entry in entries
             if entry.rank is not None

@@ -170,7 +170,7 @@ async def rating_board(
     key = tuple_(r.ordinal, r.player_id)
     min_races = max(1, min_races)
     lines = (
-        select(r.player_id, PlayerRow.name, r.mu, r.sigma, r.ordinal, r.races)
+        select(r.player_id, PlayerRow.name, PlayerRow.bot, r.mu, r.sigma, r.ordinal, r.races)
         .join(PlayerRow, PlayerRow.id == r.player_id)
         .where(r.rule_set == rule_set, r.races >= min_races)
     )
@@ -239,6 +239,7 @@ async def rating_board(
                 sigma=row.sigma,
                 ordinal=row.ordinal,
                 races=row.races,
+                bot=row.bot,
             )
         )
     me = next(

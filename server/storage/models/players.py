@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import String
+from sqlalchemy import String, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from server.storage.models.base import Base, UTCDateTime
@@ -19,3 +19,6 @@ class PlayerRow(Base):
     name: Mapped[str] = mapped_column(String(32))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True, index=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    bot: Mapped[bool] = mapped_column(server_default=false())
+    """A bot account (``Hello.bot``), for ever: never rated, and a race with it rates nobody
+    (``server.core.ratings.roles``)."""
