@@ -30,6 +30,11 @@ A whole race of two, Ann and Bob, against a server started with ``patience-race 
 
     asyncio.run(main())
 
+No code to share: ``await ann.quick_race("octagon")`` waits in the rule set's queue, and
+``matched, room = await ann.matched()`` returns once the server has matched Ann with others
+waiting and joined her into the quick room (which starts by itself; docs/protocol.md, "Quick
+race"); ``queue`` events say how the wait goes meanwhile.
+
 A racer alone starts the race with ``start()`` instead of ``ready()`` (a chosen deal,
 ``create_room("octagon", deal="number", number=42)``, is practice: not ranked, and hints work).
 

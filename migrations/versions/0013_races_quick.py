@@ -9,7 +9,7 @@ any other. ``races.invited`` lists the players the queue matched into it, space-
 they may take a seat, and a lobby rebuilt after a restart, or by another worker, keeps them.
 Races stored before this revision are no quick races: both null.
 
-(Written after 0011 beside the other branches of issue 27; the chain is relinked at merge.)
+(Written after 0011 beside the other branches of issue 27; follows 0012, bots, merged first.)
 """
 
 from __future__ import annotations

@@ -10,6 +10,9 @@ one small interface ``Bus``:
 - ``RedisBus`` (``server.cluster.redis_bus``): several workers, on one machine or many. Redis holds
   the room directory (which worker holds which room) and carries requests to the room's worker and
   frames back, when the connection is held by another worker than its room.
+
+The bus also holds the quick race's queue, which matches players into rooms: in this process
+(``server.cluster.quick``) or in Redis for every worker (``server.cluster.redis_quick``).
 """
 
 from __future__ import annotations

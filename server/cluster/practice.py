@@ -3,7 +3,8 @@
 When nobody is matched in time, the queue opens an unrated quick room for the player and the
 project's bot (``clients.bot``), which this process runs as a task of its own: a client like any
 other, connecting to this process's own WebSocket address, racing greedily at a person's pace.
-Every bot of a process plays as one player, made the first time one is needed. At most
+Every bot of a process plays as one player, a bot account (``Hello.bot``: marked on every
+board, never rated), made the first time one is needed. At most
 ``settings.practice_bots`` race at once; past it, a player waits on in the queue.
 """
 

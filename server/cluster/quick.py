@@ -100,11 +100,18 @@ class Entry:
 
 
 def may_seek(client: Client, message: QuickRace) -> None:
-    """Refuse what no queue takes: a rule set the server has not, a connection in a room."""
+    """Refuse what no queue takes: a rule set the server has not, a connection in a room, a
+    bot account in the rated queue (bots race unrated quick races, never rated ones)."""
     if message.rule_set not in RULE_SET_NAMES:
         raise Refusal(ErrorCode.UNKNOWN_RULE_SET, f"choose one of {', '.join(RULE_SET_NAMES)}")
     if client.room is not None:
         raise Refusal(ErrorCode.IN_ANOTHER_ROOM, "leave your room first")
+    if client.bot and message.rated:
+        raise Refusal(
+            ErrorCode.BOTS_NOT_RATED,
+            "bots race in private rooms and unrated quick races, never in rated races: "
+            'ask with "rated": false',
+        )
 
 
 def already_queued() -> Refusal:

@@ -11,9 +11,9 @@ and farmed a rating from them in a minute):
 
 - at its start (``roles``): only races on a secret deal rate anyone (a chosen deal is known to
   its host beforehand, and the daily deal is the same for everyone all day, so neither says
-  who plays better), not a race opened unrated (the unrated quick race's, issue 27), and no
-  race with a bot account in it (``Hello.bot``: a bot is never rated, and beating or losing to
-  a program says nothing of how people play). A racer is left out who shares an address with
+  who plays better), no race opened unrated (the unrated quick race's, issue 27), and no race
+  with a bot account in it (``Hello.bot``: a bot is never rated, and beating or losing to a
+  program says nothing of how people play). A racer is left out who shares an address with
   another racer of the race (the server cannot tell them from one person's identities), who is
   in another rated race still under way (one rated race at a time), or who has started
   ``per_hour`` rated races in the hour before. The others are rated, ``established`` or, for an
@@ -123,7 +123,9 @@ def roles(
     """How each racer of a race starting now may be rated in it: ``ESTABLISHED``,
     ``PROVISIONAL``, or None (left out; see the module's docstring). ``unrated``: the race
     was opened unrated (an unrated quick race, ``RaceTerms.quick``): it rates nobody."""
-    if unrated or deal_kind != "secret" or len(racers) < 2 or any(r.bot for r in racers):
+    if unrated:
+        return {racer.player_id: None for racer in racers}
+    if deal_kind != "secret" or len(racers) < 2 or any(racer.bot for racer in racers):
         return {racer.player_id: None for racer in racers}
     sharing = Counter(racer.address for racer in racers)
     return {

@@ -130,6 +130,13 @@ async def test_what_the_queue_refuses(server: Server) -> None:
     assert await refused(bob.quick_race("octagon")) is ErrorCode.IN_ANOTHER_ROOM
 
 
+async def test_a_bot_waits_in_the_unrated_queue_only(server: Server) -> None:
+    bot = await RaceClient.connect(server.url)
+    await bot.hello(name="Robo", bot=True)
+    assert await refused(bot.quick_race("octagon")) is ErrorCode.BOTS_NOT_RATED
+    assert (await bot.quick_race("octagon", rated=False)).rated is False
+
+
 async def test_a_full_queue_refuses(sessions: object, database_url: str, clock: FakeClock) -> None:
     server = await quick_server(database_url, clock, quick_queue_max=1)
     try:
@@ -170,5 +177,5 @@ async def test_nobody_found_in_bot_after_s_races_the_practice_bot_unrated(
         race_id = await session.scalar(select(RaceRow.id).where(RaceRow.code == room.code))
         entries = (await session.scalars(select(EntryRow).where(EntryRow.race_id == race_id))).all()
     assert [entry.rated_as for entry in entries] == [None, None], "an unrated race"
-    names = {seat.name for seat in (await ann.next_event(RoomState)).seats}
-    assert names == {"Ann", PRACTICE_NAME}
+    seats = {(seat.name, seat.bot) for seat in (await ann.next_event(RoomState)).seats}
+    assert seats == {("Ann", False), (PRACTICE_NAME, True)}, "the practice bot is a bot"
