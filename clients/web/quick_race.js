@@ -185,8 +185,10 @@ export class QuickRace {
         seeking.rated ? " · rated" : " · unrated"),
       h("p", { class: "seeking-words", role: "status" }, ""),
       h("p", { class: "quiet" }, h("span", { class: "waited" }, ""), " ",
-        seeking.bot_after_s === null ? "The window of ratings widens as you wait."
-          : `The practice bot races you after ${seeking.bot_after_s} s if nobody is found.`),
+        seeking.rated ? "The window of ratings widens as you wait."
+          : "The unrated queue matches anyone waiting.",
+        seeking.bot_after_s === null ? "" : ` The practice bot races you after ${
+          seeking.bot_after_s} s if nobody is found.`),
       h("button", { class: "cancel", onclick: () => this.cancel() }, "Cancel"));
   }
 
