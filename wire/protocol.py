@@ -535,6 +535,15 @@ class RoomState(Message):
             "countdown begins by itself. Null for a room opened with create_room."
         ),
     )
+    starts_by_itself: bool = Field(
+        default=False,
+        description=(
+            "This lobby starts by itself: a quick room's first race, whose countdown begins "
+            "once every player matched is in (or a few seconds after it opened, with those who "
+            "came). Nobody gets ready or starts it. A quick room's rematch is raced as any "
+            "room's: false."
+        ),
+    )
     host: str
     seats_max: int
     time_limit_s: int | None

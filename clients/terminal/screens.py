@@ -341,7 +341,7 @@ class RoomScreen(RacerScreen):
         self.query_one("#room-title", Plain).update(room_summary(room))
         self.query_one("#share", Plain).update(
             "A quick race: the players matched are on their way; it starts by itself."
-            if room.quick
+            if room.starts_by_itself
             else f"Friends join with the code {room.code}: "
             f"{join_hint(room.code, self.session.server)}"
         )
@@ -369,7 +369,7 @@ class RoomScreen(RacerScreen):
         ready.label = "Not ready" if me and me.ready else "Ready"
         waiting = state.phase == "lobby"
         ready.disabled = not waiting
-        ready.display = room.quick is None
+        ready.display = not room.starts_by_itself
         start = self.query_one("#start", Button)
         start.display = state.is_host
         start.disabled = not waiting
@@ -378,15 +378,15 @@ class RoomScreen(RacerScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Starting early is the host's alone: nobody else is shown the key for it. A quick
-        race's room has neither key: it starts by itself."""
+        race's first lobby has neither key: it starts by itself."""
         if action == "ready":
             room = self.session.state.room
-            return room is None or room.quick is None
+            return room is None or not room.starts_by_itself
         return self.session.state.is_host if action == "start" else True
 
     def show_countdown(self) -> None:
         state = self.session.state
-        quick = state.room is not None and state.room.quick is not None
+        quick = state.room is not None and state.room.starts_by_itself
         if state.phase != "countdown" or state.starts_at_ms is None:
             text = (
                 "Waiting for the players matched: it starts by itself."

@@ -133,10 +133,10 @@ class RaceState:
 
     @property
     def is_host(self) -> bool:
-        """Whether this player may start the race early: the host, but in a quick race's room,
-        which starts by itself, nobody."""
+        """Whether this player may start the race early: the host, but in a quick race's first
+        lobby, which starts by itself, nobody."""
         room = self.room
-        return room is not None and room.quick is None and room.host == self.player_id
+        return room is not None and not room.starts_by_itself and room.host == self.player_id
 
     def apply(self, message: ServerMessage) -> None:
         """A room event or your view (anything else is not about the room and is ignored)."""

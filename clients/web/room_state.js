@@ -36,7 +36,6 @@ export function initialState({ code, watching = false, me = null, dealNumber = n
     rematch: null, // the open rematch offer: { accepted, waiting, declined_by }
     result: null, // the last race_finished, kept on screen until dismissed or the next race
     heldMs: null, // a race time the clocks do not go below (see `restarted`)
-    rematched: false, // this page saw the room go back to its lobby for a rematch
   };
 }
 
@@ -123,7 +122,7 @@ function roomMessage(state, room, now) {
   const rematch = previous && previous.phase === "finished" && room.phase === "lobby";
   let next = { ...state, room: mergeProgress(room, previous),
     commitment: room.commitment ?? (rematch ? null : state.commitment),
-    heldMs: restarted(state, room, now), rematched: state.rematched || Boolean(rematch) };
+    heldMs: restarted(state, room, now) };
   if (room.rematch !== undefined) next.rematch = offerOf(room.rematch, state.rematch);
   if (room.phase !== "countdown") next.startsAtMs = null;
   else if (room.starts_at_ms) next.startsAtMs = room.starts_at_ms;
@@ -218,12 +217,11 @@ function accepted(state, ack, now) {
 
 // -- what the view reads ----------------------------------------------------------------------
 
-// A quick race's room in the lobby of its first race: it starts by itself once the players
-// matched into it are in (docs/protocol.md, "Quick race"), and nobody is asked to get ready. Its
-// rematch is raced as in any room. (The room does not say which lobby it is in: a page that
-// reloads in a quick room's rematch lobby takes it for the first.)
+// A quick race's room in the lobby of its first race, as the room says: it starts by itself
+// once the players matched into it are in (docs/protocol.md, "Quick race"), and nobody is asked
+// to get ready. Its rematch is raced as in any room.
 export function startsByItself(state) {
-  return Boolean(state.room?.quick) && state.room.phase === "lobby" && !state.rematched;
+  return Boolean(state.room?.starts_by_itself);
 }
 
 export function mySeat(state) {

@@ -113,6 +113,7 @@ class Race:
             phase=self.phase.value,
             public=terms.public,
             quick=terms.quick,
+            starts_by_itself=self.invited is not None and self.phase is Phase.LOBBY,
             deal_number=self.deal_number,
             host=self.host_id,
             seats_max=terms.seats_max,

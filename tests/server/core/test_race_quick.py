@@ -82,3 +82,17 @@ def test_nobody_starts_a_quick_race_and_ready_does_not_begin_its_countdown() -> 
     said = race.ready("p2", True, T0)
     assert messages(said, RoomState) and not messages(said, Countdown)
     assert race.phase is Phase.LOBBY
+
+
+def test_the_room_says_its_first_lobby_starts_by_itself_and_nothing_after() -> None:
+    """A client shows no Ready while the room says ``starts_by_itself``: true in the quick
+    room's first lobby only (a rematch's race is made without ``invited``:
+    ``server.core.rematch``), so a page reloaded in a rematch's lobby still shows Ready."""
+    race = quick_race("p1", "p2")
+    assert race.snapshot(None, 0).starts_by_itself
+    race.join("p1", "Ann", T0)
+    race.join("p2", "Bob", T0 + 1)
+    assert race.phase is Phase.COUNTDOWN
+    assert not race.snapshot(None, 0).starts_by_itself
+    following = Race(race.terms, host_id="p1", host_name="Ann")
+    assert not following.snapshot(None, 0).starts_by_itself
