@@ -397,6 +397,9 @@ class RaceClient:
         )
         assert queued.id is not None  # (the request's own)
         self._matching = asyncio.get_running_loop().create_future()
+        # A program that closes the connection while it waits, never calling ``matched()``,
+        # is not told of the connection's end as an exception nobody retrieved.
+        self._matching.add_done_callback(_quietly)
         self._waiting[queued.id] = (self.ws, self._matching)  # the room answers it too
         self._queued_as = queued.id
         return queued
@@ -576,3 +579,9 @@ class RaceClient:
         self._reader = asyncio.create_task(self._read(self.ws))
         await self.hello(token=self.token, bot=self.bot)
         return await self.resume()
+
+
+def _quietly(future: asyncio.Future[ServerMessage]) -> None:
+    """Mark the future's exception, if any, as seen (``quick_race``)."""
+    if not future.cancelled():
+        future.exception()
