@@ -29,7 +29,7 @@ from server.core.errors import Refusal, Refused
 from server.core.matching import WAVE_S, Seeker, bot_due, seeker_window, wave
 from server.core.said import as_frame
 from server.rooms.host import RoomHost
-from server.rooms.room import Client, RoomRequest
+from server.rooms.room import Client, Room, RoomRequest
 from server.settings import Settings
 from server.storage.ratings import shown_rating
 from wire.protocol import (
@@ -159,6 +159,16 @@ def practice_due(entries: Iterable[Entry], now: float) -> list[Entry]:
         by_player[seeker.player_id]
         for seeker in bot_due([entry.seeker for entry in by_player.values()], now)
     ]
+
+
+def group_room(host: RoomHost, group: Sequence[Entry]) -> Awaitable[Room]:
+    """Open the quick room of a group formed by a wave (its first has waited longest)."""
+    first = group[0]
+    return host.openings.quick(
+        first.rule_set,
+        first.seeker.rated,
+        [(entry.seeker.player_id, entry.seeker.name) for entry in group],
+    )
 
 
 async def practice_room(host: RoomHost, bots: PracticeBots, entry: Entry) -> Matched:
@@ -333,13 +343,8 @@ class LocalQueue:
             return  # the next wave matches those left
         for client in clients:
             self.drop(client)
-        first = group[0]
         try:
-            room = await self.host.openings.quick(
-                first.rule_set,
-                first.seeker.rated,
-                [(entry.seeker.player_id, entry.seeker.name) for entry in group],
-            )
+            room = await group_room(self.host, group)
         except Refused as refused:
             log.warning("a quick room could not be opened: %s", refused.message)
             for entry, client in zip(group, clients, strict=True):

@@ -39,6 +39,7 @@ from server.cluster.quick import (
     already_queued,
     counts,
     enter,
+    group_room,
     groups,
     matched,
     may_seek,
@@ -226,13 +227,8 @@ class RedisQueue:
         ]
         if not await self._claim(keys=[self.seekers], args=pairs):
             return  # one of them left, or was taken, meanwhile: the next wave sees
-        first = group[0]
         try:
-            room = await self.host.openings.quick(
-                first.rule_set,
-                first.seeker.rated,
-                [(entry.seeker.player_id, entry.seeker.name) for entry in group],
-            )
+            room = await group_room(self.host, group)
         except Refused as refused:
             log.warning("a quick room could not be opened: %s", refused.message)
             for player_id, text in zip(pairs[::2], pairs[1::2], strict=True):
