@@ -124,8 +124,9 @@ async def record_start(
 ) -> None:
     """The race started with these racers: each gets an entry, ``racing``, ``ranked`` or not,
     and how they may be rated in it (``ratings.roles``: ``addresses`` are where each racer
-    connected from; without them, each racer counts as from an address of their own). Safe
-    to retry. ``Fenced`` if the race's epoch is no longer ``epoch``.
+    connected from; without them, each racer counts as from an address of their own). A
+    banned player (``server.storage.fairplay``) is neither ranked nor rated. Safe to retry.
+    ``Fenced`` if the race's epoch is no longer ``epoch``.
 
     The racers' player rows are locked first (in id order, as ``server.storage.ratings``
     does; ``FOR NO KEY UPDATE`` on PostgreSQL, which rows referring to them do not wait for),
@@ -142,16 +143,16 @@ async def record_start(
                 .returning(_RACES.c.deal_kind, _RACES.c.rule_set, _RACES.c.seed, _RACES.c.daily_day)
             )
         ).one()
-        made_at: dict[str, datetime] = dict(
-            (
-                await session.execute(
-                    select(PlayerRow.id, PlayerRow.created_at)
-                    .where(PlayerRow.id.in_(player_ids))
-                    .order_by(PlayerRow.id)
-                    .with_for_update(key_share=True)
-                )
-            ).all()
-        )
+        players = (
+            await session.execute(
+                select(PlayerRow.id, PlayerRow.created_at, PlayerRow.banned_at)
+                .where(PlayerRow.id.in_(player_ids))
+                .order_by(PlayerRow.id)
+                .with_for_update(key_share=True)
+            )
+        ).all()
+        made_at = {player.id: player.created_at for player in players}
+        banned = {player.id for player in players if player.banned_at is not None}
         recent = (
             await _rated_lately(session, race_id, started_at, player_ids, rating)
             if race.deal_kind == "secret" and len(player_ids) > 1
@@ -183,9 +184,12 @@ async def record_start(
                     "rule_set": race.rule_set,
                     "seed": race.seed,
                     "daily_day": race.daily_day,
-                    "ranked": ranked(race.deal_kind, race.daily_day, made_at[player_id]),
-                    "rated_as": roles[player_id],
-                    "rated_at": None if roles[player_id] is None else started_at,
+                    "ranked": player_id not in banned
+                    and ranked(race.deal_kind, race.daily_day, made_at[player_id]),
+                    "rated_as": None if player_id in banned else roles[player_id],
+                    "rated_at": None
+                    if player_id in banned or roles[player_id] is None
+                    else started_at,
                 }
                 for player_id in player_ids
             ],
