@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Row, Table, and_, exists, func, or_, select, true, update
+from sqlalchemy import Row, Table, and_, func, or_, select, true, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from server.core.fairplay import Verdict
@@ -253,13 +253,17 @@ async def _put_back(connection: AsyncConnection, entries: Any) -> None:
     """Put these held entries back on the boards, as storing their results put them there
     (their players' banned results stay held)."""
     e = _ENTRIES.c
-    banned = exists().where(PlayerRow.id == e.player_id, PlayerRow.banned_at.is_not(None))
     rows = (
         await connection.execute(
             select(_ENTRIES, RaceRow.deal_kind, PlayerRow.created_at)
             .join(RaceRow, RaceRow.id == e.race_id)
             .join(PlayerRow, PlayerRow.id == e.player_id)
-            .where(entries, ~banned, e.standing.is_(None), e.status != "racing")
+            .where(
+                entries,
+                PlayerRow.banned_at.is_(None),
+                e.standing.is_(None),
+                e.status != "racing",
+            )
             .with_for_update(of=_ENTRIES)
         )
     ).all()

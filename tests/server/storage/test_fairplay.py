@@ -1,0 +1,221 @@
+"""Fair play in the database, on SQLite and PostgreSQL (conftest.py): checks stored, a flagged
+result held off every board and out of the ratings until cleared, and a ban that takes a
+player's results off every board and rebuilds the ratings exactly."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import select
+
+from server.core.fairplay import Signals, Verdict, judge, timing
+from server.storage.fairplay import ban, clear, flagged_checks, race_checks, record_checks
+from server.storage.leaderboards import deal_board, fastest_wins, most_wins
+from server.storage.models import (
+    Base,
+    BoardCountRow,
+    EntryRow,
+    PlayerRow,
+    PlayerWinsRow,
+    RaceRow,
+    RatingChangeRow,
+    RatingRow,
+)
+from tests.server.core.test_ratings import entry
+from tests.server.storage.test_ratings import RULES, store_race
+from tests.server.storage.test_store import NOW, Sessions, new_players
+
+NAMES = ("ann", "bob", "cy", "dan")
+RACES = [
+    [entry("ann", "won", 90_000, 52, 90_000), entry("bob", "lost", 0, 20, 60_000),
+     entry("dan", "lost", 0, 12, 50_000)],
+    [entry("dan", "won", 60_000, 52, 60_000), entry("ann", "lost", 0, 30, 40_000)],
+    [entry("bob", "won", 80_000, 52, 80_000), entry("cy", "lost", 0, 10, 10_000)],
+    [entry("ann", "won", 70_000, 52, 70_000), entry("cy", "lost", 0, 20, 30_000),
+     entry("dan", "lost", 0, 5, 5_000)],
+    [entry("cy", "won", 100_000, 52, 100_000), entry("bob", "timed_out", 0, 40, 90_000)],
+]  # fmt: skip
+"""Dan races in the first, second and fourth races, and wins the second."""
+LATER = NOW + timedelta(days=1)
+FLAGGED = judge(timing([1000 * (n + 1) for n in range(40)]))
+CLEAN = judge(Signals(40, 0.0, 0.6, 1500.0))
+
+
+async def store(
+    sessions: Sessions,
+    races: list[list[Any]],
+    without: str | None = None,
+    skip: str | None = None,
+    left_out: int | None = None,
+) -> tuple[dict[str, str], list[str]]:
+    """Store the races, ``at`` 20 minutes apart as numbered: ``without`` that racer's
+    entries, without the races ``skip`` raced in and race number ``left_out``. The players by
+    name, and the races' ids (empty for a race left out)."""
+    ids = dict(zip(NAMES, await new_players(sessions, *NAMES), strict=True))
+    race_ids = []
+    for number, ranking in enumerate(races):
+        if number == left_out or any(line.player_id == skip for line in ranking):
+            race_ids.append("")
+            continue
+        kept = [line for line in ranking if line.player_id != without]
+        race_ids.append((await store_race(sessions, kept, ids, at=20 * number))[0])
+    return ids, race_ids
+
+
+async def wipe(sessions: Sessions) -> None:
+    async with sessions.begin() as session:
+        for table in reversed(Base.metadata.sorted_tables):
+            await session.execute(table.delete())
+
+
+async def ratings_by_name(sessions: Sessions) -> tuple[list[Any], list[Any]]:
+    """Every rating, and every change in the order of its race's end, by player name (the
+    ids differ between databases), floats exactly."""
+    async with sessions.begin() as session:
+        ratings = (
+            await session.execute(
+                select(
+                    RatingRow.rule_set,
+                    PlayerRow.name,
+                    RatingRow.mu,
+                    RatingRow.sigma,
+                    RatingRow.ordinal,
+                    RatingRow.races,
+                    RatingRow.updated_at,
+                )
+                .join(PlayerRow, PlayerRow.id == RatingRow.player_id)
+                .order_by(RatingRow.rule_set, PlayerRow.name)
+            )
+        ).all()
+        changes = (
+            await session.execute(
+                select(
+                    RaceRow.ended_at,
+                    PlayerRow.name,
+                    RatingChangeRow.mu_before,
+                    RatingChangeRow.sigma_before,
+                    RatingChangeRow.mu_after,
+                    RatingChangeRow.sigma_after,
+                )
+                .join(RaceRow, RaceRow.id == RatingChangeRow.race_id)
+                .join(PlayerRow, PlayerRow.id == RatingChangeRow.player_id)
+                .order_by(RaceRow.ended_at, PlayerRow.name)
+            )
+        ).all()
+    return [tuple(row) for row in ratings], [tuple(row) for row in changes]
+
+
+async def boards_by_name(sessions: Sessions) -> dict[str, Any]:
+    """Every board's lines (rank, name, figures) and the counts behind them, by player name."""
+    async with sessions.begin() as session:
+        counts = (
+            await session.execute(
+                select(BoardCountRow.board, BoardCountRow.bucket, BoardCountRow.lines)
+                .where(BoardCountRow.lines != 0)
+                .order_by(BoardCountRow.board, BoardCountRow.bucket)
+            )
+        ).all()
+        wins = (
+            await session.execute(
+                select(PlayerRow.name, PlayerWinsRow.wins, PlayerWinsRow.last_win_at)
+                .join(PlayerRow, PlayerRow.id == PlayerWinsRow.player_id)
+                .order_by(PlayerRow.name)
+            )
+        ).all()
+    fastest = await fastest_wins(sessions, RULES, "all", 50, LATER)
+    most = await most_wins(sessions, RULES, 50)
+    deal = await deal_board(sessions, RULES, 7, 50)
+    return {
+        "counts": [tuple(row) for row in counts],
+        "wins": [tuple(row) for row in wins],
+        "fastest": [(line.rank, line.name, line.time_ms) for line in fastest.lines],
+        "most_wins": [(line.rank, line.name, line.wins) for line in most.lines],
+        "deal": [(line.rank, line.name, line.status, line.time_ms) for line in deal.lines],
+    }
+
+
+def verdicts(race: list[Any], ids: dict[str, str], flagged: str) -> dict[str, Verdict]:
+    return {ids[line.player_id]: FLAGGED if line.player_id == flagged else CLEAN for line in race}
+
+
+async def test_a_flagged_result_is_held_off_every_board_and_the_ratings_until_cleared(
+    sessions: Sessions,
+) -> None:
+    ids, race_ids = await store(sessions, RACES)
+    before_boards, before_ratings = await boards_by_name(sessions), await ratings_by_name(sessions)
+
+    held = await record_checks(sessions, race_ids[1], verdicts(RACES[1], ids, "dan"), NOW)
+
+    assert held == [ids["dan"]]
+    boards = await boards_by_name(sessions)
+    assert "dan" not in str(boards["fastest"] + boards["most_wins"])  # his one win
+    deal = [line[1] for line in boards["deal"]]
+    assert (deal.count("dan"), deal.count("ann")) == (2, 3)  # his others, and Ann's, stay
+    flagged = await flagged_checks(sessions)
+    assert [(c.race_id, c.player_id, c.status) for c in flagged] == [
+        (race_ids[1], ids["dan"], "flagged")
+    ]
+    assert flagged[0].signals["reasons"] == ["even_intervals"]
+    held_ratings = await ratings_by_name(sessions)
+    await wipe(sessions)
+    await store(sessions, RACES, left_out=1)
+    assert held_ratings[0] == (await ratings_by_name(sessions))[0]  # as if never raced
+    await wipe(sessions)
+
+    ids, race_ids = await store(sessions, RACES)
+    await record_checks(sessions, race_ids[1], verdicts(RACES[1], ids, "dan"), NOW)
+    assert await clear(sessions, race_ids[1], LATER) == [ids["dan"]]
+    assert await clear(sessions, race_ids[1], LATER) == []
+    assert await boards_by_name(sessions) == before_boards
+    assert await ratings_by_name(sessions) == before_ratings
+    checks = await race_checks(sessions, race_ids[1])
+    assert {(c.player_id, c.status, c.flagged) for c in checks} == {
+        (ids["dan"], "cleared", True),
+        (ids["ann"], "clean", False),
+    }
+    assert await flagged_checks(sessions) == []
+
+
+async def test_a_race_is_checked_once(sessions: Sessions) -> None:
+    ids, race_ids = await store(sessions, RACES)
+    await record_checks(sessions, race_ids[1], verdicts(RACES[1], ids, "ann"), NOW)
+    assert await record_checks(sessions, race_ids[1], verdicts(RACES[1], ids, "dan"), NOW) == []
+    assert [c.player_id for c in await flagged_checks(sessions)] == [ids["ann"]]
+
+
+async def test_a_ban_takes_every_result_off_every_board_and_rebuilds_the_ratings_exactly(
+    sessions: Sessions,
+) -> None:
+    ids, _ = await store(sessions, RACES)
+    assert await ban(sessions, ids["dan"], LATER)
+    assert not await ban(sessions, "nobody", LATER)
+    boards, rated = await boards_by_name(sessions), await ratings_by_name(sessions)
+    async with sessions.begin() as session:
+        dans = (
+            await session.execute(
+                select(EntryRow.ranked, EntryRow.standing).where(EntryRow.player_id == ids["dan"])
+            )
+        ).all()
+    assert dans == [(False, None)] * 3
+    await wipe(sessions)
+    await store(sessions, RACES, without="dan")
+    assert boards == await boards_by_name(sessions)  # as if dan had never been in them
+    await wipe(sessions)
+    await store(sessions, RACES, skip="dan")
+    assert rated == await ratings_by_name(sessions)  # as if dan's races had never been
+
+
+async def test_a_banned_player_racing_again_is_neither_ranked_nor_rated(
+    sessions: Sessions,
+) -> None:
+    ids, _ = await store(sessions, RACES[:1])
+    await ban(sessions, ids["dan"], NOW)
+    players = dict(ids)
+    race_id, ratings = await store_race(
+        sessions, [entry("dan", "won", 50_000, 52, 50_000), entry("ann", "lost", 0, 3, 1)],
+        players, at=100,
+    )  # fmt: skip
+    assert ratings == {}
+    boards = await boards_by_name(sessions)
+    assert "dan" not in str(boards["fastest"] + boards["most_wins"] + boards["deal"])
