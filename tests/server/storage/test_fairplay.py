@@ -4,11 +4,15 @@ player's results off every board and rebuilds the ratings exactly."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from sqlalchemy import select
 
+from server.commands import main
 from server.core.fairplay import Signals, Verdict, judge, timing
 from server.storage.fairplay import ban, clear, flagged_checks, race_checks, record_checks
 from server.storage.leaderboards import deal_board, fastest_wins, most_wins
@@ -219,3 +223,38 @@ async def test_a_banned_player_racing_again_is_neither_ranked_nor_rated(
     assert ratings == {}
     boards = await boards_by_name(sessions)
     assert "dan" not in str(boards["fastest"] + boards["most_wins"] + boards["deal"])
+
+
+async def test_the_operator_lists_shows_clears_and_bans_from_the_command_line(
+    sessions: Sessions, database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ids, race_ids = await store(sessions, RACES)
+    await record_checks(sessions, race_ids[1], verdicts(RACES[1], ids, "dan"), NOW)
+
+    def run(*words: str) -> int:
+        return main(["fairplay", *words, "--database-url", database_url])
+
+    assert await asyncio.to_thread(run, "list") == 0
+    listed = capsys.readouterr().out
+    assert f"race {race_ids[1]}" in listed and f"player {ids['dan']} (dan): flagged" in listed
+    assert "because of even_intervals" in listed and "interval CV 0.00" in listed
+    assert await asyncio.to_thread(run, "show", race_ids[1], "--json") == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert {(check["name"], check["status"]) for check in shown} == {
+        ("dan", "flagged"),
+        ("ann", "clean"),
+    }
+    assert await asyncio.to_thread(run, "show", "nosuchrace") == 1
+    assert "no fair-play check" in capsys.readouterr().err
+
+    assert await asyncio.to_thread(run, "clear", race_ids[1]) == 0
+    assert ids["dan"] in capsys.readouterr().out
+    assert await asyncio.to_thread(run, "clear", race_ids[1]) == 1
+    assert await asyncio.to_thread(run, "list") == 0
+    assert capsys.readouterr().out == "no result is held for review\n"
+    assert "dan" in str((await boards_by_name(sessions))["fastest"])
+
+    assert await asyncio.to_thread(run, "ban", ids["dan"]) == 0
+    assert "banned" in capsys.readouterr().out
+    assert "dan" not in str(await boards_by_name(sessions))
+    assert await asyncio.to_thread(run, "ban", "nobody") == 1
