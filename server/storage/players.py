@@ -7,7 +7,7 @@ import re
 import secrets
 from datetime import UTC, datetime
 
-from sqlalchemy import select
+from sqlalchemy import insert, select
 
 from server.storage.engine import Sessions
 from server.storage.models import PlayerRow
@@ -29,13 +29,22 @@ def token_hash(token: str) -> str:
 
 
 async def create_player(sessions: Sessions, name: str) -> tuple[PlayerRow, str]:
-    """A new player and their secret token, which is returned once and stored only hashed."""
+    """A new player and their secret token, which is returned once and stored only hashed.
+    Only the columns a new player has are written: the others keep the database's defaults
+    (and a database migrated before they existed, as the migrations' tests make, takes it)."""
     token = secrets.token_urlsafe(32)
     player = PlayerRow(
         id=new_id(), name=name, token_hash=token_hash(token), created_at=datetime.now(UTC)
     )
     async with sessions.begin() as session:
-        session.add(player)
+        await session.execute(
+            insert(PlayerRow).values(
+                id=player.id,
+                name=player.name,
+                token_hash=player.token_hash,
+                created_at=player.created_at,
+            )
+        )
     return player, token
 
 
