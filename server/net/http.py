@@ -12,12 +12,15 @@
     GET /api/races/<race-id>/replay      ?player=ID: that racer's game, the view after each move
     GET /api/races/<race-id>/solver      the solver's winning line on the race's deal, likewise
                                          (these three: server.net.records)
+    GET /api/fairplay...                 the operator's review of fair play, with the operator's
+                                         token (POSTs too; server.net.fairplay)
     GET /rules/<rule-set>                the rule set's rules, as a page (server.net.rules_pages)
     GET /, GET /<file>                   the browser client (server.net.static)
 
 The query string is validated by the same model as the WebSocket request (``GetLeaderboard``).
 WebSocket clients connect to ``/ws`` (an address already at its connection cap gets a 429 there,
-before the WebSocket opens). HEAD is GET without the body; any other method is a 405.
+before the WebSocket opens). HEAD is GET without the body; any other method is a 405 (but the
+operator's two POSTs under /api/fairplay).
 Requests under /api/ are rate-limited per client address (429 past it), by the same allowance
 as the WebSocket's ``leaderboard`` and ``race_record`` (``server.core.budgets.AddressBook``).
 """
@@ -44,6 +47,7 @@ from server.core.budgets import address_of
 from server.core.limits import retry_after
 from server.net.boards import leaderboard
 from server.net.connection import Gateway
+from server.net.fairplay import OperatorApi, allowed_methods, is_fairplay
 from server.net.records import RaceRecords
 from server.net.responses import error_response, game_info, json_response
 from server.net.rules_pages import rules_response
@@ -85,7 +89,8 @@ class Served(Protocol):
 WEBSOCKET_PATH = "/ws"
 HTTP_METHODS = ("GET", "HEAD")
 WEBSOCKET_METHODS = ("GET",)
-"""Any other method is a 405 with ``Allow``: nothing here changes anything over HTTP."""
+"""Any other method is a 405 with ``Allow``: nothing here changes anything over HTTP, but the
+operator's fair-play API (``server.net.fairplay``)."""
 LEADERBOARD_PARAMETERS = frozenset({"board", "period", "deal", "day", "player", "limit"})
 RATINGS_PARAMETERS = frozenset({"limit", "around"})
 POOL_COUNTS_S = 2.0
@@ -97,6 +102,7 @@ class HttpApi:
         self.service, self.clock = service, clock
         settings = service.settings
         self.records = RaceRecords(service.sessions, settings.http_cache_bytes)
+        self.operator = OperatorApi(service)
         self._pool_counts: dict[str, int] | None = None
         self._pool_counts_at: float | None = None
         self._pool_counting: asyncio.Task[None] | None = None
@@ -113,8 +119,18 @@ class HttpApi:
         """The answer to a plain HTTP request, or None to let a WebSocket handshake go on."""
         url = urlsplit(request.path)
         path = url.path.rstrip("/") or "/"
-        allowed = WEBSOCKET_METHODS if path == WEBSOCKET_PATH else HTTP_METHODS
-        if request.method not in allowed:
+        operator = is_fairplay(path)
+        allowed: tuple[str, ...] = (
+            allowed_methods(path)
+            if operator
+            else WEBSOCKET_METHODS
+            if path == WEBSOCKET_PATH
+            else HTTP_METHODS
+        )
+        refused = self.operator.refusal(path, request.headers) if operator else None
+        if refused is not None:  # (before the method: without a token the API is not there)
+            response = refused
+        elif request.method not in allowed:
             response = error_response(
                 HTTPStatus.METHOD_NOT_ALLOWED,
                 f"{request.method} is not answered here, only {' and '.join(allowed)}",
@@ -135,6 +151,8 @@ class HttpApi:
             wait := self.service.gateway.read_wait(self._client(connection, request))
         ):
             response = self.too_many(wait)
+        elif operator:
+            response = await self.operator.answer(path)
         else:
             response = await self.answer(
                 url.path, path, dict(parse_qsl(url.query)), request.headers
