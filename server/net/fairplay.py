@@ -18,17 +18,18 @@ import hmac
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from websockets.datastructures import Headers
 from websockets.http11 import Response
 
+from server.cluster.rank_cache import RedisRanks
 from server.net.responses import error_response, json_response
+from server.settings import Settings
 from server.storage import fairplay
+from server.storage.engine import Sessions
 from server.storage.players import ID
-
-if TYPE_CHECKING:
-    from server.net.http import Served
+from server.storage.writer import Writer
 
 PREFIX = "/api/fairplay"
 WRITE_WITHIN_S = 30.0
@@ -45,12 +46,21 @@ def allowed_methods(path: str) -> tuple[str, ...]:
 
 
 class OperatorApi:
-    def __init__(self, service: Served) -> None:
-        self.service = service
+    """The API, answering from the database of the process's service."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        sessions: Sessions,
+        writer: Writer,
+        rank_cache: RedisRanks | None,
+    ) -> None:
+        self.settings, self.sessions, self.writer = settings, sessions, writer
+        self.rank_cache = rank_cache
 
     def refusal(self, path: str, headers: Headers) -> Response | None:
         """404 while no operator token is set, 401 unless the request carries it."""
-        token = self.service.settings.operator_token
+        token = self.settings.operator_token
         if token is None:
             return error_response(HTTPStatus.NOT_FOUND, f"nothing at {path}")
         given = headers.get("Authorization", "")
@@ -64,7 +74,7 @@ class OperatorApi:
         return response
 
     async def answer(self, path: str) -> Response:
-        sessions = self.service.sessions
+        sessions = self.sessions
         words = path.removeprefix(PREFIX).strip("/").split("/")
         if words == [""]:
             held = await fairplay.flagged_checks(sessions)
@@ -102,8 +112,7 @@ class OperatorApi:
         """A clear or a ban, through the writer; then the rank cache rebuilt if anything
         changed."""
         now = datetime.now(UTC)
-        done = await self.service.writer.call(lambda: action(now), WRITE_WITHIN_S)
-        cache = self.service.rank_cache
-        if done and cache is not None:
-            await cache.rebuild(self.service.sessions)
+        done = await self.writer.call(lambda: action(now), WRITE_WITHIN_S)
+        if done and self.rank_cache is not None:
+            await self.rank_cache.rebuild(self.sessions)
         return done

@@ -102,7 +102,7 @@ class HttpApi:
         self.service, self.clock = service, clock
         settings = service.settings
         self.records = RaceRecords(service.sessions, settings.http_cache_bytes)
-        self.operator = OperatorApi(service)
+        self.operator = OperatorApi(settings, service.sessions, service.writer, service.rank_cache)
         self._pool_counts: dict[str, int] | None = None
         self._pool_counts_at: float | None = None
         self._pool_counting: asyncio.Task[None] | None = None
