@@ -367,7 +367,11 @@ class SolverPool:
         result is held off the boards and the ratings from then on
         (``server.storage.fairplay``), and the rank cache rebuilt (``on_held``)."""
         race_id, seconds = race.terms.race_id, self.settings.fair_play_s
-        stored = await race_to_check(self.sessions, race_id)
+        try:
+            stored = await race_to_check(self.sessions, race_id)
+        except Exception:  # the database is down: the race goes unchecked, as when crowded
+            log.warning("race %s: its racers were not checked", race_id, exc_info=True)
+            return
         verdicts: dict[str, Verdict] = {}
         for player_id, moves in stored.moves.items():
             try:
