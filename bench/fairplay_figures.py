@@ -1,10 +1,11 @@
 """The fair-play signals (``server.core.fairplay``) of players whose play is known, for
 docs/fair-play.md: the project's bot (``clients/bot.py``) with each strategy at its default
-pace, a greedy player replying as fast as acknowledgements come, and a human-like player that
-must not be flagged.
+pace, a greedy player replying as fast as acknowledgements come, a human-like player that
+must not be flagged, and a hint follower (the solver's move at every turn, at a person's pace).
 
     python bench/fairplay_figures.py [--games 10] [--rule-set octagon] [--seed 1]
 
+Deals are those the solver proves winnable within 2 s, as a rated quick race deals them.
 Each game is a deal of the rule set played through the engine by the player's choices
 (``engine.players``, the bot's own), each move stamped with the time it would reach the
 server: the bot waits its pace (``patience-race bot``'s default, 1 s) after each
@@ -12,8 +13,9 @@ acknowledgement, which comes back a round trip after its move (``--round-trip-ms
 uniformly up to that); the greedy player waits for nothing but the round trip; the human-like
 player thinks for a lognormal time around 1.5 s (median 1.5 s, sigma 0.6, at least 0.3 s) and
 makes a mistake now and then (a random move instead of a greedy one, one time in
-``--mistakes``). Then the signals are measured as the server measures them after a rated race
-(the solver's agreement within ``--within`` seconds a game) and judged.
+``--mistakes``); the hint follower thinks as the human-like player does. Then the signals are
+measured as the server measures them after a rated race (the solver's agreement within
+``--within`` seconds a game) and judged.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from engine.solver import Budget, Result, solve
 from server.core.fairplay import Verdict, agreement_of, judge, timing, with_agreement
 
 BOT_PACE_MS = 1000
-"""``patience-race bot``'s default ``--pace``."""
+"""``patience-race bot``'s default ``--pace`` (clients/cli.py)."""
 HUMAN_MEDIAN_MS = 1500
 HUMAN_SIGMA = 0.6
 HUMAN_FASTEST_MS = 300

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Row, Table, and_, func, or_, select, true, update
+from sqlalchemy import ColumnElement, Row, Table, and_, func, or_, select, true, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from server.core.fairplay import Verdict
@@ -195,12 +195,12 @@ async def ban(sessions: Sessions, player_id: str, now: datetime) -> bool:
 # -- holding results off the boards -------------------------------------------------------------
 
 
-def _entry(race_id: str, player_ids: Sequence[str]) -> Any:
+def _entry(race_id: str, player_ids: Sequence[str]) -> ColumnElement[bool]:
     e = _ENTRIES.c
     return and_(e.race_id == race_id, e.player_id.in_(player_ids))
 
 
-async def _rule_sets(connection: AsyncConnection, entries: Any) -> list[str]:
+async def _rule_sets(connection: AsyncConnection, entries: ColumnElement[bool]) -> list[str]:
     return list(
         (await connection.execute(select(_ENTRIES.c.rule_set).where(entries).distinct())).scalars()
     )
@@ -219,7 +219,7 @@ def _stored(row: Row[Any], is_ranked: bool, standing: int) -> ranks.StoredResult
     )
 
 
-async def _hold(connection: AsyncConnection, entries: Any) -> None:
+async def _hold(connection: AsyncConnection, entries: ColumnElement[bool]) -> None:
     """Take these entries off every board: unranked, no standing, and the lines and wins they
     added counted out."""
     e = _ENTRIES.c
@@ -249,7 +249,7 @@ async def _hold(connection: AsyncConnection, entries: Any) -> None:
     await ranks.add_counts(connection, changes)
 
 
-async def _put_back(connection: AsyncConnection, entries: Any) -> None:
+async def _put_back(connection: AsyncConnection, entries: ColumnElement[bool]) -> None:
     """Put these held entries back on the boards, as storing their results put them there
     (their players' banned results stay held)."""
     e = _ENTRIES.c
@@ -315,7 +315,7 @@ async def _recount_wins(
     ]
 
 
-async def _checks(sessions: Sessions, where: Any, limit: int | None) -> list[Check]:
+async def _checks(sessions: Sessions, where: ColumnElement[bool], limit: int | None) -> list[Check]:
     f = FairPlayRow
     query = (
         select(
