@@ -119,17 +119,9 @@ class HttpApi:
         """The answer to a plain HTTP request, or None to let a WebSocket handshake go on."""
         url = urlsplit(request.path)
         path = url.path.rstrip("/") or "/"
-        operator = is_fairplay(path)
-        allowed: tuple[str, ...] = (
-            allowed_methods(path)
-            if operator
-            else WEBSOCKET_METHODS
-            if path == WEBSOCKET_PATH
-            else HTTP_METHODS
-        )
-        refused = self.operator.refusal(path, request.headers) if operator else None
-        if refused is not None:  # (before the method: without a token the API is not there)
-            response = refused
+        allowed = WEBSOCKET_METHODS if path == WEBSOCKET_PATH else HTTP_METHODS
+        if is_fairplay(path):
+            response = await self.operator_answer(connection, request, path)
         elif request.method not in allowed:
             response = error_response(
                 HTTPStatus.METHOD_NOT_ALLOWED,
@@ -151,8 +143,6 @@ class HttpApi:
             wait := self.service.gateway.read_wait(self._client(connection, request))
         ):
             response = self.too_many(wait)
-        elif operator:
-            response = await self.operator.answer(path)
         else:
             response = await self.answer(
                 url.path, path, dict(parse_qsl(url.query)), request.headers
@@ -161,6 +151,28 @@ class HttpApi:
             # The headers of GET, Content-Length included, and no body (RFC 9110, 9.3.2).
             return dataclasses.replace(response, body=b"")
         return response
+
+    async def operator_answer(
+        self, connection: ServerConnection, request: Request, path: str
+    ) -> Response:
+        """The operator's API (``server.net.fairplay``): within the address's allowance as any
+        request under /api/ (a token is not guessed at leisure), then 404 or 401 without the
+        token, whatever the method, then the method."""
+        wait = self.service.gateway.read_wait(self._client(connection, request))
+        if wait:
+            return self.too_many(wait)
+        refused = self.operator.refusal(path, request.headers)
+        if refused is not None:
+            return refused
+        allowed = allowed_methods(path)
+        if request.method not in allowed:
+            response = error_response(
+                HTTPStatus.METHOD_NOT_ALLOWED,
+                f"{request.method} is not answered here, only {' and '.join(allowed)}",
+            )
+            response.headers["Allow"] = ", ".join(allowed)
+            return response
+        return await self.operator.answer(path)
 
     async def answer(
         self, raw_path: str, path: str, query: dict[str, str], headers: Headers

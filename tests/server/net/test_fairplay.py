@@ -105,3 +105,18 @@ async def test_the_operator_reviews_held_results_over_http(
     _, _, board = await ask(operated, "GET", "/api/leaderboards/octagon?board=most_wins", None)
     assert "dan" not in [line["name"] for line in board["entries"]]
     assert (await ask(operated, "POST", "/api/fairplay/players/nobody/ban"))[0] == 404
+
+
+async def test_guessing_the_token_costs_the_address_its_allowance(
+    sessions: Sessions, database_url: str
+) -> None:
+    settings = make_settings(
+        database_url, operator_token=TOKEN, http_rate_burst=3, http_rate_per_s=0.01
+    )
+    running = await start_server(settings)
+    try:
+        statuses = [(await ask(running, "GET", "/api/fairplay", f"guess{n}"))[0] for n in range(5)]
+        assert statuses == [401, 401, 401, 429, 429]
+        assert (await ask(running, "GET", "/api/fairplay"))[0] == 429  # the right one waits too
+    finally:
+        await stop_server(running)
