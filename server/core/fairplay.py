@@ -19,11 +19,11 @@ Three signals, each counted only from a minimum of evidence (a short game says n
   deal was still winnable (by the solver's search, seeing the hidden cards) and more than one
   move was open, the share where the racer's move was the solver's own (the first move of the
   winning line it found). Beside it, ``kept``: the share where the racer's move kept the deal
-  winnable, whatever move it was. Only the first is judged: in the Octagon and the Corners
-  games nearly every move out of a winnable position keeps it winnable (random play kept it
-  in 99-100 % of them), so ``kept`` tells a solver from a person only in the rare deals where
+  winnable, whatever move it was. Only the first is judged: in the Octagon nearly every move
+  out of a winnable position keeps it winnable (random and greedy play kept it in 98-100 % of
+  them, docs/fair-play.md), so ``kept`` tells a solver from a person only in the rare deals where
   a misplay loses, while a racer who plays the solver's line agrees with it at every move and
-  a person, even one who sends every card home it can, in at most four in five.
+  a player who sends every card home it can about four times in five.
 
 ``judge`` turns the signals into a ``Verdict``: flagged when any signal counted passes its
 threshold. The thresholds and the figures behind them are in docs/fair-play.md
