@@ -6,14 +6,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+import secrets
+from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
 import pytest
+import pytest_asyncio
 from sqlalchemy import select
 
+from server.cluster.rank_cache import RedisRanks
 from server.commands import main
 from server.core.fairplay import Signals, Verdict, judge, timing
+from server.storage import ranks
 from server.storage.fairplay import ban, clear, flagged_checks, race_checks, record_checks
 from server.storage.leaderboards import deal_board, fastest_wins, most_wins
 from server.storage.models import (
@@ -26,6 +31,7 @@ from server.storage.models import (
     RatingChangeRow,
     RatingRow,
 )
+from tests.server.conftest import drop_redis_keys
 from tests.server.core.test_ratings import entry
 from tests.server.storage.test_ratings import RULES, store_race
 from tests.server.storage.test_store import NOW, Sessions, new_players
@@ -258,3 +264,35 @@ async def test_the_operator_lists_shows_clears_and_bans_from_the_command_line(
     assert "banned" in capsys.readouterr().out
     assert "dan" not in str(await boards_by_name(sessions))
     assert await asyncio.to_thread(run, "ban", "nobody") == 1
+
+
+@pytest_asyncio.fixture
+async def redis_ranks(redis_url: str) -> AsyncIterator[RedisRanks]:
+    prefix = f"test-fairplay-{secrets.token_hex(4)}:"
+    cache = RedisRanks(redis_url, prefix)
+    try:
+        yield cache
+    finally:
+        await cache.close()
+        await drop_redis_keys(redis_url, prefix)
+
+
+async def test_the_rank_cache_rebuilt_after_a_hold_leaves_the_held_result_out(
+    sessions: Sessions, redis_ranks: RedisRanks
+) -> None:
+    """What the server does once a check holds a result (``SolverPool.on_held``): the ranks
+    from Redis are the database's again, without it."""
+    ids, race_ids = await store(sessions, RACES)
+    await redis_ranks.rebuild(sessions)
+    wins = (ranks.fastest_board(RULES),)
+    assert await redis_ranks.lines_below(wins, [10**9]) == [5]
+    await record_checks(sessions, race_ids[1], verdicts(RACES[1], ids, "dan"), NOW)
+    await redis_ranks.rebuild(sessions)
+    assert await redis_ranks.lines_below(wins, [10**9]) == [4]
+    for player in ids.values():
+        cached = await most_wins(sessions, RULES, 2, around=player, cache=redis_ranks)
+        assert cached == await most_wins(sessions, RULES, 2, around=player)
+        fastest = await fastest_wins(sessions, RULES, "all", 2, LATER, around=player)
+        assert fastest == await fastest_wins(
+            sessions, RULES, "all", 2, LATER, around=player, cache=redis_ranks
+        )
