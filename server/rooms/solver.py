@@ -327,7 +327,7 @@ class SolverPool:
 
     def after_race(self, race: Race, addresses: Collection[str], rated: bool = False) -> None:
         """Search the race's deal in the background and store the verdict, and if the race
-        ``rated`` anyone check its racers' fair play (``_check_fair_play``), unless too many
+        ``rated`` anyone check its racers' fair play (``_check``), unless too many
         are waiting already, in all or for one of ``addresses`` (its racers'): that race's
         record then says ``winnable: null``, or its racers go unchecked."""
         if self._closed:
