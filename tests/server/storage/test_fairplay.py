@@ -296,3 +296,17 @@ async def test_the_rank_cache_rebuilt_after_a_hold_leaves_the_held_result_out(
         assert fastest == await fastest_wins(
             sessions, RULES, "all", 2, LATER, around=player, cache=redis_ranks
         )
+
+
+async def test_a_board_left_without_a_line_leaves_the_rank_cache(
+    sessions: Sessions, redis_ranks: RedisRanks
+) -> None:
+    """Else a later line would be ranked below the held one, still in the set."""
+    ids, race_ids = await store(sessions, RACES[1:2])
+    await redis_ranks.rebuild(sessions)
+    wins = (ranks.fastest_board(RULES),)
+    assert await redis_ranks.lines_below(wins, [10**9]) == [1]
+    await record_checks(sessions, race_ids[0], verdicts(RACES[1], ids, "dan"), NOW)
+    await redis_ranks.rebuild(sessions)
+    assert await redis_ranks.lines_below(wins, [10**9]) == [0]
+    assert await redis_ranks.redis.exists(redis_ranks.key(wins[0])) == 0
