@@ -171,8 +171,9 @@ async def clear(sessions: Sessions, race_id: str, now: datetime) -> list[str]:
 
 async def ban(sessions: Sessions, player_id: str, now: datetime) -> bool:
     """Ban the player: every result of theirs leaves every board, and the ratings of the rule
-    sets they raced in are rebuilt without their races. False: no such player (a player
-    banned already stays banned from the first time)."""
+    sets they raced in are rebuilt without their races; a race they are in now rates nobody
+    when it ends. False: no such player (a player banned already stays banned from the first
+    time)."""
     async with sessions.begin() as session:
         connection = await session.connection()
         found = (
@@ -188,6 +189,11 @@ async def ban(sessions: Sessions, player_id: str, now: datetime) -> bool:
             )
         theirs = _ENTRIES.c.player_id == player_id
         await _hold(connection, theirs)
+        e = _ENTRIES.c
+        racing = select(e.race_id).where(theirs, e.status == "racing")
+        await connection.execute(  # a race they are in now rates nobody when it ends
+            update(_ENTRIES).where(e.race_id.in_(racing)).values(rated_as=None, rated_at=None)
+        )
         await rebuild_in(session, await _rule_sets(connection, theirs))
     return True
 

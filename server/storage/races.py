@@ -125,7 +125,8 @@ async def record_start(
     """The race started with these racers: each gets an entry, ``racing``, ``ranked`` or not,
     and how they may be rated in it (``ratings.roles``: ``addresses`` are where each racer
     connected from; without them, each racer counts as from an address of their own). A
-    banned player (``server.storage.fairplay``) is neither ranked nor rated. Safe to retry.
+    banned player (``server.storage.fairplay``) is not ranked, and a race with one rates nobody
+    (as ``ratings rebuild`` leaves it out). Safe to retry.
     ``Fenced`` if the race's epoch is no longer ``epoch``.
 
     The racers' player rows are locked first (in id order, as ``server.storage.ratings``
@@ -186,10 +187,8 @@ async def record_start(
                     "daily_day": race.daily_day,
                     "ranked": player_id not in banned
                     and ranked(race.deal_kind, race.daily_day, made_at[player_id]),
-                    "rated_as": None if player_id in banned else roles[player_id],
-                    "rated_at": None
-                    if player_id in banned or roles[player_id] is None
-                    else started_at,
+                    "rated_as": None if banned else roles[player_id],
+                    "rated_at": None if banned or roles[player_id] is None else started_at,
                 }
                 for player_id in player_ids
             ],

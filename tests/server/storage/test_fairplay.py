@@ -31,10 +31,12 @@ from server.storage.models import (
     RatingChangeRow,
     RatingRow,
 )
+from server.storage.races import record_start
+from server.storage.results import record_results
 from tests.server.conftest import drop_redis_keys
 from tests.server.core.test_ratings import entry
-from tests.server.storage.test_ratings import RULES, store_race
-from tests.server.storage.test_store import NOW, Sessions, new_players
+from tests.server.storage.test_ratings import NOBODY_NEW, RULES, store_race
+from tests.server.storage.test_store import NOW, Sessions, new_players, new_race
 
 NAMES = ("ann", "bob", "cy", "dan")
 RACES = [
@@ -216,19 +218,36 @@ async def test_a_ban_takes_every_result_off_every_board_and_rebuilds_the_ratings
     assert rated == await ratings_by_name(sessions)  # as if dan's races had never been
 
 
-async def test_a_banned_player_racing_again_is_neither_ranked_nor_rated(
+async def test_a_race_with_a_banned_player_ranks_them_nowhere_and_rates_nobody(
     sessions: Sessions,
 ) -> None:
+    """Banned before the race, or while it runs: as ``ratings rebuild`` leaves it out."""
     ids, _ = await store(sessions, RACES[:1])
     await ban(sessions, ids["dan"], NOW)
-    players = dict(ids)
-    race_id, ratings = await store_race(
-        sessions, [entry("dan", "won", 50_000, 52, 50_000), entry("ann", "lost", 0, 3, 1)],
-        players, at=100,
+    rated = await ratings_by_name(sessions)
+    _, ratings = await store_race(
+        sessions,
+        [entry("dan", "won", 50_000, 52, 50_000), entry("ann", "lost", 0, 3, 1),
+         entry("bob", "lost", 0, 2, 1)],
+        ids,
+        at=100,
     )  # fmt: skip
     assert ratings == {}
     boards = await boards_by_name(sessions)
     assert "dan" not in str(boards["fastest"] + boards["most_wins"] + boards["deal"])
+
+    race_id = await new_race(sessions, ids["ann"], rule_set=RULES)
+    started = NOW + timedelta(minutes=200)
+    await record_start(sessions, race_id, started, [ids["ann"], ids["cy"]], rating=NOBODY_NEW)
+    await ban(sessions, ids["cy"], started)
+    ranking = [
+        entry(ids["ann"], "won", 40_000, 52, 40_000).model_copy(update={"rank": 1}),
+        entry(ids["cy"], "lost", 0, 3, 1).model_copy(update={"rank": 2}),
+    ]
+    recorded = await record_results(sessions, race_id, started + timedelta(minutes=5), ranking)
+    assert recorded.ratings == {}
+    assert await ratings_by_name(sessions) == rated
+    assert "cy" not in str(await boards_by_name(sessions))
 
 
 async def test_the_operator_lists_shows_clears_and_bans_from_the_command_line(
