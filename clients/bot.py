@@ -1,8 +1,10 @@
 """``patience-race bot CODE``: a practice opponent that joins a room and plays legal moves.
 
-It sees what any racer sees (its own legal moves and how many cards are home) and picks with one
-of the engine's simple players (``engine.players``): ``greedy`` sends a card home whenever it
-can, ``random`` plays any legal move. ``--pace`` is the pause between its moves, so a person can
+It says it is a bot in its hello (``Hello.bot``): its account is marked on every board, never
+rated, and a race with it rates nobody. It sees what any racer sees (its own legal moves and
+how many cards are home) and picks with one of the engine's simple players
+(``engine.players``): ``greedy`` sends a card home whenever it can, ``random`` plays any legal
+move. ``--pace`` is the pause between its moves, so a person can
 race it; with no pause it plays as fast as acknowledgements come back, which is what the load
 generator needs.
 
@@ -151,7 +153,7 @@ async def run_bot(
     """Join the room, say so, and race (saying when the connection is lost and back);
     ``verbose``: say every move too."""
     async with await RaceClient.connect(url) as client:
-        await client.hello(name=name)
+        await client.hello(name=name, bot=True)
         room = await client.join(code)
         say(
             f"{name} is in room {room.code} ({find_rule_set(room.rule_set).title}): "

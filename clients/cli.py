@@ -44,7 +44,7 @@ COMMANDS = """\
     patience-race verify LOG.json                re-deal and replay a move log
     patience-race solve RULESET --seed N [--budget S] [--nodes N] [--json]   is the deal winnable?
     patience-race bot CODE [--strategy greedy|random] [--pace SECONDS] [-v]  a practice opponent
-    patience-race race [CODE] [--server URL] [--name NAME]  race in the terminal, full screen"""
+    patience-race race [CODE | --quick RULESET] [--server URL] [--name NAME]  race, full screen"""
 """The client commands, one a line, as ``--help`` lists them, in plain words for players."""
 EPILOG = "patience-race COMMAND --help says more about a command."
 
@@ -317,7 +317,9 @@ def cmd_race(args: argparse.Namespace) -> int:
     from clients.terminal.app import run_racer
     from clients.terminal.session import default_token_path
 
-    return run_racer(args.server, args.code, args.name, args.token_file or default_token_path())
+    return run_racer(
+        args.server, args.code, args.name, args.token_file or default_token_path(), args.quick
+    )
 
 
 def command_parser(
@@ -397,7 +399,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     solver.set_defaults(run=cmd_solve)
 
-    bot = commands.add_parser("bot", help="join a room and play it with a simple strategy")
+    bot = commands.add_parser(
+        "bot", help="join a room and play it with a simple strategy, as a bot (never rated)"
+    )
     bot.add_argument("code", metavar="CODE", help="the room's code")
     bot.add_argument("--strategy", choices=["greedy", "random"], default="greedy")
     bot.add_argument("--pace", type=float, default=1.0, help="seconds between moves (default 1)")
@@ -417,6 +421,12 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
     race = commands.add_parser("race", help="race in the terminal: create or join a room")
     race.add_argument("code", nargs="?", metavar="CODE", help="join this room at once")
+    race.add_argument(
+        "--quick",
+        choices=RULE_SET_NAMES,
+        metavar="RULESET",
+        help="wait in that rule set's quick race queue, and race whoever it matches you with",
+    )
     race.add_argument("--server", default=DEFAULT_SERVER, help="the server's URL")
     race.add_argument(
         "--name",

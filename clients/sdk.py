@@ -30,6 +30,11 @@ A whole race of two, Ann and Bob, against a server started with ``patience-race 
 
     asyncio.run(main())
 
+No code to share: ``await ann.quick_race("octagon")`` waits in the rule set's queue, and
+``matched, room = await ann.matched()`` returns once the server has matched Ann with others
+waiting and joined her into the quick room (which starts by itself; docs/protocol.md, "Quick
+race"); ``queue`` events say how the wait goes meanwhile.
+
 A racer alone starts the race with ``start()`` instead of ``ready()`` (a chosen deal,
 ``create_room("octagon", deal="number", number=42)``, is practice: not ranked, and hints work).
 
@@ -74,12 +79,16 @@ from wire.protocol import (
     HintGiven,
     JoinRoom,
     Leaderboard,
+    LeaveQueue,
     LeaveRoom,
     MakeMove,
+    Matched,
     Message,
     MoveAccepted,
     Ok,
     PlayDaily,
+    Queued,
+    QuickRace,
     RaceFinished,
     RaceRecord,
     RaceStarted,
@@ -114,6 +123,8 @@ WHAT_BRINGS: dict[type[Message], str] = {
     YourView: "a racer's view comes when the race starts; " + RACE_STARTS,
     RaceFinished: "the result comes when every racer has finished (won, lost or resigned)",
     RematchOffer: "a rematch offer comes when a racer makes one (rematch), again at each answer",
+    Matched: "a quick race is matched when others wait in the same queue (quick_race) whose "
+    "ratings fit yours; the window widens with the wait",
 }
 """Why an event may be long in coming, said when it does not come in time."""
 
@@ -154,7 +165,14 @@ class RaceClient:
         self.last_seq = 0
         self.own_progress = False
         """What ``hello`` said of the progress events of your own moves (again on reconnect)."""
+        self.bot = False
+        """What ``hello`` said of being a bot (again on reconnect)."""
         self._ids = itertools.count(1)
+        self._queued_as: str | None = None
+        """The id of the ``quick_race`` waiting: the ``room`` it is joined into answers it too
+        (``_matching``), after ``matched`` (``_matched``)."""
+        self._matching: asyncio.Future[ServerMessage] | None = None
+        self._matched: Matched | None = None
         self._waiting: dict[str, tuple[ClientConnection, asyncio.Future[ServerMessage]]] = {}
         self._events: asyncio.Queue[ServerMessage | None] = asyncio.Queue()
         self._reader = asyncio.create_task(self._read(ws))
@@ -212,6 +230,8 @@ class RaceClient:
                 self._events.put_nowait(None)
 
     def _event(self, message: ServerMessage) -> None:
+        if isinstance(message, Matched):  # (the room it is being joined into: its events follow)
+            self.room_code, self._matched = message.code, message
         seq = getattr(message, "seq", None)
         if seq is not None:
             self.last_seq = max(self.last_seq, seq)
@@ -298,16 +318,28 @@ class RaceClient:
         return reply
 
     async def hello(
-        self, name: str | None = None, token: str | None = None, own_progress: bool = False
+        self,
+        name: str | None = None,
+        token: str | None = None,
+        own_progress: bool = False,
+        bot: bool = False,
     ) -> Welcome:
         """Say who you are; with neither name nor token (and none kept from before), watch
         without a name: ``welcome.anonymous``, and only ``spectate``, boards and race records
         are allowed. The SDK reads your own figures and the room's ``seq`` from each
         ``move_ok``, so unless told otherwise it asks not to get the progress events of your
-        own moves (``Hello.own_progress``)."""
-        self.own_progress = own_progress
+        own moves (``Hello.own_progress``). A program that plays by itself says ``bot=True``
+        (``Hello.bot``): its account is a bot's for ever, marked on the boards and never
+        rated."""
+        self.own_progress, self.bot = own_progress, bot
         welcome = await self._expect(
-            Hello(type="hello", name=name, token=token or self.token, own_progress=own_progress),
+            Hello(
+                type="hello",
+                name=name,
+                token=token or self.token,
+                own_progress=own_progress,
+                bot=bot,
+            ),
             Welcome,
         )
         self.player_id = None if welcome.anonymous else welcome.player_id
@@ -352,6 +384,51 @@ class RaceClient:
         return await self._entered(
             await self._expect(PlayDaily(type="daily", rule_set=rule_set), RoomState)
         )
+
+    async def quick_race(
+        self, rule_set: str, rated: bool = True, bot_after_s: int | None = None
+    ) -> Queued:
+        """Wait in the rule set's quick race queue (docs/protocol.md, "Quick race"); then
+        ``matched()`` waits to be matched and joined into the room. Meanwhile ``queue`` events,
+        then ``matched``, are in the event stream."""
+        queued = await self._expect(
+            QuickRace(type="quick_race", rule_set=rule_set, rated=rated, bot_after_s=bot_after_s),
+            Queued,
+        )
+        assert queued.id is not None  # (the request's own)
+        self._matching = asyncio.get_running_loop().create_future()
+        self._waiting[queued.id] = (self.ws, self._matching)  # the room answers it too
+        self._queued_as = queued.id
+        return queued
+
+    async def leave_queue(self) -> Ok:
+        ok = await self._expect(LeaveQueue(type="leave_queue"), Ok)
+        if self._queued_as is not None:
+            self._waiting.pop(self._queued_as, None)
+        self._matching = self._queued_as = None
+        return ok
+
+    async def matched(self, timeout: float | None = None) -> tuple[Matched, RoomState]:
+        """After ``quick_race``: wait until the queue matches this player, and return
+        ``matched`` and the room the server joined them into (with ``follow_reconnect_to``, on
+        the room's worker), as ``join`` would. ``timeout``: give up waiting (``StillWaiting``)
+        after that long; the player waits on in the queue."""
+        if self._matching is None:
+            raise RuntimeError("matched() waits after quick_race()")
+        try:
+            async with asyncio.timeout(timeout):
+                reply = await asyncio.shield(self._matching)
+        except TimeoutError:
+            raise StillWaiting(
+                f"waited {timeout:g} s in the queue, and nobody was matched: "
+                + WHAT_BRINGS[Matched]
+            ) from None
+        if isinstance(reply, ErrorMessage):
+            raise RequestRefused(reply)
+        if not isinstance(reply, RoomState) or self._matched is None:
+            raise TypeError(f"expected the room after matched, got {type(reply).__name__}")
+        self._matching = self._queued_as = None
+        return self._matched, await self._entered(reply)
 
     async def _entered(self, room: RoomState, spectating: bool = False) -> RoomState:
         self.room_code = room.code
@@ -457,7 +534,9 @@ class RaceClient:
         reader = asyncio.create_task(self._read(ws))
         try:
             await self._expect(
-                Hello(type="hello", token=self.token, own_progress=self.own_progress), Welcome, ws
+                Hello(type="hello", token=self.token, own_progress=self.own_progress, bot=self.bot),
+                Welcome,
+                ws,
             )
         except (*CONNECTION_ERRORS, RequestRefused):
             await ws.close()
@@ -495,5 +574,5 @@ class RaceClient:
         self.connected_to = self.url
         self._events = asyncio.Queue()
         self._reader = asyncio.create_task(self._read(self.ws))
-        await self.hello(token=self.token)
+        await self.hello(token=self.token, bot=self.bot)
         return await self.resume()

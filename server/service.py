@@ -121,7 +121,9 @@ class Service:
     # -- lifecycle ------------------------------------------------------------------------------
 
     def serving_at(self, address: str) -> None:
-        """This process's own WebSocket address, for ``reconnect_to``."""
+        """This process's own WebSocket address, for ``reconnect_to``, and where its practice
+        bots connect (``server.cluster.practice``)."""
+        self.bus.practice.url = address
         if self.redis_bus is not None:
             self.host.address = self.redis_bus.address = address
 
@@ -194,8 +196,7 @@ class Service:
             self._ranking.cancel()
         if self.rank_cache is not None:
             await self.rank_cache.close()
-        if self.redis_bus is not None:
-            await self.redis_bus.stop()
+        await self.bus.stop()
 
     def _time_left(self) -> float:
         assert self.closed_by is not None

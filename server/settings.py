@@ -210,6 +210,19 @@ class Settings(BaseSettings):
     """Spectators one room may have at once (racers aside); past it,
     ``too_many_spectators``."""
 
+    # -- the quick race (issue 27) ---------------------------------------------------------------
+    quick_countdown_s: float = 5.0
+    """A quick race's countdown, begun once every player matched has joined its room."""
+    quick_join_s: float = 10.0
+    """How long a quick room waits for the players matched into it: then its countdown begins
+    with those who came."""
+    quick_queue_max: int = 10000
+    """Players waiting in the quick race queues at once, all together; past it,
+    ``queue_full``."""
+    practice_bots: int = 16
+    """Practice bots racing at once for players who asked for one (``quick_race.bot_after_s``);
+    past it, those players wait on in the queue."""
+
     # -- what one person can gain from ratings and the winnable pool (issue 23, items 1 and 4) --
     rating_provisional_s: float = 24 * 3600.0
     """An identity younger than this at a race's start is provisional there: racers who are

@@ -32,6 +32,12 @@ class ErrorCode(StrEnum):
     NOT_OVER = "not_over"
     NO_REMATCH = "no_rematch"
     TOO_MANY_SPECTATORS = "too_many_spectators"
+    BOTS_NOT_RATED = "bots_not_rated"
+    # The quick race's queue.
+    ALREADY_QUEUED = "already_queued"
+    NOT_QUEUED = "not_queued"
+    NOT_INVITED = "not_invited"
+    QUEUE_FULL = "queue_full"
     # Racing.
     NOT_RACING = "not_racing"
     FINISHED = "finished"

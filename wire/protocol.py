@@ -103,6 +103,15 @@ class Hello(Message):
             "them there can say false: one frame fewer a move."
         ),
     )
+    bot: bool = Field(
+        default=False,
+        description=(
+            "This client is a program playing by itself. A player made by a hello with bot true, "
+            "or whose token comes with bot true, is a bot account for ever (whatever later hellos "
+            "say): marked on every board, never rated, and refused in rated quick races "
+            "(bots_not_rated). A race with a bot in it rates nobody."
+        ),
+    )
 
 
 def _deal_number_text(value: object) -> object:
@@ -351,6 +360,41 @@ class Rematch(Message):
     )
 
 
+class QuickRace(Message):
+    """Wait in a rule set's queue to be matched with other players waiting there, rated or
+    not (docs/protocol.md, "Quick race"). Replied to with ``queued``; then ``queue`` every
+    wave while waiting, and once matched ``matched`` followed by the room, as a ``join`` gets."""
+
+    type: Literal["quick_race"]
+    id: RequestId = None
+    rule_set: RuleSetName
+    rated: bool = Field(
+        default=True,
+        description=(
+            "Rated: matched with players of a close rating (a window that widens with the "
+            "wait). Unrated: with anyone waiting in the unrated queue."
+        ),
+    )
+    bot_after_s: Annotated[
+        int | None,
+        Field(
+            ge=5,
+            le=600,
+            description=(
+                "If nobody is matched within this many seconds, race the server's practice bot "
+                "instead, unrated; none: wait until matched or leave_queue."
+            ),
+        ),
+    ] = None
+
+
+class LeaveQueue(Message):
+    """Stop waiting in the quick race queue. Replied to with ``ok``."""
+
+    type: Literal["leave_queue"]
+    id: RequestId = None
+
+
 ClientMessage = Annotated[
     Hello
     | CreateRoom
@@ -367,7 +411,9 @@ ClientMessage = Annotated[
     | PlayDaily
     | GetLeaderboard
     | GetRace
-    | Rematch,
+    | Rematch
+    | QuickRace
+    | LeaveQueue,
     Field(discriminator="type"),
 ]
 CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
@@ -390,6 +436,12 @@ class Welcome(Message):
         description=(
             "A hello with neither name nor token: no identity (player_id and name are empty); the "
             "connection may spectate and read boards and races, nothing else."
+        ),
+    )
+    bot: bool = Field(
+        default=False,
+        description=(
+            "Whether the player is a bot account (Hello.bot): false for an anonymous connection."
         ),
     )
 
@@ -424,6 +476,7 @@ class SeatInfo(Message):
     total: int = Field(default=0, description="Cards in the game; 0 before the start.")
     moves: int = Field(default=0, description="Moves made; 0 before the start.")
     status: SeatStatus = "waiting"
+    bot: bool = Field(default=False, description="The racer is a bot account (Hello.bot).")
 
 
 class RematchPending(Message):
@@ -475,6 +528,13 @@ class RoomState(Message):
     )
     phase: Literal["lobby", "countdown", "racing", "finished"]
     public: bool = Field(default=False, description="Listed at GET /api/rooms while open.")
+    quick: Literal["rated", "unrated"] | None = Field(
+        default=None,
+        description=(
+            "A quick race's room (quick_race): only the players matched may sit, and its "
+            "countdown begins by itself. Null for a room opened with create_room."
+        ),
+    )
     host: str
     seats_max: int
     time_limit_s: int | None
@@ -654,6 +714,10 @@ class RankEntry(Message):
             "null when the race is not rated: a chosen or daily deal, or fewer than two racers."
         ),
     )
+    bot: bool = Field(
+        default=False,
+        description="The racer is a bot account (Hello.bot): a race with a bot rates nobody.",
+    )
 
 
 class RaceFinished(Message):
@@ -722,6 +786,7 @@ class LeaderboardEntry(Message):
         ),
     )
     at: str = Field(description="When the result (or the last win) was, ISO 8601 UTC.")
+    bot: bool = Field(default=False, description="The player is a bot account (Hello.bot).")
 
 
 class Leaderboard(Message):
@@ -801,6 +866,49 @@ class LiveVerdictGiven(Message):
     )
 
 
+class Queued(Message):
+    """The reply to ``quick_race``: the player waits in the queue."""
+
+    type: Literal["queued"] = "queued"
+    id: RequestId = None
+    rule_set: str
+    rated: bool
+    waiting: int = Field(description="Players waiting in this queue now, you included.")
+    window: int | None = Field(
+        description=(
+            "The difference of shown rating accepted now, either way; none in the unrated "
+            "queue, and once anyone is accepted (after a minute)."
+        )
+    )
+
+
+class QueueStatus(Message):
+    """Sent to each player waiting in the queue at every wave (every 2 seconds)."""
+
+    type: Literal["queue"] = "queue"
+    rule_set: str
+    rated: bool
+    waiting: int = Field(description="Players waiting in this queue now, you included.")
+    window: int | None = Field(description="As in ``queued``, for the wait so far.")
+    waited_s: int = Field(description="Seconds since the player asked.")
+
+
+class Matched(Message):
+    """The queue matched the player: a quick room was opened for those matched, and the
+    player is joined into it. The ``room`` message follows (and ``view`` once racing), exactly
+    as after a ``join``."""
+
+    type: Literal["matched"] = "matched"
+    rule_set: str
+    rated: bool
+    code: str = Field(description="The quick room's code (never listed; only these may sit).")
+    racers: int = Field(description="How many players were matched into the room.")
+    practice: bool = Field(
+        default=False,
+        description="Nobody was found in time: the room is unrated, against the practice bot.",
+    )
+
+
 class ShuttingDown(Message):
     """The server is stopping: everything accepted is saved; reconnect and resume later. The
     connection is then closed with code 1001 (going away)."""
@@ -826,6 +934,9 @@ ServerMessage = Annotated[
     | RaceRecord
     | HintGiven
     | LiveVerdictGiven
+    | Queued
+    | QueueStatus
+    | Matched
     | ShuttingDown,
     Field(discriminator="type"),
 ]

@@ -93,6 +93,13 @@ class RatingLine(SkillShown):
     name: str
     ordinal: float
     races: int = Field(description="The rated races the player has finished in this rule set.")
+    bot: bool = Field(
+        default=False,
+        description=(
+            "The player is a bot account (Hello.bot): rated before the account became one, "
+            "rated no more since."
+        ),
+    )
 
 
 class RatingBoard(BaseModel):

@@ -1,8 +1,10 @@
-"""``patience-race race [CODE]``: race your friends in the terminal (a Textual app).
+"""``patience-race race``: race your friends in the terminal (a Textual app).
 
     patience-race race                 a form: create a room (rule set, deal, seats, time limit),
                                        play today's daily deal, or join a room by its code
     patience-race race K7M2XQ4B        join that room at once
+    patience-race race --quick octagon wait in that rule set's quick race queue (the count and
+                                       the rating window shown), then race whoever it matches
         --server ws://HOST:PORT/ws     the race server (default ws://127.0.0.1:8765/ws)
         --name NAME                    who you are: a new player the first time, then that
                                        player again (their token is kept)

@@ -26,16 +26,20 @@ class RacerApp(App[None]):
 
     TITLE = "patience-race"
 
-    def __init__(self, session: RaceSession, code: str | None = None) -> None:
+    def __init__(
+        self, session: RaceSession, code: str | None = None, quick: str | None = None
+    ) -> None:
         super().__init__()
         self.session = session
         self.code = code
+        self.quick = quick
+        """A rule set whose quick race queue to wait in at once (``race --quick``)."""
         self.phase: str | None = None
 
     def on_mount(self) -> None:
         self.session.on_change = self.follow
         self.session.on_notice = self.notice
-        self.push_screen(StartScreen(self.session, self.code))
+        self.push_screen(StartScreen(self.session, self.code, self.quick))
 
     @property
     def phase_screen(self) -> RacerScreen:
@@ -64,12 +68,14 @@ class RacerApp(App[None]):
         await self.session.close()
 
 
-def run_racer(server: str, code: str | None, name: str | None, token_file: Path) -> int:
+def run_racer(
+    server: str, code: str | None, name: str | None, token_file: Path, quick: str | None = None
+) -> int:
     identities = IdentityFile(token_file)
     try:
         identities.load()
     except IdentityFileError as error:
         print(f"patience-race race: {error}")
         return 1
-    RacerApp(RaceSession(server, identities, name), code).run()
+    RacerApp(RaceSession(server, identities, name), code, quick).run()
     return 0

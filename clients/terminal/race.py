@@ -67,7 +67,7 @@ def fill_racers(table: DataTable[object], seats: Iterable[SeatInfo], me: str, to
         if not seat.connected:
             status.append(", away", style="red")
         table.add_row(
-            racer_name(seat.name, seat.player_id == me),
+            racer_name(seat.name, seat.player_id == me, seat.bot),
             progress_bar(seat.on_foundations, seat_total),
             Text(f"{seat.on_foundations}/{seat_total}"),
             seat.moves,
@@ -399,7 +399,7 @@ class ResultsScreen(RacerScreen):
         for entry in finished.ranking:
             table.add_row(
                 entry.rank,
-                racer_name(entry.name, entry.player_id == state.player_id),
+                racer_name(entry.name, entry.player_id == state.player_id, entry.bot),
                 status_text(entry.status),
                 duration(entry.time_ms),
                 entry.on_foundations,

@@ -63,8 +63,13 @@ def clock(ms: int) -> str:
     return f"{minutes}:{seconds:02d}"
 
 
-def racer_name(name: str, mine: bool) -> Text:
-    return Text(f"{name} (you)", style="bold") if mine else Text(name)
+def racer_name(name: str, mine: bool, bot: bool = False) -> Text:
+    """A player's name as the screens list it: "(you)" for yours, "[bot]" for a bot account's
+    (``Hello.bot``)."""
+    text = Text(f"{name} (you)", style="bold") if mine else Text(name)
+    if bot:
+        text.append(" [bot]", style="dim")
+    return text
 
 
 def rating_text(change: RatingChange | None) -> Text:
@@ -160,9 +165,12 @@ class StartScreen(RacerScreen):
     StartScreen #status { width: 100%; max-width: 90; padding: 1 0; }
     """
 
-    def __init__(self, session: RaceSession, code: str | None = None) -> None:
+    def __init__(
+        self, session: RaceSession, code: str | None = None, quick: str | None = None
+    ) -> None:
         super().__init__(session)
         self.code = code
+        self.quick = quick
 
     def compose(self) -> ComposeResult:
         yield Plain(id="title")
@@ -205,6 +213,8 @@ class StartScreen(RacerScreen):
         super().on_mount()
         if self.code:
             self.enter(lambda code=self.code: self.session.join(code))
+        elif self.quick:
+            self.enter(lambda rule_set=self.quick: self.session.quick_race(rule_set))
         elif not self.session.needs_name:
             self.enter(None)
 
@@ -330,7 +340,10 @@ class RoomScreen(RacerScreen):
             return
         self.query_one("#room-title", Plain).update(room_summary(room))
         self.query_one("#share", Plain).update(
-            f"Friends join with the code {room.code}: {join_hint(room.code, self.session.server)}"
+            "A quick race: the players matched are on their way; it starts by itself."
+            if room.quick
+            else f"Friends join with the code {room.code}: "
+            f"{join_hint(room.code, self.session.server)}"
         )
         table = self.query_one("#seats", DataTable)
         table.clear()
@@ -345,7 +358,7 @@ class RoomScreen(RacerScreen):
                 if applies
             ]
             table.add_row(
-                Text(seat.name),
+                racer_name(seat.name, False, seat.bot),
                 Text("✔ ready", "bold green") if seat.ready else Text("· not yet", "dim"),
                 Text(", ".join(notes)),
             )
@@ -356,6 +369,7 @@ class RoomScreen(RacerScreen):
         ready.label = "Not ready" if me and me.ready else "Ready"
         waiting = state.phase == "lobby"
         ready.disabled = not waiting
+        ready.display = room.quick is None
         start = self.query_one("#start", Button)
         start.display = state.is_host
         start.disabled = not waiting
@@ -363,13 +377,22 @@ class RoomScreen(RacerScreen):
         self.show_countdown()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Starting early is the host's alone: nobody else is shown the key for it."""
+        """Starting early is the host's alone: nobody else is shown the key for it. A quick
+        race's room has neither key: it starts by itself."""
+        if action == "ready":
+            room = self.session.state.room
+            return room is None or room.quick is None
         return self.session.state.is_host if action == "start" else True
 
     def show_countdown(self) -> None:
         state = self.session.state
+        quick = state.room is not None and state.room.quick is not None
         if state.phase != "countdown" or state.starts_at_ms is None:
-            text = "Waiting until everyone is ready (2 at least), or the host starts."
+            text = (
+                "Waiting for the players matched: it starts by itself."
+                if quick
+                else "Waiting until everyone is ready (2 at least), or the host starts."
+            )
         else:
             left = state.starts_at_ms / 1000 - time.time()
             text = f"Starting in {left:.1f} s…" if left > 0 else "Dealing…"
@@ -450,7 +473,7 @@ class LeaderboardScreen(RacerScreen):
         me = self.session.state.player_id
 
         def who(entry: LeaderboardEntry) -> Text:
-            return racer_name(entry.name, entry.player_id == me)
+            return racer_name(entry.name, entry.player_id == me, entry.bot)
 
         table.clear(columns=True)
         rows: list[tuple[object, ...]]
@@ -496,7 +519,7 @@ class LeaderboardScreen(RacerScreen):
             [
                 (
                     line.rank,
-                    racer_name(line.name, line.player_id == me),
+                    racer_name(line.name, line.player_id == me, line.bot),
                     str(line),
                     f"{line.mu:.1f}",
                     f"{line.sigma:.2f}",

@@ -31,7 +31,9 @@ from clients.sdk import CONNECTION_ERRORS, RaceClient, RequestRefused
 from clients.terminal.state import RaceState
 from wire.protocol import (
     Leaderboard,
+    Matched,
     MoveAccepted,
+    QueueStatus,
     RoomState,
     ShuttingDown,
     Welcome,
@@ -114,6 +116,12 @@ class IdentityFile:
         with os.fdopen(descriptor, "w", encoding="utf-8") as file:
             json.dump({"players": [asdict(entry) for entry in [*others, identity]]}, file, indent=2)
         os.replace(fresh, self.path)
+
+
+def waiting_text(waiting: int, window: int | None, waited_s: int) -> str:
+    """The quick race queue as the status line says it."""
+    accepted = "any rating" if window is None else f"ratings within ±{window}"
+    return f"looking for racers: {waiting} waiting, {accepted}, {waited_s} s"
 
 
 class RaceSession:
@@ -206,6 +214,15 @@ class RaceSession:
             raise
         self._enter(room)
 
+    async def quick_race(self, rule_set: str) -> None:
+        """Wait in the rule set's rated queue, the wait said as it goes (``queue``, by
+        ``_listen``, which takes the room's events from ``matched`` on), until the room."""
+        client = self._connected()
+        queued = await client.quick_race(rule_set)
+        self.on_notice(waiting_text(queued.waiting, queued.window, 0))
+        _, room = await client.matched()
+        self._enter(room)
+
     def _enter(self, room: RoomState) -> None:
         if self.state.code != room.code:
             self.state = RaceState(self.state.player_id)
@@ -270,6 +287,14 @@ class RaceSession:
             async for message in self._connected().events():
                 if isinstance(message, ShuttingDown):
                     self.on_notice(message.message)
+                    continue
+                if isinstance(message, QueueStatus):
+                    self.on_notice(waiting_text(message.waiting, message.window, message.waited_s))
+                    continue
+                if isinstance(message, Matched):  # the room's events follow: take them
+                    self.state = RaceState(self.state.player_id)
+                    self.state.expect(message.code)
+                    self.on_notice(f"matched: {message.racers} racers, room {message.code}")
                     continue
                 self.state.apply(message)
                 self.on_change()

@@ -133,7 +133,10 @@ class RaceState:
 
     @property
     def is_host(self) -> bool:
-        return self.room is not None and self.room.host == self.player_id
+        """Whether this player may start the race early: the host, but in a quick race's room,
+        which starts by itself, nobody."""
+        room = self.room
+        return room is not None and room.quick is None and room.host == self.player_id
 
     def apply(self, message: ServerMessage) -> None:
         """A room event or your view (anything else is not about the room and is ignored)."""

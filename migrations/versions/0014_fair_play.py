@@ -1,7 +1,7 @@
 """Fair-play checks of rated races, and banned players (issue 27).
 
 Revision ID: 0014
-Revises: 0011
+Revises: 0013
 Create Date: 2026-11-28
 
 ``fair_play`` holds, per racer of each rated race, the signals the check after the race
@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0014"
-down_revision: str | Sequence[str] | None = "0011"
+down_revision: str | Sequence[str] | None = "0013"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -5,7 +5,8 @@ Each worker reads one channel, ``{prefix}to:{id}``. What goes to it, in order fr
 are JSON objects, each saying its kind in ``k`` (``server.cluster.hops`` makes and reads them):
 requests of other workers' connections for its rooms (``req``), the end of each such request
 (``done``), frames for its connections (``frames``), a connection closed (``gone``),
-connections whose room has closed (``out``) and connections whose room has moved (``moved``).
+connections whose room has closed (``out``), connections whose room has moved (``moved``) and
+connections the quick race's matcher matched (``matched``, ``server.cluster.redis_quick``).
 Each published message is a JSON list of them: whatever a worker queued for one other while its
 last pipeline was under way. The other writes (a room released, the public list) go in the same
 pipelines, in the order they were queued.

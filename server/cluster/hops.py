@@ -63,6 +63,7 @@ class Hops:
                 "name": client.name,
                 "own": client.own_progress,
                 "addr": client.address,
+                "bot": client.bot,
                 "msg": message.model_dump(mode="json", by_alias=True),
             },
         )
@@ -113,7 +114,8 @@ class RemoteMembers:
         tell that worker it is done (after the reply's frames: the channel keeps the order)."""
         key = (data["from"], data["conn"])
         member = self._members.get(key)
-        if member is None:  # ("addr": none from a worker of an older version, while upgrading)
+        if member is None:  # ("addr", "bot": none from a worker of an older version, while
+            # upgrading)
             member = self._members[key] = RemoteMember(
                 data["from"],
                 data["conn"],
@@ -121,6 +123,7 @@ class RemoteMembers:
                 data["name"],
                 data["own"],
                 address=data.get("addr", ""),
+                bot=data.get("bot", False),
             )
         error = None
         try:

@@ -5,7 +5,8 @@ port hands connections to workers without looking at them, so a connection's roo
 by another worker. A room lives in exactly one worker. Redis (``settings.redis_url``) holds the
 room directory and each worker's heartbeat (``server.cluster.directory``) and carries, over
 pub/sub, the requests of a connection whose room is held by another worker and that room's
-frames back (``server.cluster.hops``, ``server.cluster.bus_outbox``).
+frames back (``server.cluster.hops``, ``server.cluster.bus_outbox``), and the quick race's queue
+(``server.cluster.redis_quick``).
 
 **A worker may die.** Every worker looks at the others every ``HEARTBEAT_S``. Whoever first
 locks a dead worker's reaping claims its rooms in the directory and rebuilds each from the
@@ -49,6 +50,8 @@ from server.cluster.bus_outbox import BusOutbox
 from server.cluster.directory import HEARTBEAT_S, ORPHAN_SWEEP_S, RoomDirectory
 from server.cluster.hops import HopFailed, Hops, RemoteMembers
 from server.cluster.listing import REFRESH_S, RedisListing
+from server.cluster.quick import Counts
+from server.cluster.redis_quick import RedisQueue
 from server.core.errors import Refusal
 from server.rooms.delivery import MOVED_CLOSE
 from server.rooms.host import RoomHost
@@ -57,7 +60,16 @@ from server.speedups import JsonLibrary, json_dumps, json_loads
 from server.storage import holding
 from server.storage.engine import Sessions
 from server.storage.races import unfinished_race_codes
-from wire.protocol import CreateRoom, ErrorCode, JoinRoom, PlayDaily, Resume, Spectate
+from wire.protocol import (
+    CreateRoom,
+    ErrorCode,
+    JoinRoom,
+    LeaveQueue,
+    PlayDaily,
+    QuickRace,
+    Resume,
+    Spectate,
+)
 
 log = logging.getLogger("patience_race.bus")
 
@@ -118,6 +130,10 @@ class RedisBus:
         self._renewing: asyncio.Task[None] | None = None
         self.down_since: float | None = None
         """Since when Redis has not answered (loop time); None while it answers."""
+        self.queue = RedisQueue(
+            self.redis, self._key, self.id, host, self.outbox.publish, self.request
+        )
+        self.practice = self.queue.practice
         host.delivery.directory = self.directory
         host.delivery.carrier = self.remote
         host.openings.holder = self.id
@@ -140,6 +156,7 @@ class RedisBus:
             asyncio.create_task(self._read_forever(pubsub)),
             asyncio.create_task(self.outbox.send_forever()),
             asyncio.create_task(self._watch_forever()),
+            asyncio.create_task(self.queue.run()),
         ]
         log.info("worker %s on the Redis bus (%s)", self.id, self.prefix)
 
@@ -148,6 +165,7 @@ class RedisBus:
         heartbeat and its leases are given up)."""
         for task in [*self._tasks, *([self._renewing] if self._renewing else [])]:
             task.cancel()
+        await self.queue.stop()
         with contextlib.suppress(Exception):
             await holding.release(self.sessions, self.id)
         with contextlib.suppress(Exception):
@@ -194,11 +212,38 @@ class RedisBus:
             ) from None
 
     def left(self, client: Client) -> None:
+        self.queue.drop(client)
         room = client.room
         if isinstance(room, Elsewhere):
             self.hops.left(client, room.worker)
         else:
             self.host.disconnect(client)
+
+    async def seek(self, client: Client, message: QuickRace) -> None:
+        try:
+            await self.queue.seek(client, message)
+        except RedisError as error:
+            raise self._queue_unavailable(error) from None
+
+    async def leave_queue(self, client: Client, message: LeaveQueue) -> None:
+        try:
+            await self.queue.leave(client, message)
+        except RedisError as error:
+            raise self._queue_unavailable(error) from None
+
+    def _queue_unavailable(self, error: RedisError) -> Refusal:
+        """The quick race queue is in Redis: while it cannot be reached, nothing is queued."""
+        self._redis_failed(error)
+        return Refusal(
+            ErrorCode.UNAVAILABLE,
+            "the quick race queue (Redis) cannot be reached: try again in a moment",
+        )
+
+    def seeking(self, client: Client) -> bool:
+        return self.queue.seeking(client)
+
+    async def waiting(self) -> Counts:
+        return await self.queue.counts()
 
     async def _worker_for(self, client: Client, message: RoomRequest) -> str:
         """Which worker acts on the request: the one holding its room, or this one."""
@@ -302,6 +347,8 @@ class RedisBus:
             client = self.connections.get(data["conn"])
             if client is not None:
                 self._moved(client)
+        elif kind == "matched":
+            self.queue.matched(data, self.connections)
 
     # -- watching the other workers ---------------------------------------------------------------
 

@@ -10,6 +10,10 @@ grace). Room events get consecutive ``seq`` numbers and the latest are kept
 afresh. The shell (``server.rooms``) owns sockets, timers and the database; it turns
 ``RaceError`` into an error message.
 
+A quick race's room (``invited``: the players the queue matched, ``server.core.matching``) seats
+nobody else and has no host who starts it: its countdown begins once every invited player has
+joined, or at ``join_by`` with those who came.
+
 Phases: LOBBY -> COUNTDOWN -> RACING -> FINISHED. A racer finishes when they win, resign, have
 no legal move and no redeal left, run out of time (the time limit, or the longest a race may run
 when it has none), stay away past the grace period, or make no move for the idle while; the race
@@ -18,7 +22,7 @@ finishes when every racer has. So no racer, connected or not, can keep a race op
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from enum import Enum
 
 from engine.errors import IllegalMoveError
@@ -57,15 +61,25 @@ class Race:
         *,
         host_id: str,
         host_name: str,
+        host_bot: bool = False,
         events_kept: int = EVENTS_KEPT,
         events: RoomEvents | None = None,
+        invited: Collection[str] | None = None,
+        join_by: float | None = None,
     ) -> None:
-        """``events``: the room's event log, for a race that follows another in the same room
-        (a rematch); a new one otherwise."""
+        """``host_bot``: the host is a bot account (``Hello.bot``). ``events``: the room's event
+        log, for a race that follows another in the same room (a rematch); a new one
+        otherwise. ``invited``: a quick race's players, who alone may take its seats (none
+        seated yet; ``host_id`` names the first, for the record), its countdown begun at
+        ``join_by`` at the latest."""
         self.terms = terms
         self.host_id = host_id
         self.phase = Phase.LOBBY
-        self.racers: dict[str, Racer] = {host_id: Racer(host_id, host_name)}
+        self.invited = None if invited is None else frozenset(invited)
+        self.join_by = join_by
+        self.racers: dict[str, Racer] = (
+            {} if invited is not None else {host_id: Racer(host_id, host_name, host_bot)}
+        )
         self.spectators: set[str] = set()
         self.starts_at: float | None = None
         self.started_at: float | None = None
@@ -98,6 +112,7 @@ class Race:
             winnable=terms.winnable,
             phase=self.phase.value,
             public=terms.public,
+            quick=terms.quick,
             deal_number=self.deal_number,
             host=self.host_id,
             seats_max=terms.seats_max,
@@ -134,16 +149,32 @@ class Race:
 
     # -- lobby --------------------------------------------------------------------------------
 
-    def join(self, player_id: str, name: str, now: float) -> Said:
+    @says
+    def join(self, player_id: str, name: str, now: float, bot: bool = False) -> list[Outgoing]:
+        """Take a seat; ``bot``: as a bot account (``Hello.bot``), which a rated quick race
+        refuses (bots race in private rooms and unrated quick races)."""
         if player_id in self.racers:  # coming back; already here, nothing changes
-            return Said() if self.racers[player_id].connected else self.reconnect(player_id, now)
+            return [] if self.racers[player_id].connected else self.reconnect(player_id, now)
+        if bot and self.terms.quick == "rated":
+            raise RaceError(
+                ErrorCode.BOTS_NOT_RATED,
+                "bots race in private rooms and unrated quick races, never in rated races",
+            )
+        if self.invited is not None and player_id not in self.invited:
+            raise RaceError(
+                ErrorCode.NOT_INVITED,
+                "this quick race's seats are for the players matched into it; you may spectate",
+            )
         if self.phase is not Phase.LOBBY:
             raise RaceError(ErrorCode.ALREADY_STARTED, "this race has started; you may spectate it")
         if len(self.racers) >= self.terms.seats_max:
             raise RaceError(ErrorCode.ROOM_FULL, f"all {self.terms.seats_max} seats are taken")
-        self.racers[player_id] = Racer(player_id, name)
+        self.racers[player_id] = Racer(player_id, name, bot)
         self.spectators.discard(player_id)
-        return Said([self._room_changed()])
+        out = [self._room_changed()]
+        if self.invited is not None and self.invited <= self.racers.keys():
+            out += self._begin_countdown(now)
+        return out
 
     def spectate(self, player_id: str, most: int) -> None:
         """Watch the room, one of at most ``most`` spectators. A spectator coming or going is
@@ -192,13 +223,21 @@ class Race:
             return []
         racer.ready = ready
         out = [self._room_changed()]
-        if len(self.racers) >= 2 and all(r.ready for r in self.racers.values()):
+        if (
+            self.invited is None
+            and len(self.racers) >= 2
+            and all(r.ready for r in self.racers.values())
+        ):
             out += self._begin_countdown(now)
         return out
 
     @says
     def start(self, player_id: str, now: float) -> list[Outgoing]:
         self._racer(player_id)
+        if self.invited is not None:
+            raise RaceError(
+                ErrorCode.NOT_HOST, "a quick race starts by itself, once its racers are in"
+            )
         if player_id != self.host_id:
             raise RaceError(ErrorCode.NOT_HOST, "only the host may start the race early")
         if self.phase is not Phase.LOBBY:
@@ -373,7 +412,10 @@ class Race:
         phase = self.phase
         if phase is Phase.FINISHED:
             return None
-        soonest = self.starts_at if phase is Phase.COUNTDOWN else self._limit()
+        if phase is Phase.LOBBY:
+            soonest = self._quick_start()
+        else:
+            soonest = self.starts_at if phase is Phase.COUNTDOWN else self._limit()
         for racer in self.racers.values():
             if racer.finished_at is not None:
                 continue
@@ -385,9 +427,17 @@ class Race:
                     soonest = when
         return soonest
 
+    def _quick_start(self) -> float | None:
+        """When a quick race's lobby begins its countdown with those who came: none while
+        nobody has (a race of nobody waits for its first racer)."""
+        return self.join_by if self.invited is not None and self.racers else None
+
     @says
     def tick(self, now: float) -> list[Outgoing]:
         out: list[Outgoing] = []
+        quick_start = self._quick_start()
+        if self.phase is Phase.LOBBY and quick_start is not None and now >= quick_start:
+            out += self._begin_countdown(now)
         if self.phase is Phase.COUNTDOWN and self.starts_at is not None and now >= self.starts_at:
             out += self._start_racing(now)
         for racer in list(self.racers.values()):

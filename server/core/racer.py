@@ -30,6 +30,8 @@ FINISHED_AS: dict[Status, SeatStatus] = {
 class Racer:
     player_id: str
     name: str
+    bot: bool = False
+    """A bot account's seat (``Hello.bot``), marked on the room's seats and in the ranking."""
     ready: bool = False
     connected: bool = True
     away_since: float | None = None
@@ -131,6 +133,7 @@ class Racer:
             total=progress.total if progress else 0,
             moves=progress.moves if progress else 0,
             status=self.status,
+            bot=self.bot,
         )
 
 
@@ -158,6 +161,7 @@ def ranking(racers: Iterable[Racer], started_at: float) -> list[RankEntry]:
             on_foundations=racer.reached,
             reached_at_ms=None if racer.reached_at is None else ms(racer.reached_at - start),
             moves=len(racer.move_times),
+            bot=racer.bot,
         )
         if entries and _equal_without_a_win(entries[-1], entry):
             entry = entry.model_copy(update={"rank": entries[-1].rank})

@@ -11,11 +11,14 @@ and farmed a rating from them in a minute):
 
 - at its start (``roles``): only races on a secret deal rate anyone (a chosen deal is known to
   its host beforehand, and the daily deal is the same for everyone all day, so neither says
-  who plays better). A racer is left out who shares an address with another racer of the race
-  (the server cannot tell them from one person's identities), who is in another rated race
-  still under way (one rated race at a time), or who has started ``per_hour`` rated races in
-  the hour before. The others are rated, ``established`` or, for an identity younger than
-  ``provisional_s``, ``provisional``. Stored with each racer's entry (``entries.rated_as``).
+  who plays better), no race opened unrated (the unrated quick race's, issue 27), and no race
+  with a bot account in it (``Hello.bot``: a bot is never rated, and beating or losing to a
+  program says nothing of how people play). A racer is left out who shares an address with
+  another racer of the race (the server cannot tell them from one person's identities), who is
+  in another rated race still under way (one rated race at a time), or who has started
+  ``per_hour`` rated races in the hour before. The others are rated, ``established`` or, for an
+  identity younger than ``provisional_s``, ``provisional``. Stored with each racer's entry
+  (``entries.rated_as``).
 - at its end (``rated_ranking``): of those, the racers who made a move (a resignation is no
   move: a throwaway that resigns at once hands over nothing). The race rates them if they are
   two or more and not all provisional: new identities race unrated against each other.
@@ -97,13 +100,15 @@ DEFAULT_RULES = RatingRules()
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """A racer as a race starts: ``address`` they connected from, ``age_s`` of their identity,
-    and ``recent``: their rated races started in the ``looks_back_s`` before, each as (how
-    many seconds before this start, whether it is still under way)."""
+    ``recent``: their rated races started in the ``looks_back_s`` before, each as (how many
+    seconds before this start, whether it is still under way), and ``bot``: whether their
+    account is a bot's (``players.bot``)."""
 
     player_id: str
     address: str
     age_s: float
     recent: Sequence[tuple[float, bool]] = ()
+    bot: bool = False
 
     def busy(self) -> bool:
         return any(under_way for _, under_way in self.recent)
@@ -113,11 +118,14 @@ class Candidate:
 
 
 def roles(
-    deal_kind: str, racers: Sequence[Candidate], rules: RatingRules
+    deal_kind: str, racers: Sequence[Candidate], rules: RatingRules, unrated: bool = False
 ) -> dict[str, RatedAs | None]:
     """How each racer of a race starting now may be rated in it: ``ESTABLISHED``,
-    ``PROVISIONAL``, or None (left out; see the module's docstring)."""
-    if deal_kind != "secret" or len(racers) < 2:
+    ``PROVISIONAL``, or None (left out; see the module's docstring). ``unrated``: the race
+    was opened unrated (an unrated quick race, ``RaceTerms.quick``): it rates nobody."""
+    if unrated:
+        return {racer.player_id: None for racer in racers}
+    if deal_kind != "secret" or len(racers) < 2 or any(racer.bot for racer in racers):
         return {racer.player_id: None for racer in racers}
     sharing = Counter(racer.address for racer in racers)
     return {

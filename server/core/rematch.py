@@ -101,10 +101,11 @@ def rematch(
         replace(race.terms, race_id=race_id, seed=seed, algorithm=algorithm, winnable=winnable),
         host_id=host.player_id,
         host_name=host.name,
+        host_bot=host.bot,
         events=race.events,
     )
     for racer in staying:
         if racer.player_id not in following.racers:
-            following.racers[racer.player_id] = Racer(racer.player_id, racer.name)
+            following.racers[racer.player_id] = Racer(racer.player_id, racer.name, racer.bot)
     following.spectators = set(race.spectators)
     return following, following.announce()

@@ -3,6 +3,8 @@ replayed with their times (``server.rooms.room.restore_race`` reads them)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
+
 from engine.moves import Move
 from server.core.race import Phase, Race
 from server.core.racer import FINISHED_AS, Racer
@@ -18,11 +20,16 @@ def resume_race(
     started_at: float | None,
     racers: list[tuple[str, str, list[tuple[str, int]]]],
     now: float,
+    bots: Collection[str] = (),
     events_kept: int = EVENTS_KEPT,
+    invited: Sequence[str] | None = None,
+    join_by: float | None = None,
 ) -> Race:
     """A race rebuilt after a restart from what was stored: each racer's moves replayed
-    with their times. Everyone counts as away since ``now`` (the grace period applies); a
-    race that never started reopens its lobby with the host alone. Call its ``catch_up`` next."""
+    with their times; ``bots``, the racers (and host) whose accounts are bots. Everyone counts
+    as away since ``now`` (the grace period applies); a race that never started reopens its
+    lobby with the host alone, a quick race's with nobody seated and the same players
+    ``invited``, until ``join_by``. Call its ``catch_up`` next."""
     # Its room events are numbered on from the time of the rebuilding, in ms: above any
     # number the race's earlier life gave (it made fewer than one event a millisecond), so a
     # client resuming with a last_seq of that life gets a full resync, never wrong events.
@@ -30,7 +37,10 @@ def resume_race(
         terms,
         host_id=host_id,
         host_name=host_name,
+        host_bot=host_id in bots,
         events=RoomEvents(events_kept, first_seq=round(now * 1000)),
+        invited=invited if started_at is None else None,
+        join_by=join_by,
     )
     for racer in race.racers.values():
         racer.connected, racer.away_since = False, now
@@ -41,7 +51,12 @@ def resume_race(
     race.racers = {}
     for player_id, name, moves in racers:
         racer = race.racers[player_id] = Racer(
-            player_id, name, connected=False, away_since=now, status="racing"
+            player_id,
+            name,
+            player_id in bots,
+            connected=False,
+            away_since=now,
+            status="racing",
         )
         game = racer.deal(terms.new_game(), started_at)
         for text, at_ms in moves:

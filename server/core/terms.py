@@ -49,6 +49,9 @@ class RaceTerms:
     """Whether the deal was proved winnable before the race (``RoomState.winnable``)."""
     public: bool = False
     """Whether the room is listed while its lobby has a free seat (``GET /api/rooms``)."""
+    quick: Literal["rated", "unrated"] | None = None
+    """A quick race's room (``server.core.matching``): "rated" admits no bot
+    (``ErrorCode.BOTS_NOT_RATED``); None for a room opened with ``create_room``."""
     countdown_s: float = COUNTDOWN_S
     grace_s: float = GRACE_S
     """How long a racer whose connection dropped keeps their seat."""

@@ -40,6 +40,7 @@ def _entry(line: ResultLine | WinsLine) -> LeaderboardEntry:
             name=line.name,
             wins=line.wins,
             at=line.last_win_at.isoformat(),
+            bot=line.bot,
         )
     return LeaderboardEntry(
         rank=line.rank,
@@ -51,6 +52,7 @@ def _entry(line: ResultLine | WinsLine) -> LeaderboardEntry:
         on_foundations=line.on_foundations,
         deal=None if line.seed is None else str(line.seed),
         at=line.finished_at.isoformat(),
+        bot=line.bot,
     )
 
 

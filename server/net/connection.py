@@ -25,6 +25,7 @@ from websockets.exceptions import ConnectionClosed
 
 from engine.registry import RULE_SET_NAMES
 from server.cluster.bus import Bus
+from server.cluster.quick import already_queued
 from server.cluster.rank_cache import RedisRanks
 from server.core.budgets import (
     COUNTED_REFUSALS,
@@ -45,7 +46,7 @@ from server.rooms.room import ROOM_REQUESTS, Client, write_for_client
 from server.settings import Settings
 from server.speedups import json_loads
 from server.storage.engine import Sessions
-from server.storage.players import create_player, player_by_token
+from server.storage.players import create_player, mark_bot, player_by_token
 from server.storage.races import race_record
 from server.storage.writer import Writer
 from wire.protocol import (
@@ -56,7 +57,9 @@ from wire.protocol import (
     GetLeaderboard,
     GetRace,
     Hello,
+    LeaveQueue,
     Message,
+    QuickRace,
     RaceRecord,
     ShuttingDown,
     Welcome,
@@ -134,8 +137,7 @@ class Gateway:
         finally:
             self.addresses.disconnect(client.address)
             del self.clients[client.connection_id]
-            if client.room is not None:
-                self.bus.left(client)
+            self.bus.left(client)
 
     def _address(self, ws: ServerConnection) -> str:
         forwarded = ws.request.headers.get("X-Forwarded-For") if ws.request else None
@@ -236,7 +238,15 @@ class Gateway:
                 "you are watching without a name: say hello with a name (or your token) to race",
             )
         if isinstance(message, ROOM_REQUESTS):
+            if self.bus.seeking(client):
+                raise already_queued()
             await self.bus.request(client, message)
+            return
+        if isinstance(message, QuickRace):
+            await self.bus.seek(client, message)
+            return
+        if isinstance(message, LeaveQueue):
+            await self.bus.leave_queue(client, message)
             return
         self._may_read(client.address)
         if isinstance(message, GetLeaderboard):
@@ -281,13 +291,25 @@ class Gateway:
     async def _hello(self, client: Client, message: Hello) -> None:
         """Who the connection is from now on. Not someone else while in a room: the room knows
         its members by who they were when they came in (an anonymous spectator who gives a
-        name, say, leaves the room first)."""
+        name, say, leaves the room first).
+
+        A hello with ``bot`` makes its player a bot account, new or known by the token, and
+        nothing makes a bot account a person's again: the connection is a bot's if its
+        account is, whatever this hello says. A seat taken before keeps the mark it was taken
+        with; the race's start reads the account's (``server.storage.races.record_start``)."""
         if message.token is not None:
             known = await player_by_token(self.sessions, message.token)
             if known is None:
                 raise Refusal(ErrorCode.BAD_TOKEN, "that token belongs to no player")
             self._same_in_room(client, known.id)
             player, token = known, None
+            if message.bot and not known.bot:
+                await write_for_client(
+                    self.writer,
+                    lambda: mark_bot(self.sessions, known.id),
+                    self.settings.write_wait_s,
+                )
+                known.bot = True
         elif message.name is not None:
             self._same_in_room(client, None)
             if not self.addresses.new_player(client.address, self.clock()):
@@ -297,24 +319,35 @@ class Gateway:
                 )
             name = message.name.strip()
             player, token = await write_for_client(
-                self.writer, lambda: create_player(self.sessions, name), self.settings.write_wait_s
+                self.writer,
+                lambda: create_player(self.sessions, name, message.bot),
+                self.settings.write_wait_s,
             )
         else:
             self._same_in_room(client, client.player_id if client.anonymous else None)
             self._anonymous(client, message)
             return
         client.player_id, client.name, client.anonymous = player.id, player.name, False
-        client.own_progress = message.own_progress
+        client.own_progress, client.bot = message.own_progress, player.bot
         self.send(
-            client, Welcome(id=message.id, player_id=player.id, name=player.name, token=token)
+            client,
+            Welcome(
+                id=message.id, player_id=player.id, name=player.name, token=token, bot=player.bot
+            ),
         )
 
     def _same_in_room(self, client: Client, player_id: str | None) -> None:
-        """Refuse a hello that would make a connection in a room someone else (``player_id``
-        None: a new player)."""
-        if client.room is not None and (player_id is None or player_id != client.player_id):
+        """Refuse a hello that would make a connection in a room, or waiting in the quick race
+        queue, someone else (``player_id`` None: a new player)."""
+        if player_id is not None and player_id == client.player_id:
+            return
+        if client.room is not None:
             raise Refusal(
                 ErrorCode.IN_ANOTHER_ROOM, "leave your room first: you came in as someone else"
+            )
+        if self.bus.seeking(client):
+            raise Refusal(
+                ErrorCode.ALREADY_QUEUED, "leave the queue first: you are waiting as someone else"
             )
 
     def _anonymous(self, client: Client, message: Hello) -> None:
@@ -322,7 +355,7 @@ class Gateway:
         gets an id of its own (never a player's: those have no ``~``), as a spectator in a
         room."""
         client.player_id, client.name, client.anonymous = f"~{client.connection_id}", "", True
-        client.own_progress = message.own_progress
+        client.own_progress, client.bot = message.own_progress, False
         self.send(client, Welcome(id=message.id, player_id="", name="", anonymous=True))
 
     async def close(self, clients: list[Client], within: float) -> None:

@@ -5,6 +5,7 @@
                                          searches out)
     GET /api/games                       the rule sets, with their table layouts and rules pages
     GET /api/rooms                       public rooms open for racers, newest first (at most 50)
+    GET /api/quick                       players waiting in the quick race queues, by rule set
     GET /api/leaderboards/<rule-set>     ?board=fastest|most_wins|deal|daily &period=today|week|all
                                          &deal=N &day=YYYY-MM-DD &player=ID &limit=N
     GET /api/ratings/<rule-set>          ?limit=N &around=PLAYER_ID: the rated board
@@ -183,6 +184,9 @@ class HttpApi:
             return json_response(HTTPStatus.OK, [game_info(name) for name in RULE_SET_NAMES])
         if path == "/api/rooms":
             return json_response(HTTPStatus.OK, {"rooms": await self.public_rooms()})
+        if path == "/api/quick":
+            waiting = await self.service.gateway.bus.waiting()
+            return json_response(HTTPStatus.OK, {"waiting": waiting})
         if path.startswith("/rules/"):
             page = rules_response(path.removeprefix("/rules/"))
             if page is not None:

@@ -108,7 +108,7 @@ class RoomHost:
             case JoinRoom():
                 room = self.room(message.code)
                 self._may_enter(client, room)
-                out = room.race.join(client.player_id, client.name or "", now)
+                out = room.race.join(client.player_id, client.name or "", now, bot=client.bot)
                 self._enter(client, room)
                 self.delivery.deliver(room, out)
                 await self._reply_room(client, room, message.id)

@@ -10,7 +10,7 @@ import asyncio
 import logging
 import secrets
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -129,6 +129,46 @@ class Openings:
         pooled = await winnable_seed(self.settings, self.sessions, rule_set, self._write)
         return (seed, False) if pooled is None else (pooled, True)
 
+    async def quick(self, rule_set: str, rated: bool, players: Sequence[tuple[str, str]]) -> Room:
+        """A quick race's room for the players the queue matched (``server.core.matching``),
+        their ids and names, longest waiting first: on a secret deal, winnable where the pool
+        has one ready, a seat for each of them and for nobody else, stored before anyone hears
+        of it (so a restart keeps who may sit). Nobody is seated yet: each of them joins. The
+        server opens it: it takes none of their rooms (``_take_room``)."""
+        seed, winnable = await self._draw(rule_set, None, winnable=True)
+        code = await self._new_code()
+        terms = RaceTerms(
+            race_id=secrets.token_hex(8),
+            code=code,
+            rule_set=rule_set,
+            seed=seed,
+            algorithm=DEAL_ALGORITHM,
+            deal_kind="secret",
+            winnable=winnable,
+            seats_max=len(players),
+            time_limit_s=None,
+            quick="rated" if rated else "unrated",
+            countdown_s=self.settings.quick_countdown_s,
+            grace_s=self.settings.reconnect_grace_s,
+            max_race_s=self.settings.max_race_s,
+            idle_s=self.settings.idle_s,
+        )
+        (host_id, host_name), now = players[0], self.clock()
+        race = Race(
+            terms,
+            host_id=host_id,
+            host_name=host_name,
+            invited=[player_id for player_id, _ in players],
+            join_by=now + self.settings.quick_join_s,
+        )
+        try:
+            await self._store(race)
+        except Refusal:
+            self.delivery.directory.release(code)
+            raise
+        room = self.delivery.rooms[code] = Room(race, self.delivery.outbox(), opened=now)
+        return room
+
     async def daily(self, client: Member, message: PlayDaily, now: float) -> Room:
         """A room of one for today's deal of a rule set: stored with its host's one play of
         the day, or refused."""
@@ -215,7 +255,9 @@ class Openings:
             idle_s=self.settings.idle_s,
             **race_settings,
         )
-        race = Race(terms, host_id=client.player_id, host_name=client.name or "")
+        race = Race(
+            terms, host_id=client.player_id, host_name=client.name or "", host_bot=client.bot
+        )
         try:
             stored = await self._store(race)
         except Refusal:
@@ -250,6 +292,8 @@ class Openings:
                 daily_day=race.terms.daily_day,
                 winnable=race.terms.winnable,
                 public=race.terms.public,
+                quick=race.terms.quick,
+                invited=None if race.invited is None else sorted(race.invited),
             )
         )
 

@@ -13,7 +13,7 @@ import asyncio
 import secrets
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, Literal, Protocol, TypeVar, cast
 
 from websockets.asyncio.server import ServerConnection
 
@@ -113,6 +113,8 @@ class Client:
     room: Room | Elsewhere | None = None
     own_progress: bool = True
     """Whether it gets the progress events of its own player's moves (``Hello.own_progress``)."""
+    bot: bool = False
+    """Whether its player is a bot account (``Hello.bot``): the mark of the seat it takes."""
     connection_id: str = field(default_factory=lambda: secrets.token_hex(8))
     """How another worker's room names this connection (``server.cluster.bus``)."""
 
@@ -132,6 +134,8 @@ class RemoteMember:
     address: str = ""
     """Whom the connection counts against (``server.core.budgets.address_of``), as its worker
     found it: who may be rated in a race depends on it (``server.core.ratings.roles``)."""
+    bot: bool = False
+    """Whether its player is a bot account, as its worker found it (``Client.bot``)."""
 
 
 class Carrier(Protocol):
@@ -250,6 +254,7 @@ def restore_race(row: RaceRow, settings: Settings, now: float) -> Race:
     The race clock does not run while no server holds it: it carries on from the race's last
     stored move, so the outage is charged to nobody, and to every racer of the race alike."""
     last_move_ms = max((move.at_ms for entry in row.entries for move in entry.move_log), default=0)
+    quick = cast(Literal["rated", "unrated"] | None, row.quick)  # (stored from the terms')
     return resume_race(
         started_at=None if row.started_at is None else now - last_move_ms / 1000,
         racers=[
@@ -261,6 +266,10 @@ def restore_race(row: RaceRow, settings: Settings, now: float) -> Race:
             for entry in row.entries
         ],
         now=now,
+        bots={entry.player_id for entry in row.entries if entry.player.bot}
+        | ({row.host_id} if row.host.bot else set()),
+        invited=None if row.invited is None else row.invited.split(),
+        join_by=None if row.invited is None else now + settings.quick_join_s,
         host_id=row.host_id,
         host_name=row.host.name,
         terms=RaceTerms(
@@ -273,13 +282,14 @@ def restore_race(row: RaceRow, settings: Settings, now: float) -> Race:
             deal_kind=cast(DealKind, row.deal_kind),  # (stored from a DealKind)
             seats_max=row.seats_max,
             time_limit_s=row.time_limit_s,
-            countdown_s=settings.countdown_s,
+            countdown_s=settings.countdown_s if quick is None else settings.quick_countdown_s,
             grace_s=settings.reconnect_grace_s,
             max_race_s=settings.max_race_s,
             idle_s=settings.idle_s,
             daily_day=row.daily_day,
             winnable=row.winnable,
             public=row.public,
+            quick=quick,
         ),
     )
 

@@ -44,8 +44,8 @@ class BoardStatements:
     ``after`` the ``:limit`` lines from a key on (``:key0``...); ``around`` those and the
     ``:above`` lines before the key, as one statement; ``ranks[n]`` the lines better than
     ``n + 1`` rank terms at once (``:bucket0``, ``:low0``, ``:term0``...). Every line comes
-    with its player's ``name``, its ``part`` (0 before the key, 1 from it on) and its keys
-    last."""
+    with its player's ``name`` and ``bot`` mark, its ``part`` (0 before the key, 1 from it
+    on) and its keys last."""
 
     best: Select[*tuple[Any, ...]]
     top: Select[*tuple[Any, ...]]
@@ -70,7 +70,7 @@ def _statements(
     bound = tuple_(
         *(bindparam(f"key{number}", type_=term.type) for number, term in enumerate(order))
     )
-    named = lines.join(PlayerRow, PlayerRow.id == player).add_columns(PlayerRow.name)
+    named = lines.join(PlayerRow, PlayerRow.id == player).add_columns(PlayerRow.name, PlayerRow.bot)
     after = named.add_columns(literal_column("1").label("part"), *keys).order_by(*order)
     after_key = after.where(tuple_(*order) >= bound).limit(bindparam("limit"))
     before = (

@@ -60,6 +60,8 @@ class ResultLine:
     seed: int | None
     """None for a daily deal whose day is not over."""
     finished_at: datetime
+    bot: bool = False
+    """The player is a bot account (``players.bot``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +71,7 @@ class WinsLine:
     name: str
     wins: int
     last_win_at: datetime
+    bot: bool = False
 
 
 L = TypeVar("L", ResultLine, WinsLine)
@@ -336,6 +339,7 @@ def _result_line(today: date | None) -> Callable[[Row[Any], str, int], ResultLin
             reached_at_ms=row.reached_at_ms,
             seed=None if hidden else row.seed,
             finished_at=row.finished_at,
+            bot=row.bot,
         )
 
     return make
@@ -343,5 +347,10 @@ def _result_line(today: date | None) -> Callable[[Row[Any], str, int], ResultLin
 
 def _wins_line(row: Row[Any], name: str, rank: int) -> WinsLine:
     return WinsLine(
-        rank=rank, player_id=row.player_id, name=name, wins=row.wins, last_win_at=row.last_win_at
+        rank=rank,
+        player_id=row.player_id,
+        name=name,
+        wins=row.wins,
+        last_win_at=row.last_win_at,
+        bot=row.bot,
     )

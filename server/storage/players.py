@@ -1,4 +1,4 @@
-"""Players: their ids, and their secret tokens, stored only hashed."""
+"""Players: their ids, their secret tokens (stored only hashed), and whether they are bots."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 import secrets
 from datetime import UTC, datetime
 
-from sqlalchemy import insert, select
+from sqlalchemy import select, update
 
 from server.storage.engine import Sessions
 from server.storage.models import PlayerRow
@@ -28,23 +28,19 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-async def create_player(sessions: Sessions, name: str) -> tuple[PlayerRow, str]:
-    """A new player and their secret token, which is returned once and stored only hashed.
-    Only the columns a new player has are written: the others keep the database's defaults
-    (and a database migrated before they existed, as the migrations' tests make, takes it)."""
+async def create_player(sessions: Sessions, name: str, bot: bool = False) -> tuple[PlayerRow, str]:
+    """A new player and their secret token, which is returned once and stored only hashed;
+    ``bot``: a bot account (``Hello.bot``)."""
     token = secrets.token_urlsafe(32)
     player = PlayerRow(
-        id=new_id(), name=name, token_hash=token_hash(token), created_at=datetime.now(UTC)
+        id=new_id(),
+        name=name,
+        token_hash=token_hash(token),
+        created_at=datetime.now(UTC),
+        bot=bot,
     )
     async with sessions.begin() as session:
-        await session.execute(
-            insert(PlayerRow).values(
-                id=player.id,
-                name=player.name,
-                token_hash=player.token_hash,
-                created_at=player.created_at,
-            )
-        )
+        session.add(player)
     return player, token
 
 
@@ -53,3 +49,10 @@ async def player_by_token(sessions: Sessions, token: str) -> PlayerRow | None:
         return await session.scalar(
             select(PlayerRow).where(PlayerRow.token_hash == token_hash(token))
         )
+
+
+async def mark_bot(sessions: Sessions, player_id: str) -> None:
+    """Make the player a bot account, for ever: nothing clears it (a program that once said
+    it plays by itself cannot make its account a person's again, and be rated)."""
+    async with sessions.begin() as session:
+        await session.execute(update(PlayerRow).where(PlayerRow.id == player_id).values(bot=True))

@@ -52,6 +52,8 @@ async def create_race(
     daily_day: date | None = None,
     winnable: bool | None = None,
     public: bool = False,
+    quick: str | None = None,
+    invited: Sequence[str] | None = None,
 ) -> RaceRow | None:
     """A race in its lobby, held by ``holder`` at epoch 1 (``server.storage.holding``). The
     commitment is computed here from the seed, as the race does.
@@ -60,7 +62,8 @@ async def create_race(
     same transaction, so there is no claim without its race, nor a race without its claim.
     None, and nothing written, if the host has played that day's deal already, however many
     requests race for it (``claim_daily``). A retry of this very write that had committed
-    (its answer lost) finds its race and gives it again."""
+    (its answer lost) finds its race and gives it again. ``quick`` and ``invited``: a quick
+    race's room and the players who alone may sit in it."""
     if (deal_kind == "daily") != (daily_day is not None):
         raise ValueError("a daily deal, and only a daily deal, has a daily day")
     now = datetime.now(UTC)
@@ -76,6 +79,8 @@ async def create_race(
         daily_day=daily_day,
         winnable=winnable,
         public=public,
+        quick=quick,
+        invited=None if invited is None else " ".join(invited),
         seats_max=seats_max,
         time_limit_s=time_limit_s,
         host_id=host_id,
@@ -124,9 +129,10 @@ async def record_start(
 ) -> None:
     """The race started with these racers: each gets an entry, ``racing``, ``ranked`` or not,
     and how they may be rated in it (``ratings.roles``: ``addresses`` are where each racer
-    connected from; without them, each racer counts as from an address of their own). A
-    banned player (``server.storage.fairplay``) is not ranked, and a race with one rates nobody
-    (as ``ratings rebuild`` leaves it out). Safe to retry.
+    connected from, without them each racer counts as from an address of their own; whether
+    each is a bot is their account's, ``players.bot``, as it is now). A banned player
+    (``server.storage.fairplay``) is not ranked, and a race with one rates nobody (as ``ratings
+    rebuild`` leaves it out). Safe to retry.
     ``Fenced`` if the race's epoch is no longer ``epoch``.
 
     The racers' player rows are locked first (in id order, as ``server.storage.ratings``
@@ -141,22 +147,28 @@ async def record_start(
                 update(_RACES)
                 .where(_RACES.c.id == race_id)
                 .values(started_at=started_at)
-                .returning(_RACES.c.deal_kind, _RACES.c.rule_set, _RACES.c.seed, _RACES.c.daily_day)
+                .returning(
+                    _RACES.c.deal_kind,
+                    _RACES.c.rule_set,
+                    _RACES.c.seed,
+                    _RACES.c.daily_day,
+                    _RACES.c.quick,
+                )
             )
         ).one()
-        players = (
-            await session.execute(
-                select(PlayerRow.id, PlayerRow.created_at, PlayerRow.banned_at)
+        players = {
+            row.id: row
+            for row in await session.execute(
+                select(PlayerRow.id, PlayerRow.created_at, PlayerRow.bot, PlayerRow.banned_at)
                 .where(PlayerRow.id.in_(player_ids))
                 .order_by(PlayerRow.id)
                 .with_for_update(key_share=True)
             )
-        ).all()
-        made_at = {player.id: player.created_at for player in players}
-        banned = {player.id for player in players if player.banned_at is not None}
+        }
+        banned = any(player.banned_at is not None for player in players.values())
         recent = (
             await _rated_lately(session, race_id, started_at, player_ids, rating)
-            if race.deal_kind == "secret" and len(player_ids) > 1
+            if race.deal_kind == "secret" and race.quick != "unrated" and len(player_ids) > 1
             else {}
         )
         roles = ratings.roles(
@@ -165,12 +177,14 @@ async def record_start(
                 ratings.Candidate(
                     player_id,
                     player_id if addresses is None else addresses.get(player_id, ""),
-                    (started_at - made_at[player_id]).total_seconds(),
+                    (started_at - players[player_id].created_at).total_seconds(),
                     recent.get(player_id, ()),
+                    players[player_id].bot,
                 )
                 for player_id in player_ids
             ],
             rating,
+            unrated=race.quick == "unrated",
         )
         await dialect.insert_new(
             await session.connection(),
@@ -185,8 +199,8 @@ async def record_start(
                     "rule_set": race.rule_set,
                     "seed": race.seed,
                     "daily_day": race.daily_day,
-                    "ranked": player_id not in banned
-                    and ranked(race.deal_kind, race.daily_day, made_at[player_id]),
+                    "ranked": players[player_id].banned_at is None
+                    and ranked(race.deal_kind, race.daily_day, players[player_id].created_at),
                     "rated_as": None if banned else roles[player_id],
                     "rated_at": None if banned or roles[player_id] is None else started_at,
                 }
@@ -315,7 +329,10 @@ async def race_record(sessions: Sessions, race_id: str, now: datetime) -> dict[s
         "created_at": race.created_at.isoformat(),
         "started_at": None if race.started_at is None else race.started_at.isoformat(),
         "ended_at": None if race.ended_at is None else race.ended_at.isoformat(),
-        "players": [{"player_id": entry.player_id, "name": entry.player.name} for entry in entries],
+        "players": [
+            {"player_id": entry.player_id, "name": entry.player.name, "bot": entry.player.bot}
+            for entry in entries
+        ],
         "results": [
             {
                 "rank": entry.rank,
@@ -325,6 +342,7 @@ async def race_record(sessions: Sessions, race_id: str, now: datetime) -> dict[s
                 "on_foundations": entry.on_foundations,
                 "reached_at_ms": entry.reached_at_ms,
                 "moves": entry.moves,
+                "bot": entry.player.bot,
             }
             for entry in entries
             if entry.rank is not None

@@ -51,7 +51,7 @@ from server.storage.models import (
 )
 from server.storage.models.fairplay import FLAGGED
 from wire.protocol import RankEntry
-from wire.ratings import RatingBoard, RatingChange, RatingLine
+from wire.ratings import MU, SHOWN_BASE, SHOWN_PER_MU, RatingBoard, RatingChange, RatingLine
 
 Sessions = async_sessionmaker[AsyncSession]
 _RATINGS = cast(Table, RatingRow.__table__)
@@ -178,7 +178,7 @@ async def rating_board(
     key = tuple_(r.ordinal, r.player_id)
     min_races = max(1, min_races)
     lines = (
-        select(r.player_id, PlayerRow.name, r.mu, r.sigma, r.ordinal, r.races)
+        select(r.player_id, PlayerRow.name, PlayerRow.bot, r.mu, r.sigma, r.ordinal, r.races)
         .join(PlayerRow, PlayerRow.id == r.player_id)
         .where(r.rule_set == rule_set, r.races >= min_races)
     )
@@ -247,6 +247,7 @@ async def rating_board(
                 sigma=row.sigma,
                 ordinal=row.ordinal,
                 races=row.races,
+                bot=row.bot,
             )
         )
     me = next(
@@ -368,3 +369,11 @@ async def rebuild_in(session: AsyncSession, rule_sets: Sequence[str] | None = No
     if changes:
         await session.execute(insert(_CHANGES), changes)
     return rated
+
+
+async def shown_rating(sessions: Sessions, player_id: str, rule_set: str) -> int:
+    """A player's rating in a rule set as players are shown it (``wire.ratings``): what the
+    quick race's queue matches on; a player never rated there has a new player's, 1500."""
+    async with sessions() as session:
+        row = await session.get(RatingRow, (rule_set, player_id))
+    return round(SHOWN_BASE + SHOWN_PER_MU * ((MU if row is None else row.mu) - MU))

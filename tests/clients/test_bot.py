@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from clients.bot import come_back, run_bot, silent
 from clients.sdk import RaceClient
@@ -57,6 +57,27 @@ async def test_a_bot_races_a_person_to_the_end(server: Server) -> None:
         f"Robo is in room {room.code} (The Octagon): greedy, as fast as the server "
         "answers once the race starts"
     ], "no line per move unless verbose"
+
+
+async def test_the_bot_says_it_is_a_bot_and_is_marked_as_one(
+    server: Server, sessions: Sessions
+) -> None:
+    """Its hello says ``bot``: its seat and its line of the ranking are marked, and its
+    account is a bot's (issue 27)."""
+    ann = await server.client("Ann")
+    room = await ann.create_room("octagon", deal="number", number=5)
+    bot = asyncio.create_task(run_bot(server.url, room.code, "Robo", "greedy", pace=0, seed=1))
+    while len(room.seats) < 2:
+        room = await ann.next_event(RoomState)
+    assert [(seat.name, seat.bot) for seat in room.seats] == [("Ann", False), ("Robo", True)]
+    await ann.ready()
+    await ann.next_event(YourView)
+    await ann.resign()
+    result = await asyncio.wait_for(bot, 60)
+    assert {entry.name: entry.bot for entry in result.ranking} == {"Robo": True, "Ann": False}
+    async with sessions.begin() as session:
+        robo = await session.scalar(select(PlayerRow).where(PlayerRow.name == "Robo"))
+    assert robo is not None and robo.bot
 
 
 async def test_the_bot_command_joins_by_code_and_with_verbose_tells_every_move(

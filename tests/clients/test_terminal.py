@@ -24,7 +24,13 @@ from clients.bot import come_back
 from clients.sdk import RaceClient
 from clients.terminal.app import RacerApp
 from clients.terminal.race import RaceScreen, ResultsScreen
-from clients.terminal.screens import LeaderboardScreen, RoomScreen, StartScreen, join_hint
+from clients.terminal.screens import (
+    LeaderboardScreen,
+    RoomScreen,
+    StartScreen,
+    join_hint,
+    racer_name,
+)
 from clients.terminal.session import DEFAULT_SERVER, Identity, IdentityFile, RaceSession
 from engine.registry import RULE_SET_NAMES, find_rule_set
 from engine.view import Slot
@@ -616,3 +622,40 @@ async def test_a_name_the_server_would_refuse_is_said_so_on_the_form(
         await pilot.click("#create-room")
         await on_screen(pilot, RoomScreen)
         assert "Zo\u00eb | · not yet | host, you" in shown(pilot, "#seats")
+
+
+async def test_a_bot_is_marked_on_the_seats_the_racers_and_the_ranking(
+    server: Server, tmp_path: Path
+) -> None:
+    ann = await server.client("Ann")
+    room = await ann.create_room("all-fours", seats=3, deal="number", number=7)
+    robo = await RaceClient.connect(server.url)
+    await robo.hello(name="Robo", bot=True)
+    await robo.join(room.code)
+    app = racer(server, tmp_path / "token.json", name="Bob", code=room.code)
+    async with app.run_test(size=SIZE) as pilot:
+        await on_screen(pilot, RoomScreen)
+        await until(pilot, lambda: "Bob" in shown(pilot, "#seats"))
+        assert row_of(pilot, "#seats", "Robo").startswith("Robo [bot] | · not yet")
+        assert row_of(pilot, "#seats", "Ann").startswith("Ann | ")
+        await robo.ready()
+        await race_against(pilot, ann)
+        assert row_of(pilot, "#racers", "Robo").startswith("Robo [bot] | ")
+        assert row_of(pilot, "#racers", "Bob").startswith("Bob (you) | ")
+        for other in (ann, robo):
+            await other.next_event(YourView)
+            await other.resign()
+        await pilot.press("ctrl+r")
+        await pilot.press("y")
+        await on_screen(pilot, ResultsScreen)
+        await until(pilot, lambda: "Robo" in shown(pilot, "#ranking"))
+        assert "| Robo [bot] | resigned" in row_of(pilot, "#ranking", "Robo")
+        assert "| Ann | resigned" in row_of(pilot, "#ranking", "Ann")
+    for other in (ann, robo):
+        await other.close()
+
+
+def test_a_bot_is_marked_wherever_a_name_is_listed() -> None:
+    assert racer_name("Robo", False, bot=True).plain == "Robo [bot]"
+    assert racer_name("Robo", True, bot=True).plain == "Robo (you) [bot]"
+    assert racer_name("Ann", False).plain == "Ann"

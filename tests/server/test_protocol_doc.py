@@ -6,8 +6,9 @@ A session is a fenced block with the info string ``session``. Each line is one o
 - ``Ann > {...}``: what Ann sends, complete JSON (a room ``code`` is replaced by the real one);
 - ``Ann < {...}`` or ``Both < {...}``: the next frame Ann (or each of the two) receives, maybe
   shortened with ``…``. Its ``type`` is checked, and where the line shows them its ``id`` and
-  ``seq``, a room's ``phase``, the ``status`` of a ``progress`` or ``move_ok`` and an error's
-  ``code``; values that differ from run to run (player ids, codes, tokens, times) are not;
+  ``seq``, a room's ``phase``, the ``status`` of a ``progress`` or ``move_ok``, a welcome's
+  ``bot`` and an error's ``code``; values that differ from run to run (player ids, codes,
+  tokens, times) are not;
 - ``Ann … 40 more moves …``: Ann makes that many moves, each the one move besides ``resign`` in
   her ``legal_moves``, and each is answered as her last move shown above was;
 - ``# ...``: a comment.
@@ -45,6 +46,7 @@ CHECKED = {
     "phase": {"room"},
     "status": {"progress", "move_ok"},
     "code": {"error"},
+    "bot": {"welcome"},
 }
 """The keys a received line is checked on, and for which types (None: all). The first
 occurrence of each in the line is the message's own: a room's seats come after its phase."""

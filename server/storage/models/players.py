@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import String
+from sqlalchemy import String, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from server.storage.models.base import Base, UTCDateTime
@@ -22,3 +22,6 @@ class PlayerRow(Base):
     banned_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     """Set by an operator (``patience-race fairplay ban``): the player's results are on no board
     and in no rating from then on, past ones included (``server.storage.fairplay``)."""
+    bot: Mapped[bool] = mapped_column(server_default=false())
+    """A bot account (``Hello.bot``), for ever: never rated, and a race with it rates nobody
+    (``server.core.ratings.roles``)."""

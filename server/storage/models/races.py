@@ -49,6 +49,10 @@ class RaceRow(Base):
     none was ready and the deal is an unproved secret one; null, not asked."""
     public: Mapped[bool] = mapped_column(server_default=false())
     """Listed at ``GET /api/rooms`` while its lobby has a free seat (issue 13)."""
+    quick: Mapped[str | None] = mapped_column(String(8))
+    """A quick race's room (issue 27): ``rated`` or ``unrated``; null for any other room."""
+    invited: Mapped[str | None] = mapped_column(String(255))
+    """A quick race's players, who alone may take its seats: their ids, space-separated."""
     seats_max: Mapped[int]
     time_limit_s: Mapped[int | None]
     host_id: Mapped[str] = mapped_column(ForeignKey("players.id"))

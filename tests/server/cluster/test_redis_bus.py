@@ -17,7 +17,7 @@ import json
 import secrets
 import socket
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -62,15 +62,20 @@ async def reply(ws: ClientConnection, **fields: Any) -> dict[str, Any]:
 
 @asynccontextmanager
 async def worker(
-    settings: Settings, sessions: Sessions, name: str, joins: bool = True
+    settings: Settings,
+    sessions: Sessions,
+    name: str,
+    joins: bool = True,
+    clock: Callable[[], float] = time.time,
 ) -> AsyncIterator[Worker]:
     """A worker on the bus (``settings.redis_url``), as ``server.service`` puts one together,
-    serving WebSockets; with ``joins`` false, one that has not joined the bus (started)."""
+    serving WebSockets; with ``joins`` false, one that has not joined the bus (started);
+    ``clock``: its service's (a ``tests.fakeclock.FakeClock`` to pass deadlines by hand)."""
     assert settings.redis_url is not None
     async with writing_to(settings.database_url) as writer:
-        host = RoomHost(settings, sessions, writer, time.time)
+        host = RoomHost(settings, sessions, writer, clock)
         bus = RedisBus(settings.redis_url, settings.redis_prefix, host, sessions, name)
-        gateway = Gateway(settings, sessions, writer, bus, time.time)
+        gateway = Gateway(settings, sessions, writer, bus, clock)
         bus.connections = gateway.clients
         if joins:
             await bus.start()

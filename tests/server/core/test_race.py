@@ -513,3 +513,36 @@ def test_moves_the_race_makes_itself_are_stored_too() -> None:
         ("p2", 0, str(RESIGN), 60_000),
     ]
     assert said.ended is not None
+
+
+def test_a_bot_may_not_join_a_rated_quick_race_but_a_person_may() -> None:
+    race = new_race(quick="rated")
+    with pytest.raises(RaceError) as refused:
+        race.join("p2", "Bot", T0, bot=True)
+    assert refused.value.code == "bots_not_rated"
+    assert list(race.racers) == ["p1"]
+    race.join("p3", "Cy", T0)
+    assert list(race.racers) == ["p1", "p3"]
+
+
+@pytest.mark.parametrize("quick", [None, "unrated"])
+def test_a_bot_joins_any_other_room_and_is_marked_on_its_seat_and_in_the_ranking(
+    quick: str | None,
+) -> None:
+    race = new_race(quick=quick)
+    out = race.join("p2", "Bot", T0, bot=True)
+    (room,) = messages(out, RoomState)
+    assert [(seat.player_id, seat.bot) for seat in room.seats] == [("p1", False), ("p2", True)]
+    started(race)
+    race.resign("p1", T0 + 10)
+    race.resign("p2", T0 + 11)
+    assert race.result is not None
+    assert {entry.player_id: entry.bot for entry in race.result.ranking} == {
+        "p1": False,
+        "p2": True,
+    }
+
+
+def test_a_bot_host_is_marked() -> None:
+    race = Race(race_terms(), host_id="p1", host_name="Bot", host_bot=True)
+    assert [seat.bot for seat in room_state(race).seats] == [True]

@@ -20,6 +20,7 @@ independent of openskill's code.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from math import exp, isclose, sqrt
 
 import pytest
@@ -229,6 +230,11 @@ def test_only_secret_deals_of_two_or_more_rate_anyone(
     assert set(made.values()) == ({ESTABLISHED} if rated else {None})
 
 
+def test_a_race_opened_unrated_rates_nobody_even_on_a_secret_deal() -> None:
+    made = roles("secret", [racer("ann", "10.0.0.1"), racer("bob", "10.0.0.2")], RULES, True)
+    assert made == {"ann": None, "bob": None}
+
+
 def test_racers_sharing_an_address_are_left_out_and_the_rest_rated() -> None:
     made = roles(
         "secret",
@@ -263,6 +269,24 @@ def test_one_rated_race_at_a_time_and_so_many_an_hour() -> None:
         RULES,
     )
     assert made == {"ann": None, "bob": None, "cy": ESTABLISHED, "di": ESTABLISHED}
+
+
+@pytest.mark.parametrize("bots", [("ann",), ("cy",), ("ann", "bob", "cy")])
+def test_a_race_with_a_bot_in_it_rates_nobody(bots: tuple[str, ...]) -> None:
+    """A bot is never rated, and the people it raced are not rated against each other either:
+    the race says nothing of how people play (issue 27)."""
+    made = roles(
+        "secret",
+        [replace(racer(player), bot=player in bots) for player in ("ann", "bob", "cy")],
+        RULES,
+    )
+    assert made == {"ann": None, "bob": None, "cy": None}
+
+
+def test_bots_race_each_other_unrated_on_any_deal() -> None:
+    for deal_kind in ("secret", "number", "daily"):
+        made = roles(deal_kind, [replace(racer(p), bot=True) for p in ("ann", "bob")], RULES)
+        assert made == {"ann": None, "bob": None}
 
 
 def test_a_racer_who_made_no_move_is_left_out_of_the_rating() -> None:

@@ -19,7 +19,7 @@ from server.core.rematch import answer, racer_gone, rematch
 from server.core.room_view import room_state
 from server.storage.models import RaceRow
 from tests.server.cluster.test_bus import hopping, two_workers
-from tests.server.core.test_race import T0, messages, new_race, started
+from tests.server.core.test_race import T0, messages, new_race, race_terms, started
 from tests.server.test_server import DEAL, Server, Sessions, play_to_end, race_of
 from wire.protocol import (
     RaceFinished,
@@ -452,3 +452,16 @@ def test_with_the_host_and_the_maker_gone_the_first_racer_left_is_host() -> None
     with pytest.raises(RaceError) as nobody:
         next_race(race, offer)
     assert nobody.value.code == "not_in_room"
+
+
+def test_the_rematch_keeps_every_racers_bot_mark() -> None:
+    race = Race(race_terms(seats_max=2), host_id="p1", host_name="Bot", host_bot=True)
+    race.join("p2", "Bob", T0)
+    started(race)
+    for player in ("p1", "p2"):
+        race.move(player, RESIGN, T0 + 10)
+    following = next_race(race, agreed_by(race, "p2", "p1"))
+    assert {player: racer.bot for player, racer in following.racers.items()} == {
+        "p1": True,
+        "p2": False,
+    }

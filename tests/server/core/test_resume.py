@@ -14,7 +14,7 @@ from engine.moves import RESIGN, Move
 from engine.players import GreedyPlayer
 from server.core.race import Phase, Race
 from server.core.resume import resume_race
-from server.core.room_view import own_view
+from server.core.room_view import own_view, room_state
 from server.core.views import pile_model
 from tests.server.core import test_race
 from tests.server.core.test_race import T0, race_terms
@@ -161,3 +161,19 @@ def test_a_restored_racers_next_move_sends_only_the_piles_that_move_changed(rule
         if old != pile
     ]
     assert ack.changed == expected and expected
+
+
+def test_a_resumed_race_keeps_its_bots_marked() -> None:
+    resumed = resume_race(
+        started_at=T0,
+        racers=[("p1", "Ann", []), ("p2", "Bot", [])],
+        now=T0 + 30,
+        bots={"p2"},
+        **settings(),
+    )
+    assert {player: racer.bot for player, racer in resumed.racers.items()} == {
+        "p1": False,
+        "p2": True,
+    }
+    lobby = resume_race(started_at=None, racers=[], now=T0, bots={"p1"}, **settings())
+    assert [seat.bot for seat in room_state(lobby).seats] == [True]

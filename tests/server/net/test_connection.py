@@ -39,7 +39,7 @@ class KeptRequests:
 
     requests: list[RoomRequest] = field(default_factory=list)
     gone: list[Client] = field(default_factory=list)
-    """The connections closed while in a room."""
+    """The connections closed."""
     refusal: Refusal | None = None
 
     async def request(self, client: Client, message: RoomRequest) -> None:
@@ -51,6 +51,9 @@ class KeptRequests:
 
     def left(self, client: Client) -> None:
         self.gone.append(client)
+
+    def seeking(self, client: Client) -> bool:
+        return False
 
 
 @dataclass

@@ -17,6 +17,7 @@ from server.commands import main as cli_main
 from server.core.ratings import Rating, RatingRules
 from server.core.terms import DealKind
 from server.storage.models import EntryRow, PlayerRow, RatingChangeRow, RatingRow
+from server.storage.players import mark_bot
 from server.storage.races import record_start
 from server.storage.ratings import rating_board, rebuild
 from server.storage.results import record_results
@@ -114,6 +115,31 @@ async def test_chosen_daily_and_lone_races_leave_ratings_alone(sessions: Session
     )
     assert chosen == alone == daily == {}
     assert await table(sessions) == before
+
+
+async def test_a_race_with_a_bot_account_rates_nobody_from_its_start(sessions: Sessions) -> None:
+    """The start reads each racer's account (``players.bot``) beside its age: a bot in the
+    race leaves everyone out, stored so (``rated_as``), and a rebuild rates it no more."""
+    ann, bob, robo = await new_players(sessions, "Ann", "Bob", "Robo")
+    await mark_bot(sessions, robo)
+    race_id, changes = await store_race(
+        sessions, RACE_1, {"ann": ann, "bob": bob, "cy": robo}, at=0
+    )
+    assert changes == {} and await table(sessions) == ([], [])
+    async with sessions.begin() as session:
+        rated_as = set(
+            await session.scalars(select(EntryRow.rated_as).where(EntryRow.race_id == race_id))
+        )
+    assert rated_as == {None}
+    await store_race(sessions, RACE_2, {"ann": ann, "bob": bob}, at=20)
+    live = await table(sessions)
+    assert {row[1] for row in live[0]} == {ann, bob}
+    assert await rebuild(sessions) == 1 and await table(sessions) == live
+    board = await rating_board(sessions, RULES, 5)
+    assert not any(line.bot for line in board.lines)
+    await mark_bot(sessions, ann)  # rated before: her line stays, marked
+    board = await rating_board(sessions, RULES, 5)
+    assert {line.player_id: line.bot for line in board.lines} == {ann: True, bob: False}
 
 
 async def test_a_retried_result_rates_once_and_gives_the_same_changes(sessions: Sessions) -> None:
@@ -240,16 +266,17 @@ async def racing_client(
     tokens: dict[str, str | None],
     address: str,
     follow_reconnect_to: bool = True,
+    bot: bool = False,
 ) -> RaceClient:
-    """A client from ``address`` (for a server ``BEHIND_A_PROXY``), as itself by its token;
-    one that does not follow ``reconnect_to`` stays on the worker it reached, and its requests
-    take the hop to the room's."""
+    """A client from ``address`` (for a server ``BEHIND_A_PROXY``), as itself by its token
+    (saying it is a bot with ``bot``); one that does not follow ``reconnect_to`` stays on the
+    worker it reached, and its requests take the hop to the room's."""
     client = await RaceClient.connect(
         server.url,
         follow_reconnect_to=follow_reconnect_to,
         additional_headers={"X-Forwarded-For": address},
     )
-    await client.hello(name=name, token=tokens.get(name))
+    await client.hello(name=name, token=tokens.get(name), bot=bot)
     tokens[name] = client.token
     return client
 
@@ -261,11 +288,13 @@ async def secret_race(
     addresses: dict[str, str] | None = None,
     moving: frozenset[str] | None = None,
     others_on: Server | None = None,
+    bots: frozenset[str] = frozenset(),
 ) -> list[RaceFinished]:
     """A race on a secret deal: each racer from an address of their own (or the one
     ``addresses`` gives), makes one move (those of ``moving``, if given) and resigns; the
-    racers come back as themselves by their ``tokens``. With ``others_on``, every racer but
-    the first is a client of that worker, staying there."""
+    racers come back as themselves by their ``tokens``, those of ``bots`` saying they are
+    bots. With ``others_on``, every racer but the first is a client of that worker, staying
+    there."""
     clients = [
         await racing_client(
             server if number == 1 or others_on is None else others_on,
@@ -273,6 +302,7 @@ async def secret_race(
             tokens,
             (addresses or {}).get(name, f"10.1.0.{number}"),
             follow_reconnect_to=others_on is None,
+            bot=name in bots,
         )
         for number, name in enumerate(names, start=1)
     ]

@@ -482,6 +482,7 @@ async def test_a_race_record_has_results_and_move_logs_that_replay(sessions: Ses
             "on_foundations": entry.on_foundations,
             "reached_at_ms": entry.reached_at_ms,
             "moves": entry.moves,
+            "bot": False,
         }
         for entry in ranking
     ]
@@ -909,6 +910,23 @@ async def _upgrade(url: str, revision: str) -> None:
     await asyncio.to_thread(command.upgrade, config, revision)
 
 
+async def players_before_0012(
+    sessions: Sessions, *names: str, made_at: datetime = ESTABLISHED
+) -> list[str]:
+    """Players stored as the revisions before 0012 stored them: the columns they had, no bot
+    mark."""
+    ids = [new_id() for _ in names]
+    async with sessions.begin() as session:
+        await session.execute(
+            insert(PlayerRow.__table__),
+            [
+                {"id": player_id, "name": name, "token_hash": player_id, "created_at": made_at}
+                for player_id, name in zip(ids, names, strict=True)
+            ],
+        )
+    return ids
+
+
 async def race_before_0004(
     sessions: Sessions,
     host_id: str,
@@ -945,7 +963,7 @@ async def test_migration_0003_counts_the_wins_already_stored(empty_database_url:
     engine = make_engine(empty_database_url)
     try:
         sessions = make_sessionmaker(engine)
-        players = await new_players(sessions, *[f"P{number}" for number in range(8)])
+        players = await players_before_0012(sessions, *[f"P{number}" for number in range(8)])
         rng = random.Random(11)
         for _ in range(60):
             rule_set = rng.choice([RULES, "octagon"])
@@ -1292,8 +1310,8 @@ async def test_migration_0005_keeps_the_first_daily_play_and_recounts_the_wins(
         sessions = make_sessionmaker(engine)
         day = NOW.date()
         midnight = datetime.combine(day, datetime.min.time(), UTC)
-        ann, bob = await new_players(sessions, "Ann", "Bob")
-        (cy,) = await new_players(sessions, "Cy", made_at=midnight + timedelta(hours=1))
+        ann, bob = await players_before_0012(sessions, "Ann", "Bob")
+        (cy,) = await players_before_0012(sessions, "Cy", made_at=midnight + timedelta(hours=1))
         morning = midnight + timedelta(hours=8)
         minute = timedelta(minutes=1)
         # Ann's plays of the day's deal: the first one made is the slowest.
@@ -1412,7 +1430,7 @@ async def test_migration_0004_a_race_stored_before_rules_version_2_verifies_as_i
     engine = make_engine(empty_database_url)
     try:
         sessions = make_sessionmaker(engine)
-        (ann,) = await new_players(sessions, "Ann")
+        (ann,) = await players_before_0012(sessions, "Ann")
         race_id = await race_before_0004(sessions, ann, rule_set="hidden-cards", seed=10)
         await _upgrade(empty_database_url, "head")
         async with sessions.begin() as session:
