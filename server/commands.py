@@ -128,6 +128,10 @@ def cmd_leaderboards_rebuild(args: argparse.Namespace) -> int:
     return 0
 
 
+ID_HELP = "the {}'s id (after -- when it begins with -: patience-race fairplay show -- -x1)"
+"""Ids are URL-safe text, and one in 64 begins with "-", which would read as an option."""
+
+
 def cmd_fairplay(args: argparse.Namespace) -> int:
     """The operator's review of fair play (``server.storage.fairplay``): the results held,
     one race's checks, clearing a race's held results, banning a player. After a clear or a
@@ -250,15 +254,15 @@ def add_server_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
     )
     listing = fair_commands.add_parser("list", help="the results held for review, oldest first")
     show = fair_commands.add_parser("show", help="a race's fair-play checks, every racer's")
-    show.add_argument("race", metavar="RACE", help="the race's id")
+    show.add_argument("race", metavar="RACE", help=ID_HELP.format("race"))
     cleared = fair_commands.add_parser(
         "clear", help="put a race's held results back on the boards and in the ratings"
     )
-    cleared.add_argument("race", metavar="RACE", help="the race's id")
+    cleared.add_argument("race", metavar="RACE", help=ID_HELP.format("race"))
     banned = fair_commands.add_parser(
         "ban", help="ban a player: every result of theirs leaves every board and rating"
     )
-    banned.add_argument("player", metavar="PLAYER", help="the player's id")
+    banned.add_argument("player", metavar="PLAYER", help=ID_HELP.format("player"))
     for command in (listing, show):
         command.add_argument("--json", action="store_true", help="print the checks as JSON")
     for command in (listing, show, cleared, banned):

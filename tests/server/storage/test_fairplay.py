@@ -9,6 +9,7 @@ import json
 import secrets
 from collections.abc import AsyncIterator
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 import pytest
@@ -256,14 +257,16 @@ async def test_the_operator_lists_shows_clears_and_bans_from_the_command_line(
     ids, race_ids = await store(sessions, RACES)
     await record_checks(sessions, race_ids[1], verdicts(RACES[1], ids, "dan"), NOW)
 
-    def run(*words: str) -> int:
-        return main(["fairplay", *words, "--database-url", database_url])
+    def run(command: str, *ids: str, as_json: bool = False) -> int:
+        """An id may begin with "-": it goes after "--", as the help says."""
+        options = ["--database-url", database_url, *(["--json"] if as_json else [])]
+        return main(["fairplay", command, *options, *(["--", *ids] if ids else [])])
 
     assert await asyncio.to_thread(run, "list") == 0
     listed = capsys.readouterr().out
     assert f"race {race_ids[1]}" in listed and f"player {ids['dan']} (dan): flagged" in listed
     assert "because of even_intervals" in listed and "interval CV 0.00" in listed
-    assert await asyncio.to_thread(run, "show", race_ids[1], "--json") == 0
+    assert await asyncio.to_thread(partial(run, "show", race_ids[1], as_json=True)) == 0
     shown = json.loads(capsys.readouterr().out)
     assert {(check["name"], check["status"]) for check in shown} == {
         ("dan", "flagged"),
