@@ -21,6 +21,7 @@ import logging
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import partial
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 from websockets.asyncio.server import ServerConnection
@@ -85,6 +86,8 @@ class Service:
             else RedisRanks(settings.redis_url, settings.redis_prefix)
         )
         self.host.delivery.rank_cache = self.gateway.rank_cache = self.rank_cache
+        if self.rank_cache is not None:  # a result held for fair play leaves the cache too
+            self.host.solver.on_held = partial(self.rank_cache.rebuild, self.sessions)
         self._rebuilds_ranks = fills_pool
         self._ranking: asyncio.Task[None] | None = None
         self.closing = False

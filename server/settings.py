@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Collection
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from engine.registry import RULE_SET_NAMES
@@ -168,6 +168,13 @@ class Settings(BaseSettings):
     does not."""
     verdict_queue_max: int = 8
     """Deals searched or waiting at once after their races; past it, a deal is not searched."""
+    fair_play_s: float = 20.0
+    """How long the solver may spend on each racer's fair-play check after a rated race (the
+    solver agreement's searches, ``server.core.fairplay``), in the verdicts' processes; 0: rated
+    races are not checked."""
+    operator_token: SecretStr | None = None
+    """The operator's token for the fair-play API (``/api/fairplay``, ``Authorization: Bearer
+    TOKEN``); unset, that API answers 404 to everyone."""
     winnable_pool_target: int = 5
     """Deals proved winnable kept ready per rule set for rooms that ask for one
     (``server.rooms.pool``); 0: no pool is filled."""
@@ -233,8 +240,9 @@ class Settings(BaseSettings):
 
     # -- the solver's work per address (issue 23) ----------------------------------------------
     verdict_processes: int = 1
-    """Processes that search deals after their races (``server.rooms.solver``), apart from the
-    hints' and at the lowest priority; none when ``verdict_budget_s`` is 0."""
+    """Processes that search deals after their races and make the fair-play checks
+    (``server.rooms.solver``), apart from the hints' and at the lowest priority; none when
+    ``verdict_budget_s`` and ``fair_play_s`` are 0."""
     hints_per_address_per_min: float = 24.0
     """Hints the players of one client address may ask for a minute, all together (bursts of
     a quarter of it); past it, ``rate_limited``."""

@@ -92,7 +92,8 @@ class RedisRanks:
                 await self.redis.delete(self._ready)
 
     async def rebuild(self, sessions: Sessions) -> int:
-        """Fill the sets from the database, and put them in use. Returns the lines set."""
+        """Fill the sets from the database, and put them in use (the sets of boards left
+        without a line are dropped). Returns the lines set."""
         await self.redis.set(self._building, 1, ex=3600)
         stale = [key async for key in self.redis.scan_iter(f"{self.prefix}ranks-new:*")]
         if stale:
@@ -101,7 +102,14 @@ class RedisRanks:
         lines = 0
         async for board_of, rows in ranks.hot_board_lines(sessions, CHUNK):
             lines += await self._add(rows, board_of, boards, lt=board_of is ranks.wins_board)
+        emptied = [  # boards with no line left (every one held for fair play, say)
+            key
+            async for key in self.redis.scan_iter(f"{self.prefix}ranks:*")
+            if key.decode().removeprefix(f"{self.prefix}ranks:") not in boards
+        ]
         pipe = self.redis.pipeline(transaction=True)
+        if emptied:
+            pipe.delete(*emptied)
         for board in sorted(boards):
             pipe.rename(self.key(board, new=True), self.key(board))
         pipe.delete(self._building)

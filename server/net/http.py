@@ -13,12 +13,15 @@
     GET /api/races/<race-id>/replay      ?player=ID: that racer's game, the view after each move
     GET /api/races/<race-id>/solver      the solver's winning line on the race's deal, likewise
                                          (these three: server.net.records)
+    GET /api/fairplay...                 the operator's review of fair play, with the operator's
+                                         token (POSTs too; server.net.fairplay)
     GET /rules/<rule-set>                the rule set's rules, as a page (server.net.rules_pages)
     GET /, GET /<file>                   the browser client (server.net.static)
 
 The query string is validated by the same model as the WebSocket request (``GetLeaderboard``).
 WebSocket clients connect to ``/ws`` (an address already at its connection cap gets a 429 there,
-before the WebSocket opens). HEAD is GET without the body; any other method is a 405.
+before the WebSocket opens). HEAD is GET without the body; any other method is a 405 (but the
+operator's two POSTs under /api/fairplay).
 Requests under /api/ are rate-limited per client address (429 past it), by the same allowance
 as the WebSocket's ``leaderboard`` and ``race_record`` (``server.core.budgets.AddressBook``).
 """
@@ -45,6 +48,7 @@ from server.core.budgets import address_of
 from server.core.limits import retry_after
 from server.net.boards import leaderboard
 from server.net.connection import Gateway
+from server.net.fairplay import OperatorApi, allowed_methods, is_fairplay
 from server.net.records import RaceRecords
 from server.net.responses import error_response, game_info, json_response
 from server.net.rules_pages import rules_response
@@ -86,7 +90,8 @@ class Served(Protocol):
 WEBSOCKET_PATH = "/ws"
 HTTP_METHODS = ("GET", "HEAD")
 WEBSOCKET_METHODS = ("GET",)
-"""Any other method is a 405 with ``Allow``: nothing here changes anything over HTTP."""
+"""Any other method is a 405 with ``Allow``: nothing here changes anything over HTTP, but the
+operator's fair-play API (``server.net.fairplay``)."""
 LEADERBOARD_PARAMETERS = frozenset({"board", "period", "deal", "day", "player", "limit"})
 RATINGS_PARAMETERS = frozenset({"limit", "around"})
 POOL_COUNTS_S = 2.0
@@ -98,6 +103,7 @@ class HttpApi:
         self.service, self.clock = service, clock
         settings = service.settings
         self.records = RaceRecords(service.sessions, settings.http_cache_bytes)
+        self.operator = OperatorApi(settings, service.sessions, service.writer, service.rank_cache)
         self._pool_counts: dict[str, int] | None = None
         self._pool_counts_at: float | None = None
         self._pool_counting: asyncio.Task[None] | None = None
@@ -115,7 +121,9 @@ class HttpApi:
         url = urlsplit(request.path)
         path = url.path.rstrip("/") or "/"
         allowed = WEBSOCKET_METHODS if path == WEBSOCKET_PATH else HTTP_METHODS
-        if request.method not in allowed:
+        if is_fairplay(path):
+            response = await self.operator_answer(connection, request, path)
+        elif request.method not in allowed:
             response = error_response(
                 HTTPStatus.METHOD_NOT_ALLOWED,
                 f"{request.method} is not answered here, only {' and '.join(allowed)}",
@@ -144,6 +152,28 @@ class HttpApi:
             # The headers of GET, Content-Length included, and no body (RFC 9110, 9.3.2).
             return dataclasses.replace(response, body=b"")
         return response
+
+    async def operator_answer(
+        self, connection: ServerConnection, request: Request, path: str
+    ) -> Response:
+        """The operator's API (``server.net.fairplay``): within the address's allowance as any
+        request under /api/ (a token is not guessed at leisure), then 404 or 401 without the
+        token, whatever the method, then the method."""
+        wait = self.service.gateway.read_wait(self._client(connection, request))
+        if wait:
+            return self.too_many(wait)
+        refused = self.operator.refusal(path, request.headers)
+        if refused is not None:
+            return refused
+        allowed = allowed_methods(path)
+        if request.method not in allowed:
+            response = error_response(
+                HTTPStatus.METHOD_NOT_ALLOWED,
+                f"{request.method} is not answered here, only {' and '.join(allowed)}",
+            )
+            response.headers["Allow"] = ", ".join(allowed)
+            return response
+        return await self.operator.answer(path)
 
     async def answer(
         self, raw_path: str, path: str, query: dict[str, str], headers: Headers

@@ -161,6 +161,7 @@ class Delivery:
                     for player_id, address in room.addresses.items()
                     if player_id in race.racers
                 ),
+                rated=isinstance(recorded, Recorded) and bool(recorded.ratings),
             )
 
         written = self.writer.run_returning(store_result)

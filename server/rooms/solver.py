@@ -45,6 +45,11 @@ record: whether the deal was winnable, and the solver's winning line. At most ``
 deals are searched or waiting at once, and at most ``verdicts_at_once_per_address`` for races
 with a racer from one address; the others are left unsearched (their record says ``winnable:
 null``).
+
+After a race that rated anyone, the same processes check its racers' fair play (``_check``,
+``server.core.fairplay``: their move times and their agreement with the solver, within
+``fair_play_s`` each), counted in the same bounds; a flagged result is held off the boards and
+the ratings from the moment the check is stored, seconds after the race.
 """
 
 from __future__ import annotations
@@ -52,7 +57,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -68,6 +73,7 @@ from engine.hints import (
 from engine.replay import MoveLog
 from engine.solver import FULL_KNOWLEDGE, Result
 from server.core.errors import Refusal
+from server.core.fairplay import Signals, Verdict, check_racer, judge
 from server.core.hint_rules import refusal
 from server.core.limits import AddressLimiter, InFlight
 from server.core.race import Race
@@ -77,6 +83,7 @@ from server.rooms.solver_turns import Turns
 from server.settings import Settings
 from server.storage.deals import save_verdict
 from server.storage.engine import Sessions
+from server.storage.fairplay import race_to_check, record_checks
 from server.storage.writer import Writer
 from wire.protocol import ErrorCode, HintGiven, LiveVerdictGiven
 
@@ -113,11 +120,15 @@ class SolverPool:
         self.hints = SolverProcesses("hints", settings.solver_processes, NICENESS)
         self.verdicts = SolverProcesses(
             "verdicts",
-            settings.verdict_processes if settings.verdict_budget_s > 0 else 0,
+            settings.verdict_processes
+            if settings.verdict_budget_s > 0 or settings.fair_play_s > 0
+            else 0,
             BACKGROUND_NICENESS,
         )
         self._searches: set[asyncio.Task[None]] = set()
-        """Deals being searched after their race."""
+        """Deals being searched, and races being checked, after their race."""
+        self.on_held: Callable[[], Awaitable[object]] | None = None
+        """Called once a result is held for fair play: the service rebuilds its rank cache."""
         self._closed = False
         self._player_quota = AddressLimiter(
             settings.hints_per_player_per_min / 60,
@@ -314,26 +325,78 @@ class SolverPool:
         following.foresight.learn(moves, result, answer["line"])
         return len(moves), result
 
-    def after_race(self, race: Race, addresses: Collection[str]) -> None:
-        """Search the race's deal in the background and store the verdict, unless too many
-        deals are waiting already, in all or for one of ``addresses`` (its racers'): that
-        race's record then says ``winnable: null``."""
-        if self._closed or self.settings.verdict_budget_s <= 0 or race.terms.winnable:
-            return  # (a deal from the winnable pool has its verdict already)
+    def after_race(self, race: Race, addresses: Collection[str], rated: bool = False) -> None:
+        """Search the race's deal in the background and store the verdict, and if the race
+        ``rated`` anyone check its racers' fair play (``_check``), unless too many
+        are waiting already, in all or for one of ``addresses`` (its racers'): that race's
+        record then says ``winnable: null``, or its racers go unchecked."""
+        if self._closed:
+            return
+        if rated and self.settings.fair_play_s > 0:
+            self._in_background(race, addresses, "its racers are left unchecked", self._check)
+        if self.settings.verdict_budget_s > 0 and not race.terms.winnable:
+            # (a deal from the winnable pool has its verdict already)
+            self._in_background(race, addresses, "its deal is left unsearched", self._search)
+
+    def _in_background(
+        self,
+        race: Race,
+        addresses: Collection[str],
+        left: str,
+        work: Callable[[Race], Coroutine[Any, Any, None]],
+    ) -> None:
         crowded = self._verdicting.refusal(addresses)
         if crowded is not None:
             log.warning(
-                "race %s: its deal is left unsearched, %d others are waiting%s",
+                "race %s: %s, %d others are waiting%s",
                 race.terms.race_id,
+                left,
                 self._verdicting.count,
                 " for races of one of its racers' addresses" * (crowded == "client"),
             )
             return
         self._verdicting.begin(addresses)
-        task = asyncio.create_task(self._search(race))
+        task = asyncio.create_task(work(race))
         self._searches.add(task)
         task.add_done_callback(self._searches.discard)
         task.add_done_callback(lambda _: self._verdicting.end(addresses))
+
+    async def _check(self, race: Race) -> None:
+        """The fair-play check of a rated race (``server.core.fairplay``): each racer's signals
+        measured in the verdicts' processes from their stored moves, and stored; a flagged
+        result is held off the boards and the ratings from then on
+        (``server.storage.fairplay``), and the rank cache rebuilt (``on_held``)."""
+        race_id, seconds = race.terms.race_id, self.settings.fair_play_s
+        try:
+            stored = await race_to_check(self.sessions, race_id)
+        except Exception:  # the database is down: the race goes unchecked, as when crowded
+            log.warning("race %s: its racers were not checked", race_id, exc_info=True)
+            return
+        verdicts: dict[str, Verdict] = {}
+        for player_id, moves in stored.moves.items():
+            try:
+                signals = await self.verdicts.run(
+                    check_racer,
+                    stored.rule_set,
+                    stored.seed,
+                    stored.algorithm,
+                    stored.rules,
+                    moves,
+                    seconds,
+                    within_s=seconds + SLACK_S,
+                )
+            except Refusal as failed:
+                log.warning("race %s: its racers were not checked: %s", race_id, failed.message)
+                return
+            verdicts[player_id] = judge(Signals.from_json(signals))
+        now = datetime.now(UTC)
+        flagged = await self.writer.run_returning(
+            lambda: record_checks(self.sessions, race_id, verdicts, now)
+        )
+        if isinstance(flagged, list) and flagged:
+            log.warning("race %s: held for review, flagged %s", race_id, ", ".join(flagged))
+            if self.on_held is not None:
+                await self.on_held()
 
     async def _search(self, race: Race) -> None:
         seconds = self.settings.verdict_budget_s

@@ -130,7 +130,9 @@ async def record_start(
     """The race started with these racers: each gets an entry, ``racing``, ``ranked`` or not,
     and how they may be rated in it (``ratings.roles``: ``addresses`` are where each racer
     connected from, without them each racer counts as from an address of their own; whether
-    each is a bot is their account's, ``players.bot``, as it is now). Safe to retry.
+    each is a bot is their account's, ``players.bot``, as it is now). A banned player
+    (``server.storage.fairplay``) is not ranked, and a race with one rates nobody (as ``ratings
+    rebuild`` leaves it out). Safe to retry.
     ``Fenced`` if the race's epoch is no longer ``epoch``.
 
     The racers' player rows are locked first (in id order, as ``server.storage.ratings``
@@ -157,12 +159,13 @@ async def record_start(
         players = {
             row.id: row
             for row in await session.execute(
-                select(PlayerRow.id, PlayerRow.created_at, PlayerRow.bot)
+                select(PlayerRow.id, PlayerRow.created_at, PlayerRow.bot, PlayerRow.banned_at)
                 .where(PlayerRow.id.in_(player_ids))
                 .order_by(PlayerRow.id)
                 .with_for_update(key_share=True)
             )
         }
+        banned = any(player.banned_at is not None for player in players.values())
         recent = (
             await _rated_lately(session, race_id, started_at, player_ids, rating)
             if race.deal_kind == "secret" and race.quick != "unrated" and len(player_ids) > 1
@@ -196,9 +199,10 @@ async def record_start(
                     "rule_set": race.rule_set,
                     "seed": race.seed,
                     "daily_day": race.daily_day,
-                    "ranked": ranked(race.deal_kind, race.daily_day, players[player_id].created_at),
-                    "rated_as": roles[player_id],
-                    "rated_at": None if roles[player_id] is None else started_at,
+                    "ranked": players[player_id].banned_at is None
+                    and ranked(race.deal_kind, race.daily_day, players[player_id].created_at),
+                    "rated_as": None if banned else roles[player_id],
+                    "rated_at": None if banned or roles[player_id] is None else started_at,
                 }
                 for player_id in player_ids
             ],

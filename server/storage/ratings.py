@@ -41,7 +41,15 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionm
 from server.core import ratings
 from server.core.ratings import Rating
 from server.storage import dialect
-from server.storage.models import EntryRow, PlayerRow, RaceRow, RatingChangeRow, RatingRow
+from server.storage.models import (
+    EntryRow,
+    FairPlayRow,
+    PlayerRow,
+    RaceRow,
+    RatingChangeRow,
+    RatingRow,
+)
+from server.storage.models.fairplay import FLAGGED
 from wire.protocol import RankEntry
 from wire.ratings import MU, SHOWN_BASE, SHOWN_PER_MU, RatingBoard, RatingChange, RatingLine
 
@@ -255,7 +263,26 @@ async def rebuild(sessions: Sessions) -> int:
     """Rate every stored race again from nothing, in the order the races finished (their end,
     then their id), as ``rate_race`` rated them live; return how many races were rated. One
     transaction: the board never shows a half-rebuilt table. Safe while servers run."""
+    async with sessions.begin() as session:
+        return await rebuild_in(session)
+
+
+async def rebuild_in(session: AsyncSession, rule_sets: Sequence[str] | None = None) -> int:
+    """``rebuild``, in the caller's transaction, of these rule sets' ratings only (None: every
+    rule set's). A race with a result held for fair play (``server.storage.fairplay``: flagged
+    and not reviewed, or a banned player's) rates nobody: it is left out."""
+    if rule_sets is not None and not rule_sets:
+        return 0
     e = EntryRow
+    held_races = (
+        select(FairPlayRow.race_id)
+        .where(FairPlayRow.status == FLAGGED)
+        .union(
+            select(e.race_id)
+            .join(PlayerRow, PlayerRow.id == e.player_id)
+            .where(PlayerRow.banned_at.is_not(None))
+        )
+    )
     results = (
         select(
             e.race_id,
@@ -271,69 +298,76 @@ async def rebuild(sessions: Sessions) -> int:
             RaceRow.ended_at,
         )
         .join(RaceRow, RaceRow.id == e.race_id)
-        .where(RaceRow.ended_at.is_not(None), e.rank.is_not(None))
+        .where(RaceRow.ended_at.is_not(None), e.rank.is_not(None), e.race_id.not_in(held_races))
         .order_by(RaceRow.ended_at, RaceRow.id, e.rank, e.player_id)  # (a place may be shared)
     )
-    async with sessions.begin() as session:
-        if (await session.connection()).dialect.name == "postgresql":
-            # Races finishing meanwhile wait, then are rated from the rebuilt table (SQLite's
-            # one writer at a time does the same by itself).
-            await session.execute(text("LOCK TABLE ratings IN EXCLUSIVE MODE"))
-        await session.execute(delete(RatingChangeRow))
-        await session.execute(delete(RatingRow))
-        current: dict[tuple[str, str], RatingRow] = {}
-        changes: list[dict[str, Any]] = []
-        rated = 0
-        rows = (await session.execute(results)).all()
-        for race_id, group in groupby(rows, key=lambda row: row.race_id):
-            entries = list(group)
-            first = entries[0]
-            ranking = ratings.rated_ranking(
-                [
-                    RankEntry(
-                        rank=row.rank,
-                        player_id=row.player_id,
-                        name="",
-                        status=row.status,
-                        time_ms=row.time_ms,
-                        on_foundations=row.on_foundations,
-                        reached_at_ms=row.reached_at_ms,
-                        moves=row.moves,
-                    )
-                    for row in entries
-                ],
-                {row.player_id: row.rated_as for row in entries},
+    changes_of = delete(RatingChangeRow)
+    ratings_of = delete(RatingRow)
+    if rule_sets is not None:
+        results = results.where(RaceRow.rule_set.in_(rule_sets))
+        changes_of = changes_of.where(
+            RatingChangeRow.race_id.in_(select(RaceRow.id).where(RaceRow.rule_set.in_(rule_sets)))
+        )
+        ratings_of = ratings_of.where(RatingRow.rule_set.in_(rule_sets))
+    if (await session.connection()).dialect.name == "postgresql":
+        # Races finishing meanwhile wait, then are rated from the rebuilt table (SQLite's
+        # one writer at a time does the same by itself).
+        await session.execute(text("LOCK TABLE ratings IN EXCLUSIVE MODE"))
+    await session.execute(changes_of)
+    await session.execute(ratings_of)
+    current: dict[tuple[str, str], RatingRow] = {}
+    changes: list[dict[str, Any]] = []
+    rated = 0
+    rows = (await session.execute(results)).all()
+    for race_id, group in groupby(rows, key=lambda row: row.race_id):
+        entries = list(group)
+        first = entries[0]
+        ranking = ratings.rated_ranking(
+            [
+                RankEntry(
+                    rank=row.rank,
+                    player_id=row.player_id,
+                    name="",
+                    status=row.status,
+                    time_ms=row.time_ms,
+                    on_foundations=row.on_foundations,
+                    reached_at_ms=row.reached_at_ms,
+                    moves=row.moves,
+                )
+                for row in entries
+            ],
+            {row.player_id: row.rated_as for row in entries},
+        )
+        if not ranking:
+            continue
+        rated += 1
+        before = {
+            entry.player_id: Rating(held.mu, held.sigma)
+            for entry in ranking
+            if (held := current.get((first.rule_set, entry.player_id))) is not None
+        }
+        for player_id, rating in ratings.rate(ranking, before).items():
+            old = before.get(player_id, ratings.NEW)
+            changes.append(
+                {
+                    "race_id": race_id,
+                    "player_id": player_id,
+                    "mu_before": old.mu,
+                    "sigma_before": old.sigma,
+                    "mu_after": rating.mu,
+                    "sigma_after": rating.sigma,
+                }
             )
-            if not ranking:
-                continue
-            rated += 1
-            before = {
-                entry.player_id: Rating(held.mu, held.sigma)
-                for entry in ranking
-                if (held := current.get((first.rule_set, entry.player_id))) is not None
-            }
-            for player_id, rating in ratings.rate(ranking, before).items():
-                old = before.get(player_id, ratings.NEW)
-                changes.append(
-                    {
-                        "race_id": race_id,
-                        "player_id": player_id,
-                        "mu_before": old.mu,
-                        "sigma_before": old.sigma,
-                        "mu_after": rating.mu,
-                        "sigma_after": rating.sigma,
-                    }
-                )
-                held = current.setdefault(
-                    (first.rule_set, player_id),
-                    RatingRow(rule_set=first.rule_set, player_id=player_id, races=0),
-                )
-                held.mu, held.sigma, held.ordinal = rating.mu, rating.sigma, rating.ordinal
-                held.races += 1
-                held.updated_at = first.ended_at
-        session.add_all(current.values())
-        if changes:
-            await session.execute(insert(_CHANGES), changes)
+            held = current.setdefault(
+                (first.rule_set, player_id),
+                RatingRow(rule_set=first.rule_set, player_id=player_id, races=0),
+            )
+            held.mu, held.sigma, held.ordinal = rating.mu, rating.sigma, rating.ordinal
+            held.races += 1
+            held.updated_at = first.ended_at
+    session.add_all(current.values())
+    if changes:
+        await session.execute(insert(_CHANGES), changes)
     return rated
 
 

@@ -20,6 +20,7 @@ from sqlalchemy import (
     Table,
     bindparam,
     case,
+    exists,
     func,
     inspect,
     literal,
@@ -31,7 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from server.storage import dialect, holding, ranks
 from server.storage.engine import Sessions
-from server.storage.models import EntryRow, PlayerWinsRow, RaceRow
+from server.storage.models import EntryRow, PlayerRow, PlayerWinsRow, RaceRow
 from server.storage.races import utc_day
 from server.storage.ratings import rate_race
 from wire.protocol import RankEntry
@@ -164,7 +165,8 @@ async def _count_new_lines(
 ) -> None:
     """Set each result's ``standing`` and ``finish_day`` where it had none, and count the lines
     the results that statement changed add to the boards; as for the wins, the database says
-    which results are new."""
+    which results are new. A banned player's result gets no standing: it is on no board
+    (``server.storage.fairplay``)."""
     e = _ENTRIES
     placed = {
         result.player_id: (
@@ -178,7 +180,12 @@ async def _count_new_lines(
     new = (
         await connection.execute(
             update(_ENTRIES_TABLE)
-            .where(e.race_id == race.id, e.player_id.in_(placed), e.standing.is_(None))
+            .where(
+                e.race_id == race.id,
+                e.player_id.in_(placed),
+                e.standing.is_(None),
+                ~exists().where(PlayerRow.id == e.player_id, PlayerRow.banned_at.is_not(None)),
+            )
             .values(
                 standing=case(
                     {player: literal(value[0], BigInteger()) for player, value in placed.items()},

@@ -19,6 +19,11 @@ HELP_COMMANDS = [
     ["ratings", "rebuild"],
     ["leaderboards"],
     ["leaderboards", "rebuild"],
+    ["fairplay"],
+    ["fairplay", "list"],
+    ["fairplay", "show"],
+    ["fairplay", "clear"],
+    ["fairplay", "ban"],
 ]
 
 
@@ -54,6 +59,7 @@ def test_the_command_has_every_client_and_server_command_its_help_lists() -> Non
         "db",
         "ratings",
         "leaderboards",
+        "fairplay",
     }
     for command in listed:
         with pytest.raises(SystemExit) as done:

@@ -90,9 +90,10 @@ async def stop_server(server: Server) -> None:
 
 
 def make_settings(database_url: str, **overrides: Any) -> Settings:
-    """The tests' server: a short countdown; no solver search after each race and no winnable
-    pool (tests/server/rooms/test_solver.py and test_pool.py turn them on), which would cost every
-    test a process, and the pool's a CPU kept busy."""
+    """The tests' server: a short countdown; no solver search after each race, no fair-play
+    check and no winnable pool (tests/server/rooms/test_solver.py, test_fairplay.py and
+    test_pool.py turn them on), which would cost every test a process, and the pool's a CPU
+    kept busy."""
     return Settings(
         database_url=database_url,
         port=0,
@@ -100,6 +101,7 @@ def make_settings(database_url: str, **overrides: Any) -> Settings:
             "countdown_s": 0.2,
             "reconnect_grace_s": 30,
             "verdict_budget_s": 0.0,
+            "fair_play_s": 0.0,
             "winnable_pool_target": 0,
             **overrides,
         },

@@ -11,7 +11,8 @@ moves (``engine.replay``), never stored.
 - ``boards``: what the boards keep beside the entries (each player's wins, the lines in each
   bucket of a board);
 - ``deals``: the daily deals and plays, the solver's verdicts, the winnable deals;
-- ``ratings``: the ratings and what each rated race changed.
+- ``ratings``: the ratings and what each rated race changed;
+- ``fairplay``: the fair-play checks of rated races.
 
 This package is the one place that imports every table: whatever imports it (the store, the
 Alembic migrations' ``env.py``, the test that checks them against the models) finds
@@ -25,6 +26,7 @@ migrations in ``migrations/``, whose constraint names come from ``NAMING_CONVENT
 from server.storage.models.base import NAMING_CONVENTION, Base, Seed, UTCDateTime
 from server.storage.models.boards import BoardCountRow, PlayerWinsRow
 from server.storage.models.deals import DailyDealRow, DailyPlayRow, DealVerdictRow, WinnableDealRow
+from server.storage.models.fairplay import FairPlayRow
 from server.storage.models.players import PlayerRow
 from server.storage.models.races import EntryRow, MoveRow, RaceRow
 from server.storage.models.ratings import RatingChangeRow, RatingRow
@@ -37,6 +39,7 @@ __all__ = [
     "DailyPlayRow",
     "DealVerdictRow",
     "EntryRow",
+    "FairPlayRow",
     "MoveRow",
     "PlayerRow",
     "PlayerWinsRow",
