@@ -6,14 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import secrets
-from collections.abc import AsyncIterator
 from datetime import timedelta
 from functools import partial
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from sqlalchemy import select
 
 from server.cluster.rank_cache import RedisRanks
@@ -34,8 +31,8 @@ from server.storage.models import (
 )
 from server.storage.races import record_start
 from server.storage.results import record_results
-from tests.server.conftest import drop_redis_keys
 from tests.server.core.test_ratings import entry
+from tests.server.storage.test_ranks import redis_ranks  # noqa: F401 (the fixture)
 from tests.server.storage.test_ratings import NOBODY_NEW, RULES, store_race
 from tests.server.storage.test_store import NOW, Sessions, new_players, new_race
 
@@ -288,19 +285,9 @@ async def test_the_operator_lists_shows_clears_and_bans_from_the_command_line(
     assert await asyncio.to_thread(run, "ban", "nobody") == 1
 
 
-@pytest_asyncio.fixture
-async def redis_ranks(redis_url: str) -> AsyncIterator[RedisRanks]:
-    prefix = f"test-fairplay-{secrets.token_hex(4)}:"
-    cache = RedisRanks(redis_url, prefix)
-    try:
-        yield cache
-    finally:
-        await cache.close()
-        await drop_redis_keys(redis_url, prefix)
-
-
 async def test_the_rank_cache_rebuilt_after_a_hold_leaves_the_held_result_out(
-    sessions: Sessions, redis_ranks: RedisRanks
+    sessions: Sessions,
+    redis_ranks: RedisRanks,  # noqa: F811 (the fixture)
 ) -> None:
     """What the server does once a check holds a result (``SolverPool.on_held``): the ranks
     from Redis are the database's again, without it."""
@@ -321,7 +308,8 @@ async def test_the_rank_cache_rebuilt_after_a_hold_leaves_the_held_result_out(
 
 
 async def test_a_board_left_without_a_line_leaves_the_rank_cache(
-    sessions: Sessions, redis_ranks: RedisRanks
+    sessions: Sessions,
+    redis_ranks: RedisRanks,  # noqa: F811 (the fixture)
 ) -> None:
     """Else a later line would be ranked below the held one, still in the set."""
     ids, race_ids = await store(sessions, RACES[1:2])
