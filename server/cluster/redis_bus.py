@@ -176,7 +176,8 @@ class RedisBus:
     async def _beat(self) -> None:
         """Say this worker is alive. Had its heartbeat expired meanwhile (Redis restarted, or
         the worker stalled for longer than ``WORKER_TTL_S`` and the others may have taken its
-        rooms), it asks the database which of its rooms are still its."""
+        rooms), it asks the database which of its rooms are still its, and writes its players
+        waiting for a quick race into the queue again."""
         was = await self.redis.set(
             self._key("worker", self.id), self.address, ex=WORKER_TTL_S, get=True
         )
@@ -184,6 +185,7 @@ class RedisBus:
             await self.redis.sadd(self._key("workers"), self.id)
             if self._beaten:
                 await self.directory.hold_again()
+                await self.queue.hold_again()
         self._beaten = True
 
     # -- requests (``server.cluster.bus.Bus``)

@@ -106,6 +106,8 @@ class RedisQueue:
         self._key = key
         self.mine: dict[str, Client] = {}
         """This worker's connections waiting, by connection id."""
+        self.asked: dict[str, str] = {}
+        """Their entries as written to the hash, by connection id (``hold_again``)."""
         self._lead = client.register_script(LEAD)
         self._let_go = client.register_script(LET_GO)
         self._claim = client.register_script(CLAIM)
@@ -139,6 +141,7 @@ class RedisQueue:
         if not await self.redis.hsetnx(self.seekers, client.player_id, _text(entry)):
             raise already_queued()
         self.mine[client.connection_id] = client
+        self.asked[client.connection_id] = _text(entry)
         waiting = sum(other.queue == entry.queue for other in await self._entries())
         send(client, queued(message, entry, waiting, now))
 
@@ -148,15 +151,30 @@ class RedisQueue:
         if not self.seeking(client):
             raise not_queued()
         removed = await self._remove(client)  # (Redis away: they wait on, and may retry)
-        del self.mine[client.connection_id]
+        self._forget(client.connection_id)
         if not removed:
             raise not_queued()
         send(client, Ok(id=message.id))
 
     def drop(self, client: Client) -> None:
         """The connection closed: its entry leaves the queue (in the background)."""
-        if self.mine.pop(client.connection_id, None) is not None:
+        if client.connection_id in self.mine:
+            self._forget(client.connection_id)
             self._spawn(self._remove(client))
+
+    def _forget(self, connection_id: str) -> None:
+        del self.mine[connection_id], self.asked[connection_id]
+
+    async def hold_again(self) -> None:
+        """Redis has forgotten this worker (it restarted, or this worker stalled past its
+        heartbeat and the matcher dropped its seekers as a dead worker's): write this worker's
+        seekers into the queue again, as they asked, so that nobody waits for ever in a queue
+        that no longer holds them. A player queued meanwhile from another worker keeps that
+        place (``HSETNX``)."""
+        for connection_id, text in list(self.asked.items()):
+            client = self.mine[connection_id]
+            assert client.player_id is not None
+            await self.redis.hsetnx(self.seekers, client.player_id, text)
 
     async def _remove(self, client: Client) -> bool:
         """Take this connection's entry out of the hash, if it is still there and its own."""
@@ -266,7 +284,8 @@ class RedisQueue:
     def matched(self, data: dict[str, Any], connections: dict[str, Client]) -> None:
         """A matcher matched a connection of this worker (``matched``): it joins the room."""
         client = connections.get(data["conn"])
-        self.mine.pop(data["conn"], None)
+        if data["conn"] in self.mine:
+            self._forget(data["conn"])
         if client is not None:
             said = Matched.model_validate(data["msg"])
             self._spawn(enter(self.request, client, said, data["id"]))
@@ -303,6 +322,7 @@ class RedisQueue:
             for client in list(self.mine.values()):
                 await self._remove(client)
             self.mine.clear()
+            self.asked.clear()
             await self._let_go(keys=[self.lease], args=[self.id])
         await self.practice.close()
 

@@ -136,6 +136,27 @@ async def test_the_matcher_drops_the_seekers_of_a_dead_worker(
     await ann.close()
 
 
+async def test_seekers_waiting_when_redis_forgets_everything_are_queued_again(
+    workers: tuple[Worker, Worker], redis_url: str, clock: FakeClock
+) -> None:
+    """Redis restarted (it keeps nothing on disk): the queue's hash is gone with every other
+    key. Each worker, finding its heartbeat gone, writes its own seekers in again, as they
+    asked (their wait kept), and they are matched: nobody waits for ever in a queue that no
+    longer holds them."""
+    first, second = workers
+    ann, bob = await seeker(first, "Ann"), await seeker(second, "Bob")
+    await drop_redis_keys(redis_url, first.bus.prefix)
+    assert (await first.bus.waiting())["octagon"]["rated"] == 0
+    async with asyncio.timeout(20):  # (the next heartbeat, within a second or two)
+        while (await first.bus.waiting())["octagon"]["rated"] < 2:
+            await asyncio.sleep(0.1)
+    clock.advance(GATHER_S)
+    (_, room), (_, other) = await asyncio.gather(ann.matched(timeout=20), bob.matched(timeout=20))
+    assert room.code == other.code
+    for player in (ann, bob):
+        await player.close()
+
+
 async def test_the_matcher_runs_the_practice_bot_for_a_seeker_of_another_worker(
     workers: tuple[Worker, Worker], clock: FakeClock
 ) -> None:
