@@ -4,8 +4,9 @@ When nobody is matched in time, the queue opens an unrated quick room for the pl
 project's bot (``clients.bot``), which this process runs as a task of its own: a client like any
 other, connecting to this process's own WebSocket address, racing greedily at a person's pace.
 Every bot of a process plays as one player, a bot account (``Hello.bot``: marked on every
-board, never rated), made the first time one is needed. At most
-``settings.practice_bots`` race at once; past it, a player waits on in the queue.
+board, never rated), made the first time one is needed. At most ``settings.practice_bots``
+race at once, and one for each address (a bot is a process's resource: one address holding
+them all would leave none for anyone else); past either, a player waits on in the queue.
 """
 
 from __future__ import annotations
@@ -38,11 +39,16 @@ class PracticeBots:
         """This process's own WebSocket address, once it serves (``Service.serving_at``)."""
         self._player: tuple[str, str, str] | None = None
         """The bots' player: id, name, token."""
-        self._racing: set[asyncio.Task[None]] = set()
+        self._racing: dict[asyncio.Task[None], str] = {}
+        """The bots racing, and the address of the player each races."""
 
-    def free(self) -> bool:
-        """Whether another bot may race now."""
-        return self.url is not None and len(self._racing) < self.settings.practice_bots
+    def free(self, address: str) -> bool:
+        """Whether another bot may race now, for a player at ``address``."""
+        return (
+            self.url is not None
+            and len(self._racing) < self.settings.practice_bots
+            and address not in self._racing.values()
+        )
 
     async def player(self) -> tuple[str, str]:
         """The bots' player id and name (made the first time)."""
@@ -55,10 +61,11 @@ class PracticeBots:
             self._player = (made.id, made.name, token)
         return self._player[0], self._player[1]
 
-    def race(self, code: str) -> None:
-        """A bot joins the quick room and races it (``player`` was asked for first)."""
+    def race(self, code: str, address: str) -> None:
+        """A bot joins the quick room and races the player at ``address`` in it (``player``
+        was asked for first)."""
         task = asyncio.create_task(self._race(code))
-        self._racing.add(task)
+        self._racing[task] = address
         task.add_done_callback(self._raced)
 
     async def _race(self, code: str) -> None:
@@ -69,7 +76,7 @@ class PracticeBots:
             await play_race(client, PRACTICE_STRATEGY, PRACTICE_PACE_S)
 
     def _raced(self, task: asyncio.Task[None]) -> None:
-        self._racing.discard(task)
+        self._racing.pop(task, None)
         if not task.cancelled() and task.exception() is not None:
             log.warning("a practice bot stopped: %r", task.exception())
 

@@ -62,6 +62,9 @@ class Entry:
     connection_id: str
     request_id: str | None = None
     """The ``quick_race``'s id: the ``room`` the player is joined into answers it too."""
+    address: str = ""
+    """The address the player asked from: one practice bot at a time for each
+    (``PracticeBots.free``)."""
 
     @property
     def queue(self) -> tuple[str, bool]:
@@ -79,6 +82,7 @@ class Entry:
             "worker": self.worker,
             "conn": self.connection_id,
             "id": self.request_id,
+            "addr": self.address,
         }
 
     @classmethod
@@ -96,6 +100,7 @@ class Entry:
             data["worker"],
             data["conn"],
             data["id"],
+            data.get("addr", ""),
         )
 
 
@@ -174,11 +179,12 @@ def group_room(host: RoomHost, group: Sequence[Entry]) -> Awaitable[Room]:
 async def practice_room(host: RoomHost, bots: PracticeBots, entry: Entry) -> Matched:
     """An unrated quick room for the seeker and a practice bot, which joins it now."""
     bot = await bots.player()
+    seeker = entry.seeker
     room = await host.openings.quick(
-        entry.rule_set, False, [(entry.seeker.player_id, entry.seeker.name), bot]
+        entry.rule_set, False, [(seeker.player_id, seeker.name), bot], people=[seeker.player_id]
     )
     code = room.race.terms.code
-    bots.race(code)
+    bots.race(code, entry.address)
     return Matched(rule_set=entry.rule_set, rated=False, code=code, racers=2, practice=True)
 
 
@@ -278,6 +284,7 @@ class LocalQueue:
             "",
             client.connection_id,
             message.id,
+            client.address or "",
         )
         self.entries[client.player_id] = entry
         self.clients[client.connection_id] = client
@@ -327,9 +334,8 @@ class LocalQueue:
         for group in groups(self.entries.values(), now):
             await self._open(group)
         for entry in practice_due(self.entries.values(), now):
-            if not self.practice.free():
-                break
-            await self._practise(entry)
+            if self.practice.free(entry.address):
+                await self._practise(entry)
         for entry, status in statuses(list(self.entries.values()), self.host.clock()):
             send(self.clients[entry.connection_id], status)
 

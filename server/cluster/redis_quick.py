@@ -137,6 +137,7 @@ class RedisQueue:
             self.id,
             client.connection_id,
             message.id,
+            client.address or "",
         )
         if not await self.redis.hsetnx(self.seekers, client.player_id, _text(entry)):
             raise already_queued()
@@ -214,9 +215,7 @@ class RedisQueue:
             await self._open(group, read)
             taken.update(entry.seeker.player_id for entry in group)
         for entry in practice_due(live, now):
-            if not self.practice.free():
-                break
-            if entry.seeker.player_id not in taken:
+            if self.practice.free(entry.address) and entry.seeker.player_id not in taken:
                 await self._practise(entry, read[entry.seeker.player_id][1])
 
     async def _drop_dead(self, read: dict[str, tuple[Entry, str]]) -> list[Entry]:

@@ -129,13 +129,28 @@ class Openings:
         pooled = await winnable_seed(self.settings, self.sessions, rule_set, self._write)
         return (seed, False) if pooled is None else (pooled, True)
 
-    async def quick(self, rule_set: str, rated: bool, players: Sequence[tuple[str, str]]) -> Room:
+    async def quick(
+        self,
+        rule_set: str,
+        rated: bool,
+        players: Sequence[tuple[str, str]],
+        people: Sequence[str] | None = None,
+    ) -> Room:
         """A quick race's room for the players the queue matched (``server.core.matching``),
-        their ids and names, longest waiting first: on a secret deal, winnable where the pool
-        has one ready, a seat for each of them and for nobody else, stored before anyone hears
-        of it (so a restart keeps who may sit). Nobody is seated yet: each of them joins. The
-        server opens it: it takes none of their rooms (``_take_room``)."""
-        seed, winnable = await self._draw(rule_set, None, winnable=True)
+        their ids and names, longest waiting first: on a secret deal, a seat for each of them
+        and for nobody else, stored before anyone hears of it (so a restart keeps who may sit).
+        Nobody is seated yet: each of them joins. The server opens it: it takes none of their
+        rooms (``_take_room``). Its deal is winnable where the pool has one ready and each of
+        ``people`` (the players but a practice bot; all of them by default) has a winnable
+        room left (``winnable_rooms_per_player_per_hour``, as ``create`` takes one): else an
+        unproved secret one, so that identities matched again and again cannot empty the pool
+        that everyone's winnable rooms draw from."""
+        asked = self.clock()
+        takers = [player_id for player_id, _ in players] if people is None else people
+        pooled = [self.winnable_quota.take(player_id, asked) for player_id in takers]
+        seed, winnable = await self._draw(rule_set, None, winnable=not any(pooled))
+        if winnable is None:
+            winnable = False  # (asked for, as every quick race's deal is: none was given)
         code = await self._new_code()
         terms = RaceTerms(
             race_id=secrets.token_hex(8),

@@ -185,3 +185,26 @@ async def test_nobody_found_in_bot_after_s_races_the_practice_bot_unrated(
     assert [entry.rated_as for entry in entries] == [None, None], "an unrated race"
     seats = {(seat.name, seat.bot) for seat in (await ann.next_event(RoomState)).seats}
     assert seats == {("Ann", False), (PRACTICE_NAME, True)}, "the practice bot is a bot"
+
+
+async def test_one_practice_bot_at_a_time_for_each_address(
+    server: Server, clock: FakeClock
+) -> None:
+    """Two players from one address (the tests' clients all come from 127.0.0.1) both ask
+    for the practice bot, in two games so that they are not matched with each other: one
+    races a bot, the other waits on in the queue (a bot is the process's, shared by
+    everyone: one address does not hold them all)."""
+    ann, bob = await server.client("Ann"), await server.client("Bob")
+    await ann.quick_race("octagon", bot_after_s=5)
+    await bob.quick_race("all-fours", bot_after_s=5)
+    clock.advance(5)
+    matched, _ = await ann.matched(timeout=10)
+    assert matched.practice
+    clock.advance(2)
+    status = await bob.next_event(QueueStatus)
+    while status.waited_s < 7:  # (the waves before)
+        status = await bob.next_event(QueueStatus)
+    assert (status.rule_set, status.waiting) == ("all-fours", 1), "Bob waits on"
+    assert await waiting(server, "all-fours") == {"rated": 1, "unrated": 0}
+    await ann.close()
+    await bob.close()
