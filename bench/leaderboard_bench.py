@@ -171,6 +171,7 @@ class Generator:
                     "name": f"Player {number}",
                     "token_hash": f"{number:064x}",
                     "created_at": shape.now - timedelta(days=DAYS + 30),
+                    "bot": False,
                 }
                 for number, player_id in enumerate(self.player_ids)
             ]
